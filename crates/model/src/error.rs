@@ -1,0 +1,79 @@
+//! Error types of the model crate.
+//!
+//! Two kinds of failure exist: a machine file that cannot be turned into a model
+//! ([`SpecError`], which always knows the file and, where there is one, the line, column and key),
+//! and a request that a model cannot price ([`ModelError`]: impossible thread counts, parameters
+//! outside an algorithm's domain, and so on). Both render as one line, suitable for a CLI.
+
+use std::fmt;
+
+/// A machine specification that could not be read, parsed or validated.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SpecError {
+    /// Where the specification came from: a file path, or `bundled:NAME`.
+    pub origin: String,
+    /// 1-based line and column of the offending text, when known.
+    pub position: Option<(usize, usize)>,
+    /// Dotted key of the offending value (e.g. `line.remote.value`), when known.
+    pub key: Option<String>,
+    /// What is wrong, in one line.
+    pub message: String,
+}
+
+impl SpecError {
+    /// An error about a whole file (unreadable, unknown name, ...).
+    pub fn file(origin: impl Into<String>, message: impl Into<String>) -> Self {
+        SpecError {
+            origin: origin.into(),
+            position: None,
+            key: None,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.origin)?;
+        if let Some((line, column)) = self.position {
+            write!(f, ":{line}:{column}")?;
+        }
+        write!(f, ": ")?;
+        if let Some(key) = &self.key {
+            write!(f, "key `{key}`: ")?;
+        }
+        // Keep the error on one line whatever the underlying parser said.
+        let one_line: Vec<&str> = self.message.lines().map(str::trim).collect();
+        write!(f, "{}", one_line.join(" "))
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+/// A request that a model cannot price.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// The thread count is outside what the model or machine supports.
+    #[error("{threads} threads: {reason}")]
+    Threads {
+        /// The requested thread count.
+        threads: u64,
+        /// Why it is not allowed.
+        reason: String,
+    },
+    /// A parameter value is outside the algorithm's domain.
+    #[error("parameter `{name}` = {value}: {reason}")]
+    Parameter {
+        /// Parameter name as it appears in `params`.
+        name: String,
+        /// The offending value, rendered.
+        value: String,
+        /// Why it is not allowed.
+        reason: String,
+    },
+    /// The request cannot be served by this model (e.g. size 0, unsupported state).
+    #[error("{0}")]
+    Unsupported(String),
+}

@@ -1,0 +1,289 @@
+//! Machine specification files: the common pieces every model family uses.
+//!
+//! A machine file is TOML. Its header (`name`, `family`, `description`, `max_threads`, ...) is read
+//! by [`SpecHeader`]; the rest belongs to the family named by `family` and is read by that family's
+//! own `serde` structs with `deny_unknown_fields`. Every measured or estimated number is a
+//! [`Param`]: a value with its unit, its source (seed file and table or equation), an optional
+//! standard deviation, and an `estimated` flag for numbers the seeds do not give.
+//!
+//! Reading happens in two steps, as in the rest of modelopt: TOML → plain spec structs (this
+//! module and the family's `spec` module), then validation into an immutable model object. The
+//! [`SpecContext`] carries the file name and text so that every error names file, line, column and
+//! key.
+
+use crate::error::SpecError;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use std::ops::Range;
+use toml::Spanned;
+
+/// One number of a machine specification, with its provenance.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Param {
+    /// The value, in `unit`.
+    pub value: Spanned<f64>,
+    /// Unit of `value` and `stdev` (e.g. `ns`).
+    pub unit: String,
+    /// Where the number comes from: seed file and table/equation, or how it was estimated.
+    pub source: String,
+    /// Standard deviation of the measurement, when the source gives one.
+    #[serde(default)]
+    pub stdev: Option<f64>,
+    /// `true` when the source gives no number and this is a documented estimate.
+    #[serde(default)]
+    pub estimated: bool,
+    /// Free-form remark (e.g. how an estimate was derived).
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// What values a parameter may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Domain {
+    /// Strictly positive (latencies, gaps, sizes).
+    Positive,
+    /// Zero or positive (slopes that may vanish, e.g. a contention slope where none was observed).
+    NonNegative,
+    /// Any finite number (fitted overheads, which the seeds report negative at times).
+    Finite,
+}
+
+/// The header every machine file starts with.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SpecHeader {
+    /// Short machine name, used on the command line (`xeon-phi`).
+    pub name: String,
+    /// Model family: `cache-coherent`, `cell`, `ksr1`, `scc`, ...
+    pub family: String,
+}
+
+/// File name and text of a specification being read, for error reporting.
+#[derive(Debug, Clone, Copy)]
+pub struct SpecContext<'a> {
+    /// File path or `bundled:NAME`.
+    pub origin: &'a str,
+    /// The whole text of the file.
+    pub text: &'a str,
+}
+
+impl<'a> SpecContext<'a> {
+    /// A context for `text` read from `origin`.
+    pub fn new(origin: &'a str, text: &'a str) -> Self {
+        SpecContext { origin, text }
+    }
+
+    /// 1-based line and column of a byte offset.
+    pub fn position(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let before = &self.text[..offset];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rfind('\n').map_or(before.chars().count(), |nl| {
+            before[nl + 1..].chars().count()
+        }) + 1;
+        (line, column)
+    }
+
+    /// An error at a span of the file, about `key`.
+    pub fn error_at(&self, span: Range<usize>, key: &str, message: impl Into<String>) -> SpecError {
+        SpecError {
+            origin: self.origin.to_string(),
+            position: Some(self.position(span.start)),
+            key: Some(key.to_string()),
+            message: message.into(),
+        }
+    }
+
+    /// An error about `key` with no position (e.g. a missing combination of tables).
+    pub fn error(&self, key: &str, message: impl Into<String>) -> SpecError {
+        SpecError {
+            origin: self.origin.to_string(),
+            position: None,
+            key: Some(key.to_string()),
+            message: message.into(),
+        }
+    }
+
+    /// Parse the whole file into `T`, turning TOML and serde errors into one-line [`SpecError`]s
+    /// with line and column.
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, SpecError> {
+        toml::from_str::<T>(self.text).map_err(|err| {
+            let position = err.span().map(|span| self.position(span.start));
+            SpecError {
+                origin: self.origin.to_string(),
+                position,
+                key: None,
+                message: err.message().to_string(),
+            }
+        })
+    }
+
+    /// Check a parameter: unit as expected, value and stdev finite and in `domain`.
+    /// Returns the value.
+    pub fn check(
+        &self,
+        param: &Param,
+        key: &str,
+        unit: &str,
+        domain: Domain,
+    ) -> Result<f64, SpecError> {
+        let value = *param.value.get_ref();
+        let span = param.value.span();
+        if param.unit != unit {
+            return Err(self.error_at(
+                span,
+                key,
+                format!("unit must be \"{unit}\" (got \"{}\")", param.unit),
+            ));
+        }
+        if !value.is_finite() {
+            return Err(self.error_at(
+                span,
+                key,
+                format!("value must be a finite number (got {value})"),
+            ));
+        }
+        let ok = match domain {
+            Domain::Positive => value > 0.0,
+            Domain::NonNegative => value >= 0.0,
+            Domain::Finite => true,
+        };
+        if !ok {
+            let rule = match domain {
+                Domain::Positive => "must be positive",
+                Domain::NonNegative => "must not be negative",
+                Domain::Finite => "must be finite",
+            };
+            return Err(self.error_at(span, key, format!("value {rule} (got {value})")));
+        }
+        if value.abs() > ABSURD {
+            return Err(self.error_at(span, key, format!("value {value} is absurdly large")));
+        }
+        if let Some(stdev) = param.stdev {
+            if !stdev.is_finite() || stdev < 0.0 {
+                return Err(self.error_at(
+                    span,
+                    key,
+                    format!("stdev must be a non-negative finite number (got {stdev})"),
+                ));
+            }
+        }
+        if param.source.trim().is_empty() {
+            return Err(self.error_at(span, key, "source must name where the number comes from"));
+        }
+        Ok(value)
+    }
+}
+
+/// Values above this magnitude are rejected as typos (1e12 ns is a quarter of an hour).
+pub const ABSURD: f64 = 1e12;
+
+/// One parameter of a machine file as listed by `machines show`: its dotted key and contents.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ParamRow {
+    /// Dotted key path, e.g. `line.remote`.
+    pub key: String,
+    /// The value.
+    pub value: f64,
+    /// Unit.
+    pub unit: String,
+    /// Standard deviation, when given.
+    pub stdev: Option<f64>,
+    /// Source citation or estimate description.
+    pub source: String,
+    /// Whether the value is an estimate.
+    pub estimated: bool,
+}
+
+/// Every [`Param`]-shaped table in a machine file, in file order, with its dotted key path.
+///
+/// Used for listing a machine's sources and for finding its estimated parameters without knowing
+/// the family. Arrays of tables are indexed (`multi_line[0].q`).
+pub fn param_rows(text: &str) -> Vec<ParamRow> {
+    let Ok(value) = toml::from_str::<toml::Table>(text) else {
+        return Vec::new();
+    };
+    let mut rows = Vec::new();
+    walk(&toml::Value::Table(value), String::new(), &mut rows);
+    rows
+}
+
+fn walk(value: &toml::Value, path: String, rows: &mut Vec<ParamRow>) {
+    match value {
+        toml::Value::Table(table) => {
+            if let (Some(v), Some(toml::Value::String(source))) =
+                (table.get("value"), table.get("source"))
+            {
+                let number = match v {
+                    toml::Value::Float(f) => *f,
+                    toml::Value::Integer(i) => *i as f64,
+                    _ => f64::NAN,
+                };
+                rows.push(ParamRow {
+                    key: path,
+                    value: number,
+                    unit: table
+                        .get("unit")
+                        .and_then(|u| u.as_str())
+                        .unwrap_or("")
+                        .to_string(),
+                    stdev: table.get("stdev").and_then(|s| match s {
+                        toml::Value::Float(f) => Some(*f),
+                        toml::Value::Integer(i) => Some(*i as f64),
+                        _ => None,
+                    }),
+                    source: source.clone(),
+                    estimated: table
+                        .get("estimated")
+                        .and_then(|e| e.as_bool())
+                        .unwrap_or(false),
+                });
+                return;
+            }
+            for (k, v) in table {
+                let child = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                walk(v, child, rows);
+            }
+        }
+        toml::Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                walk(v, format!("{path}[{i}]"), rows);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn position_is_one_based() {
+        let ctx = SpecContext::new("f.toml", "a = 1\nbb = 2\n");
+        assert_eq!(ctx.position(0), (1, 1));
+        assert_eq!(ctx.position(6), (2, 1));
+        assert_eq!(ctx.position(9), (2, 4));
+    }
+
+    #[test]
+    fn param_rows_finds_nested_params() {
+        let text = r#"
+name = "x"
+[line]
+local = { value = 8.6, unit = "ns", source = "seed 000, Table 1.5b" }
+[[multi_line]]
+q = { value = 1.0, unit = "ns", source = "s", estimated = true, stdev = 2 }
+"#;
+        let rows = param_rows(text);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].key, "line.local");
+        assert_eq!(rows[1].key, "multi_line[0].q");
+        assert!(rows[1].estimated);
+        assert_eq!(rows[1].stdev, Some(2.0));
+    }
+}
