@@ -1,0 +1,34 @@
+//! # modelopt-optimizer
+//!
+//! Search for optimal collective parameters under modelopt's cost models.
+//!
+//! - [`space`]: enumeration of the search spaces algorithms describe (level-degree trees as
+//!   minimal covers, dissemination degrees, integer grids);
+//! - [`objective`]: what is minimized (min, max, or a blend of the min-max range; throughput);
+//! - [`search`]: the driver — branch and bound over trees, rayon in one place, a total order for
+//!   ties, and a naive reference search;
+//! - [`tuner`]: algorithm choice across every algorithm a machine models for a collective.
+//!
+//! The search knows candidates and costs, not machines: a model family describes its spaces and
+//! prices configurations through [`modelopt_model::Algorithm`].
+//!
+//! ```
+//! use modelopt_model::{machine, Collective, Params, Request};
+//! use modelopt_optimizer::{tune, Objective, SearchOptions};
+//! let phi = machine::load("xeon-phi").unwrap();
+//! let request = Request::new(Collective::Barrier, 60).unwrap();
+//! let tuning = tune(&phi, &request, &SearchOptions::new(Objective::Min, 3), None).unwrap();
+//! // Seed 000, Table B.2: m = 4, r = 3 at 60 threads.
+//! assert_eq!(tuning.best().unwrap().scored.params, Params::Dissemination { degree: 4, rounds: 3 });
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod objective;
+pub mod search;
+pub mod space;
+pub mod tuner;
+
+pub use objective::Objective;
+pub use search::{rank, rank_naive, Ranked, Scored, SearchOptions, SearchStats};
+pub use tuner::{tune, AlgorithmOutcome, Choice, TuneError, Tuning};

@@ -1,0 +1,185 @@
+//! Algorithm choice: rank every algorithm a machine has for a collective, with its best
+//! parameters, and pick the best overall.
+//!
+//! The tuner knows machines only through [`Machine::algorithms_for`]: each model family lists its
+//! algorithms, and the tuner searches each one's space with [`crate::search::rank`].
+
+use crate::search::{rank, Scored, SearchOptions};
+use modelopt_model::{Machine, Request, Term};
+use serde::Serialize;
+
+/// One algorithm's outcome for a request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AlgorithmOutcome {
+    /// Algorithm name.
+    pub algorithm: String,
+    /// What it is and where its model comes from.
+    pub summary: String,
+    /// Its best configurations, best first (empty when it does not apply).
+    pub best: Vec<Scored>,
+    /// Why it does not apply, when it does not.
+    pub skipped: Option<String>,
+}
+
+/// A configuration of some algorithm.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Choice {
+    /// Algorithm name.
+    pub algorithm: String,
+    /// The configuration and its cost.
+    #[serde(flatten)]
+    pub scored: Scored,
+}
+
+/// The tuner's answer for one request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tuning {
+    /// What was asked.
+    pub request: Request,
+    /// Every configuration kept, over all algorithms, best first (at most `top` + the best of
+    /// each algorithm).
+    pub ranking: Vec<Choice>,
+    /// Per algorithm, in the family's order.
+    pub algorithms: Vec<AlgorithmOutcome>,
+    /// The cost breakdown of the winner, when its model provides one.
+    pub why: Vec<Term>,
+}
+
+impl Tuning {
+    /// The best configuration overall.
+    pub fn best(&self) -> Option<&Choice> {
+        self.ranking.first()
+    }
+}
+
+/// Why tuning failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TuneError {
+    /// The machine has no algorithm (of that name) for the collective.
+    #[error("{0}")]
+    NoAlgorithm(String),
+    /// No algorithm could price the request; the reasons, one per algorithm.
+    #[error("no algorithm applies: {}", .0.join("; "))]
+    NothingApplies(Vec<String>),
+}
+
+/// Rank the algorithms of `machine` for `request`. `only` restricts to one algorithm by name.
+pub fn tune(
+    machine: &Machine,
+    request: &Request,
+    options: &SearchOptions,
+    only: Option<&str>,
+) -> Result<Tuning, TuneError> {
+    let all = machine.algorithms_for(request.collective);
+    if all.is_empty() {
+        return Err(TuneError::NoAlgorithm(format!(
+            "{} has no model for {} (it models: {})",
+            machine.name,
+            request.collective,
+            machine
+                .collectives()
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let names: Vec<&str> = all.iter().map(|a| a.name()).collect();
+    let chosen: Vec<_> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| only.is_none_or(|n| n == a.name()))
+        .collect();
+    if chosen.is_empty() {
+        return Err(TuneError::NoAlgorithm(format!(
+            "{} has no {} algorithm named `{}` (it has: {})",
+            machine.name,
+            request.collective,
+            only.unwrap_or_default(),
+            names.join(", ")
+        )));
+    }
+    let mut outcomes = Vec::new();
+    let mut ranking: Vec<(usize, Choice)> = Vec::new();
+    let mut reasons = Vec::new();
+    for (index, algorithm) in chosen {
+        let outcome = match rank(algorithm.as_ref(), request, options) {
+            Ok(ranked) if ranked.best.is_empty() => {
+                let why = if options.fixed.is_empty() {
+                    "no feasible configuration".to_string()
+                } else {
+                    "no feasible configuration matches the fixed parameters".to_string()
+                };
+                reasons.push(format!("{}: {why}", algorithm.name()));
+                AlgorithmOutcome {
+                    algorithm: algorithm.name().into(),
+                    summary: algorithm.summary().into(),
+                    best: Vec::new(),
+                    skipped: Some(why),
+                }
+            }
+            Ok(ranked) => {
+                ranking.extend(ranked.best.iter().map(|s| {
+                    (
+                        index,
+                        Choice {
+                            algorithm: algorithm.name().into(),
+                            scored: s.clone(),
+                        },
+                    )
+                }));
+                AlgorithmOutcome {
+                    algorithm: algorithm.name().into(),
+                    summary: algorithm.summary().into(),
+                    best: ranked.best,
+                    skipped: None,
+                }
+            }
+            Err(e) => {
+                reasons.push(format!("{}: {e}", algorithm.name()));
+                AlgorithmOutcome {
+                    algorithm: algorithm.name().into(),
+                    summary: algorithm.summary().into(),
+                    best: Vec::new(),
+                    skipped: Some(e.to_string()),
+                }
+            }
+        };
+        outcomes.push(outcome);
+    }
+    if ranking.is_empty() {
+        return Err(TuneError::NothingApplies(reasons));
+    }
+    let objective = options.objective;
+    ranking.sort_by(|(ia, a), (ib, b)| {
+        use crate::objective::score_key;
+        (
+            score_key(a.scored.score),
+            score_key(objective.tie_score(&a.scored.cost)),
+            ia,
+            &a.scored.params,
+        )
+            .cmp(&(
+                score_key(b.scored.score),
+                score_key(objective.tie_score(&b.scored.cost)),
+                ib,
+                &b.scored.params,
+            ))
+    });
+    let ranking: Vec<Choice> = ranking.into_iter().map(|(_, c)| c).collect();
+    let why = ranking
+        .first()
+        .and_then(|best| {
+            all.iter()
+                .find(|a| a.name() == best.algorithm)
+                .and_then(|a| a.breakdown(request, &best.scored.params).ok())
+        })
+        .unwrap_or_default();
+    Ok(Tuning {
+        request: request.clone(),
+        ranking,
+        algorithms: outcomes,
+        why,
+    })
+}
