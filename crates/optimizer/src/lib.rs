@@ -7,6 +7,7 @@
 //! - [`objective`]: what is minimized (min, max, or a blend of the min-max range; throughput);
 //! - [`search`]: the driver — branch and bound over trees, rayon in one place, a total order for
 //!   ties, and a naive reference search;
+//! - [`report`]: the stable JSON result schema;
 //! - [`tuner`]: algorithm choice across every algorithm a machine models for a collective.
 //!
 //! The search knows candidates and costs, not machines: a model family describes its spaces and
@@ -25,10 +26,12 @@
 #![forbid(unsafe_code)]
 
 pub mod objective;
+pub mod report;
 pub mod search;
 pub mod space;
 pub mod tuner;
 
 pub use objective::Objective;
+pub use report::{Alternative, Report};
 pub use search::{rank, rank_naive, Ranked, Scored, SearchOptions, SearchStats};
 pub use tuner::{tune, AlgorithmOutcome, Choice, TuneError, Tuning};

@@ -1,0 +1,75 @@
+//! `modelopt machines`: list the bundled machines, or show one with every number's source.
+
+use crate::args::{load_machine, MachinesAction, MachinesArgs};
+use modelopt_model::machine::{bundled_names, load};
+use std::fmt::Write as _;
+
+/// Run `machines` and return its output.
+pub fn run(args: &MachinesArgs) -> anyhow::Result<String> {
+    let mut out = String::new();
+    match &args.action {
+        None => {
+            let _ = writeln!(
+                out,
+                "{:<24} {:<16} {:>11}  {:<34} description",
+                "name", "family", "max threads", "collectives"
+            );
+            for name in bundled_names() {
+                let m = load(name)?;
+                let collectives: Vec<String> =
+                    m.collectives().iter().map(ToString::to_string).collect();
+                let estimated = if m.estimated_params().is_empty() {
+                    ""
+                } else {
+                    " [has estimates]"
+                };
+                let _ = writeln!(
+                    out,
+                    "{:<24} {:<16} {:>11}  {:<34} {}{estimated}",
+                    m.name,
+                    m.family,
+                    m.max_threads,
+                    collectives.join(","),
+                    m.description
+                );
+            }
+        }
+        Some(MachinesAction::Show { name, raw }) => {
+            let m = load_machine(name)?;
+            if *raw {
+                return Ok(m.text().to_string());
+            }
+            let _ = writeln!(
+                out,
+                "{} ({}), family {}, at most {} threads",
+                m.name, m.origin, m.family, m.max_threads
+            );
+            let _ = writeln!(out, "{}\n", m.description);
+            let _ = writeln!(
+                out,
+                "{:<34} {:>12} {:>9} {:<5} {}",
+                "parameter", "value", "stdev", "unit", "source"
+            );
+            for p in m.params() {
+                let stdev = p.stdev.map_or(String::new(), |s| format!("{s}"));
+                let flag = if p.estimated { "  [ESTIMATED]" } else { "" };
+                let _ = writeln!(
+                    out,
+                    "{:<34} {:>12} {:>9} {:<5} {}{flag}",
+                    p.key, p.value, stdev, p.unit, p.source
+                );
+            }
+            let _ = writeln!(out, "\nalgorithms:");
+            for a in m.algorithms() {
+                let _ = writeln!(
+                    out,
+                    "  {:<10} {:<24} {}",
+                    a.collective().to_string(),
+                    a.name(),
+                    a.summary()
+                );
+            }
+        }
+    }
+    Ok(out)
+}

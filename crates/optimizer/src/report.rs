@@ -1,0 +1,115 @@
+//! The stable JSON result schema shared by the CLI, the examples and library users.
+//!
+//! One object per (machine, collective, threads, size) result; documented field by field in
+//! `docs/json-schema.md`. Times are rounded to 1e-3 ns so that the text is stable and readable.
+
+use crate::objective::Objective;
+use crate::tuner::{Choice, Tuning};
+use modelopt_model::{Collective, Metric, Params};
+use serde::Serialize;
+
+/// One result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// Machine name.
+    pub machine: String,
+    /// Collective.
+    pub collective: Collective,
+    /// The winning algorithm.
+    pub algorithm: String,
+    /// Thread count.
+    pub threads: u32,
+    /// Message size in bytes (0: one small item).
+    pub size_bytes: u64,
+    /// latency or throughput.
+    pub metric: Metric,
+    /// min, max or blend:W.
+    pub objective: String,
+    /// Initial buffer states (cache-coherent machines).
+    pub state: String,
+    /// The winning parameters.
+    pub params: Params,
+    /// Best-case latency, ns.
+    pub t_min_ns: f64,
+    /// Worst-case latency, ns.
+    pub t_max_ns: f64,
+    /// Throughput in bytes/s, where the model gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throughput_bytes_per_s: Option<f64>,
+    /// The next best configurations, best first.
+    pub alternatives: Vec<Alternative>,
+}
+
+/// A ranked alternative.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Alternative {
+    /// Algorithm.
+    pub algorithm: String,
+    /// Parameters.
+    pub params: Params,
+    /// Best-case latency, ns.
+    pub t_min_ns: f64,
+    /// Worst-case latency, ns.
+    pub t_max_ns: f64,
+    /// Throughput in bytes/s, where the model gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throughput_bytes_per_s: Option<f64>,
+    /// How much worse than the best under the objective, in percent.
+    pub worse_by_percent: f64,
+}
+
+/// Round to 1e-3 (ns): stable decimal text in JSON and CSV.
+pub fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// How much worse `score` is than `best`, in percent (rounded to 1e-3).
+pub fn worse_by_percent(score: f64, best: f64) -> f64 {
+    if best > 0.0 {
+        round3((score - best) / best * 100.0)
+    } else {
+        0.0
+    }
+}
+
+impl Report {
+    /// The report of a tuning: the best choice and up to `alternatives` more.
+    pub fn new(
+        machine: &str,
+        tuning: &Tuning,
+        objective: &Objective,
+        alternatives: usize,
+    ) -> Option<Report> {
+        let best = tuning.best()?;
+        let request = &tuning.request;
+        let alt = |c: &Choice| Alternative {
+            algorithm: c.algorithm.clone(),
+            params: c.scored.params.clone(),
+            t_min_ns: round3(c.scored.cost.min_ns),
+            t_max_ns: round3(c.scored.cost.max_ns),
+            throughput_bytes_per_s: c.scored.cost.throughput_bytes_per_s.map(round3),
+            worse_by_percent: worse_by_percent(c.scored.score, best.scored.score),
+        };
+        Some(Report {
+            machine: machine.to_string(),
+            collective: request.collective,
+            algorithm: best.algorithm.clone(),
+            threads: request.threads,
+            size_bytes: request.size_bytes,
+            metric: request.metric,
+            objective: objective.to_string(),
+            state: request.state.to_string(),
+            params: best.scored.params.clone(),
+            t_min_ns: round3(best.scored.cost.min_ns),
+            t_max_ns: round3(best.scored.cost.max_ns),
+            throughput_bytes_per_s: best.scored.cost.throughput_bytes_per_s.map(round3),
+            alternatives: tuning
+                .ranking
+                .iter()
+                .skip(1)
+                .take(alternatives)
+                .map(alt)
+                .collect(),
+        })
+    }
+}
