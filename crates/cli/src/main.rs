@@ -29,8 +29,34 @@ fn run(cli: &Cli) -> anyhow::Result<String> {
     }
 }
 
+/// Parse the command line; usage errors become one line on stderr and exit status 2.
+fn parse() -> Result<Cli, ExitCode> {
+    use clap::error::ErrorKind;
+    match Cli::try_parse() {
+        Ok(cli) => Ok(cli),
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            let _ = e.print();
+            Err(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            // clap renders a paragraph, a blank line, then usage hints: keep the paragraph.
+            let rendered = e.render().to_string();
+            let paragraph: Vec<&str> = rendered
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            eprintln!("modelopt: {} (see modelopt --help)", paragraph.join(" "));
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
     match run(&cli) {
         Ok(text) => {
             let mut stdout = std::io::stdout().lock();

@@ -1,0 +1,179 @@
+//! The `modelopt` binary as a user runs it: outputs, snapshots, and every kind of bad input.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn modelopt() -> Command {
+    Command::cargo_bin("modelopt").unwrap()
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let out = modelopt().args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A user error: exit code 2, exactly one line on stderr containing `needle`, no panic.
+fn fails_with(args: &[&str], needle: &str) {
+    let out = modelopt().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(stderr.contains(needle), "{args:?}: expected `{needle}` in: {stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.starts_with("note:")).collect();
+    assert_eq!(lines.len(), 1, "{args:?}: not one line: {stderr}");
+}
+
+#[test]
+fn bcast_60_threads_on_the_xeon_phi() {
+    // Seed 000 Eq. (4.7) min with Table 1.5b / 3.2 E-E: T = R_I + 893.1·d + 292.0·Σk;
+    // d = 3, k = (4,4,3): 277.7 + 2679.3 + 3212 = 6169.0 ns (see optimizer tests/appendix_b.rs).
+    let text = stdout_of(&["bcast", "--machine", "xeon-phi", "--threads", "60"]);
+    assert!(text.contains("best: small-tree d=3 k=(4,4,3)"), "{text}");
+    assert!(text.contains("6169.0"), "{text}");
+    insta::assert_snapshot!("bcast_phi_60_text", text);
+}
+
+#[test]
+fn bcast_json_follows_the_schema() {
+    let text = stdout_of(&["bcast", "-m", "xeon-phi", "-n", "60", "--format", "json", "--top", "2"]);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["machine"], "xeon-phi");
+    assert_eq!(v["collective"], "bcast");
+    assert_eq!(v["algorithm"], "small-tree");
+    assert_eq!(v["threads"], 60);
+    assert_eq!(v["params"]["depth"], 3);
+    assert_eq!(v["params"]["degrees"], serde_json::json!([4, 4, 3]));
+    assert_eq!(v["t_min_ns"], 6169.0);
+    assert_eq!(v["alternatives"].as_array().unwrap().len(), 2);
+    insta::assert_snapshot!("bcast_phi_60_json", text);
+}
+
+#[test]
+fn barrier_json_has_degree_and_rounds() {
+    // Eq. (4.11), n = 60: m = 4, r = 3: 3(8.6 + 5·235.8) = 3562.8 (Table B.2: m = 4, r = 3).
+    let text = stdout_of(&["barrier", "-m", "xeon-phi", "-n", "60", "--format", "json", "--top", "0"]);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["params"], serde_json::json!({"degree": 4, "rounds": 3}));
+    assert_eq!(v["t_min_ns"], 3562.8);
+}
+
+#[test]
+fn large_broadcast_says_which_algorithm_wins() {
+    let text = stdout_of(&["bcast", "-m", "xeon-phi", "-n", "60", "--size", "8KiB"]);
+    assert!(text.contains("best: flat-tree"), "{text}");
+    assert!(text.contains("pipelined"), "{text}");
+    insta::assert_snapshot!("bcast_phi_60_8k_text", text);
+}
+
+#[test]
+fn output_is_deterministic() {
+    let args = ["reduce", "-m", "xeon-phi", "-n", "57", "--format", "json"];
+    assert_eq!(stdout_of(&args), stdout_of(&args));
+}
+
+#[test]
+fn fixed_parameters_and_algorithm_filter() {
+    let text = stdout_of(&["bcast", "-m", "xeon-phi", "-n", "60", "--fix", "depth=2", "--format", "json", "--top", "0"]);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    // d = 2 needs Σk = 15, e.g. (8,7): 277.7 + 1786.2 + 4380 = 6443.9.
+    assert_eq!(v["params"]["depth"], 2);
+    assert_eq!(v["t_min_ns"], 6443.9);
+    fails_with(&["bcast", "-m", "xeon-phi", "-n", "60", "--algorithm", "nope"], "no bcast algorithm named `nope`");
+}
+
+#[test]
+fn tables_compare_paper() {
+    let text = stdout_of(&["tables", "--compare-paper"]);
+    assert!(text.contains("B.2: 59 of 59 rows agree"), "{text}");
+    assert!(text.contains("## Table B.1"), "{text}");
+    let csv = stdout_of(&["tables", "--table", "b2", "--format", "csv", "--threads", "2..=5"]);
+    assert_eq!(csv.lines().count(), 5);
+    let json = stdout_of(&["tables", "--table", "b1", "--format", "json", "--threads", "9"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v[0]["params"], serde_json::json!({"depth": 1, "degrees": [8]}));
+}
+
+#[test]
+fn out_file_is_written_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("b.md");
+    let p = path.to_str().unwrap();
+    let text = stdout_of(&["tables", "--table", "b2", "--out", p]);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    fails_with(&["tables", "--out", "/no/such/dir/x.md"], "cannot write /no/such/dir/x.md");
+}
+
+#[test]
+fn machines_list_and_show() {
+    let text = stdout_of(&["machines"]);
+    assert!(text.contains("xeon-phi") && text.contains("sandy-bridge-e5-2670"), "{text}");
+    let show = stdout_of(&["machines", "show", "xeon-phi"]);
+    assert!(show.contains("line.remote") && show.contains("seed 000, Table 1.5b"), "{show}");
+    let sb = stdout_of(&["machines", "show", "sandy-bridge-e5-2670"]);
+    assert!(sb.contains("[ESTIMATED]"), "{sb}");
+}
+
+#[test]
+fn estimated_parameters_are_announced() {
+    modelopt()
+        .args(["bcast", "-m", "sandy-bridge-e5-2670", "-n", "8"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("uses estimated parameters"));
+    modelopt()
+        .args(["bcast", "-m", "xeon-phi", "-n", "8"])
+        .assert()
+        .success()
+        .stderr(predicate::str::is_empty());
+}
+
+#[test]
+fn machine_file_in_the_current_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = stdout_of(&["machines", "show", "xeon-phi", "--raw"]);
+    std::fs::write(dir.path().join("xeon-phi.toml"), text.replace("235.8", "200.0")).unwrap();
+    let out = modelopt()
+        .current_dir(dir.path())
+        .args(["barrier", "--machine", "xeon-phi.toml", "-n", "16", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The local file (R_R = 200) wins over the bundled one: m = 4, r = 2: 2(8.6 + 5·200) = 2017.2.
+    assert_eq!(v["t_min_ns"], 2017.2);
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    fails_with(&["bcast", "-m", "no-such-machine", "-n", "8"], "unknown machine");
+    fails_with(&["bcast", "-m", "missing.toml", "-n", "8"], "no such file");
+    fails_with(&["bcast", "-m", "/", "-n", "8"], "not a regular file");
+    fails_with(&["bcast", "-m", "xeon-phi", "-n", "1"], "at least 2 threads");
+    fails_with(&["bcast", "-m", "xeon-phi", "-n", "0"], "at least 2 threads");
+    fails_with(&["bcast", "-m", "xeon-phi", "-n", "241"], "at most 240 threads");
+    fails_with(&["bcast", "-m", "xeon-phi", "-n", "99999999999"], "invalid value");
+    fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--state", "Q"], "unknown cache state `Q`");
+    fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--objective", "best"], "unknown objective `best`");
+    fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--objective", "blend:7"], "outside [0, 1]");
+    fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--size", "-3"], "invalid value");
+    fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--size", "2GiB"], "above the largest modelled size");
+    fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--fix", "k"], "NAME=VALUE");
+    fails_with(&["bcast", "-m", "sandy-bridge-e5-2670", "-n", "8", "--state", "I"], "no contention parameters for buffer states I");
+    fails_with(&["tables", "--threads", "60..=2"], "is empty");
+    fails_with(&["bcast", "-m", "xeon-phi"], "required arguments were not provided: --threads");
+    fails_with(&["frobnicate"], "unrecognized subcommand");
+}
+
+#[test]
+fn malformed_machine_file_names_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = stdout_of(&["machines", "show", "xeon-phi", "--raw"]);
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, text.replace("value = 235.8,", "value = -1.0,")).unwrap();
+    let line = text.lines().position(|l| l.contains("value = 235.8,")).unwrap() + 1;
+    let p = bad.to_str().unwrap().to_string();
+    fails_with(&["barrier", "-m", &p, "-n", "8"], &format!("{p}:{line}:"));
+    fails_with(&["barrier", "-m", &p, "-n", "8"], "key `line.remote`: value must be positive");
+    std::fs::write(&bad, "name = \"x\"\nfamily = [").unwrap();
+    fails_with(&["barrier", "-m", &p, "-n", "8"], &format!("{p}:2:"));
+}
