@@ -155,7 +155,8 @@ fn bad_input_is_one_line_and_exit_2() {
     fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--state", "Q"], "unknown cache state `Q`");
     fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--objective", "best"], "unknown objective `best`");
     fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--objective", "blend:7"], "outside [0, 1]");
-    fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--size", "-3"], "invalid value");
+    fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--size", "-3"], "unexpected argument");
+    fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--size=-3"], "is not a size");
     fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--size", "2GiB"], "above the largest modelled size");
     fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--fix", "k"], "NAME=VALUE");
     fails_with(&["bcast", "-m", "sandy-bridge-e5-2670", "-n", "8", "--state", "I"], "no contention parameters for buffer states I");
