@@ -47,8 +47,8 @@ pub fn run(args: &MachinesArgs) -> anyhow::Result<String> {
             let _ = writeln!(out, "{}\n", m.description);
             let _ = writeln!(
                 out,
-                "{:<34} {:>12} {:>9} {:<5} {}",
-                "parameter", "value", "stdev", "unit", "source"
+                "{:<34} {:>12} {:>9} {:<5} source",
+                "parameter", "value", "stdev", "unit"
             );
             for p in m.params() {
                 let stdev = p.stdev.map_or(String::new(), |s| format!("{s}"));

@@ -245,8 +245,15 @@ fn markdown(machine: &Machine, args: &TablesArgs, rows: &[TableRow]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "# Appendix B regenerated: {}, buffers {}, objective {}, degrees {}, rounds rule {:?}\n",
-        machine.name, args.state, args.objective, args.ordering, args.rounds
+        "# Appendix B regenerated: {}, buffers {}, objective {}, degrees {}, rounds rule {}\n",
+        machine.name,
+        args.state,
+        args.objective,
+        args.ordering,
+        match args.rounds {
+            modelopt_model::RoundsRule::Paper => "paper (r = ceil(log_m n))",
+            _ => "exact (r = ceil(log_(m+1) n))",
+        }
     );
     for (id, title, _, _) in TABLES {
         let table: Vec<&TableRow> = rows.iter().filter(|r| r.table == id).collect();

@@ -9,7 +9,11 @@ fn modelopt() -> Command {
 
 fn stdout_of(args: &[&str]) -> String {
     let out = modelopt().args(args).output().unwrap();
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -18,7 +22,10 @@ fn fails_with(args: &[&str], needle: &str) {
     let out = modelopt().args(args).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert!(stderr.contains(needle), "{args:?}: expected `{needle}` in: {stderr}");
+    assert!(
+        stderr.contains(needle),
+        "{args:?}: expected `{needle}` in: {stderr}"
+    );
     assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
     let lines: Vec<&str> = stderr.lines().filter(|l| !l.starts_with("note:")).collect();
     assert_eq!(lines.len(), 1, "{args:?}: not one line: {stderr}");
@@ -36,7 +43,9 @@ fn bcast_60_threads_on_the_xeon_phi() {
 
 #[test]
 fn bcast_json_follows_the_schema() {
-    let text = stdout_of(&["bcast", "-m", "xeon-phi", "-n", "60", "--format", "json", "--top", "2"]);
+    let text = stdout_of(&[
+        "bcast", "-m", "xeon-phi", "-n", "60", "--format", "json", "--top", "2",
+    ]);
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["machine"], "xeon-phi");
     assert_eq!(v["collective"], "bcast");
@@ -52,7 +61,9 @@ fn bcast_json_follows_the_schema() {
 #[test]
 fn barrier_json_has_degree_and_rounds() {
     // Eq. (4.11), n = 60: m = 4, r = 3: 3(8.6 + 5·235.8) = 3562.8 (Table B.2: m = 4, r = 3).
-    let text = stdout_of(&["barrier", "-m", "xeon-phi", "-n", "60", "--format", "json", "--top", "0"]);
+    let text = stdout_of(&[
+        "barrier", "-m", "xeon-phi", "-n", "60", "--format", "json", "--top", "0",
+    ]);
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["params"], serde_json::json!({"degree": 4, "rounds": 3}));
     assert_eq!(v["t_min_ns"], 3562.8);
@@ -74,12 +85,17 @@ fn output_is_deterministic() {
 
 #[test]
 fn fixed_parameters_and_algorithm_filter() {
-    let text = stdout_of(&["bcast", "-m", "xeon-phi", "-n", "60", "--fix", "depth=2", "--format", "json", "--top", "0"]);
+    let text = stdout_of(&[
+        "bcast", "-m", "xeon-phi", "-n", "60", "--fix", "depth=2", "--format", "json", "--top", "0",
+    ]);
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     // d = 2 needs Σk = 15, e.g. (8,7): 277.7 + 1786.2 + 4380 = 6443.9.
     assert_eq!(v["params"]["depth"], 2);
     assert_eq!(v["t_min_ns"], 6443.9);
-    fails_with(&["bcast", "-m", "xeon-phi", "-n", "60", "--algorithm", "nope"], "no bcast algorithm named `nope`");
+    fails_with(
+        &["bcast", "-m", "xeon-phi", "-n", "60", "--algorithm", "nope"],
+        "no bcast algorithm named `nope`",
+    );
 }
 
 #[test]
@@ -87,11 +103,30 @@ fn tables_compare_paper() {
     let text = stdout_of(&["tables", "--compare-paper"]);
     assert!(text.contains("B.2: 59 of 59 rows agree"), "{text}");
     assert!(text.contains("## Table B.1"), "{text}");
-    let csv = stdout_of(&["tables", "--table", "b2", "--format", "csv", "--threads", "2..=5"]);
+    let csv = stdout_of(&[
+        "tables",
+        "--table",
+        "b2",
+        "--format",
+        "csv",
+        "--threads",
+        "2..=5",
+    ]);
     assert_eq!(csv.lines().count(), 5);
-    let json = stdout_of(&["tables", "--table", "b1", "--format", "json", "--threads", "9"]);
+    let json = stdout_of(&[
+        "tables",
+        "--table",
+        "b1",
+        "--format",
+        "json",
+        "--threads",
+        "9",
+    ]);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(v[0]["params"], serde_json::json!({"depth": 1, "degrees": [8]}));
+    assert_eq!(
+        v[0]["params"],
+        serde_json::json!({"depth": 1, "degrees": [8]})
+    );
 }
 
 #[test]
@@ -101,15 +136,24 @@ fn out_file_is_written_whole() {
     let p = path.to_str().unwrap();
     let text = stdout_of(&["tables", "--table", "b2", "--out", p]);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
-    fails_with(&["tables", "--out", "/no/such/dir/x.md"], "cannot write /no/such/dir/x.md");
+    fails_with(
+        &["tables", "--out", "/no/such/dir/x.md"],
+        "cannot write /no/such/dir/x.md",
+    );
 }
 
 #[test]
 fn machines_list_and_show() {
     let text = stdout_of(&["machines"]);
-    assert!(text.contains("xeon-phi") && text.contains("sandy-bridge-e5-2670"), "{text}");
+    assert!(
+        text.contains("xeon-phi") && text.contains("sandy-bridge-e5-2670"),
+        "{text}"
+    );
     let show = stdout_of(&["machines", "show", "xeon-phi"]);
-    assert!(show.contains("line.remote") && show.contains("seed 000, Table 1.5b"), "{show}");
+    assert!(
+        show.contains("line.remote") && show.contains("seed 000, Table 1.5b"),
+        "{show}"
+    );
     let sb = stdout_of(&["machines", "show", "sandy-bridge-e5-2670"]);
     assert!(sb.contains("[ESTIMATED]"), "{sb}");
 }
@@ -132,10 +176,22 @@ fn estimated_parameters_are_announced() {
 fn machine_file_in_the_current_directory() {
     let dir = tempfile::tempdir().unwrap();
     let text = stdout_of(&["machines", "show", "xeon-phi", "--raw"]);
-    std::fs::write(dir.path().join("xeon-phi.toml"), text.replace("235.8", "200.0")).unwrap();
+    std::fs::write(
+        dir.path().join("xeon-phi.toml"),
+        text.replace("235.8", "200.0"),
+    )
+    .unwrap();
     let out = modelopt()
         .current_dir(dir.path())
-        .args(["barrier", "--machine", "xeon-phi.toml", "-n", "16", "--format", "json"])
+        .args([
+            "barrier",
+            "--machine",
+            "xeon-phi.toml",
+            "-n",
+            "16",
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -145,23 +201,81 @@ fn machine_file_in_the_current_directory() {
 
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
-    fails_with(&["bcast", "-m", "no-such-machine", "-n", "8"], "unknown machine");
+    fails_with(
+        &["bcast", "-m", "no-such-machine", "-n", "8"],
+        "unknown machine",
+    );
     fails_with(&["bcast", "-m", "missing.toml", "-n", "8"], "no such file");
     fails_with(&["bcast", "-m", "/", "-n", "8"], "not a regular file");
-    fails_with(&["bcast", "-m", "xeon-phi", "-n", "1"], "at least 2 threads");
-    fails_with(&["bcast", "-m", "xeon-phi", "-n", "0"], "at least 2 threads");
-    fails_with(&["bcast", "-m", "xeon-phi", "-n", "241"], "at most 240 threads");
-    fails_with(&["bcast", "-m", "xeon-phi", "-n", "99999999999"], "invalid value");
-    fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--state", "Q"], "unknown cache state `Q`");
-    fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--objective", "best"], "unknown objective `best`");
-    fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--objective", "blend:7"], "outside [0, 1]");
-    fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--size", "-3"], "unexpected argument");
-    fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--size=-3"], "is not a size");
-    fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--size", "2GiB"], "above the largest modelled size");
-    fails_with(&["bcast", "-m", "xeon-phi", "-n", "8", "--fix", "k"], "NAME=VALUE");
-    fails_with(&["bcast", "-m", "sandy-bridge-e5-2670", "-n", "8", "--state", "I"], "no contention parameters for buffer states I");
+    fails_with(
+        &["bcast", "-m", "xeon-phi", "-n", "1"],
+        "at least 2 threads",
+    );
+    fails_with(
+        &["bcast", "-m", "xeon-phi", "-n", "0"],
+        "at least 2 threads",
+    );
+    fails_with(
+        &["bcast", "-m", "xeon-phi", "-n", "241"],
+        "at most 240 threads",
+    );
+    fails_with(
+        &["bcast", "-m", "xeon-phi", "-n", "99999999999"],
+        "invalid value",
+    );
+    fails_with(
+        &["bcast", "-m", "xeon-phi", "-n", "8", "--state", "Q"],
+        "unknown cache state `Q`",
+    );
+    fails_with(
+        &["bcast", "-m", "xeon-phi", "-n", "8", "--objective", "best"],
+        "unknown objective `best`",
+    );
+    fails_with(
+        &[
+            "bcast",
+            "-m",
+            "xeon-phi",
+            "-n",
+            "8",
+            "--objective",
+            "blend:7",
+        ],
+        "outside [0, 1]",
+    );
+    fails_with(
+        &["bcast", "-m", "xeon-phi", "-n", "8", "--size", "-3"],
+        "unexpected argument",
+    );
+    fails_with(
+        &["bcast", "-m", "xeon-phi", "-n", "8", "--size=-3"],
+        "is not a size",
+    );
+    fails_with(
+        &["bcast", "-m", "xeon-phi", "-n", "8", "--size", "2GiB"],
+        "above the largest modelled size",
+    );
+    fails_with(
+        &["bcast", "-m", "xeon-phi", "-n", "8", "--fix", "k"],
+        "NAME=VALUE",
+    );
+    fails_with(
+        &[
+            "bcast",
+            "-m",
+            "sandy-bridge-e5-2670",
+            "-n",
+            "8",
+            "--state",
+            "I",
+        ],
+        "no contention parameters for buffer states I",
+    );
     fails_with(&["tables", "--threads", "60..=2"], "is empty");
-    fails_with(&["bcast", "-m", "xeon-phi"], "required arguments were not provided: --threads");
+    fails_with(
+        &["bcast", "-m", "xeon-phi"],
+        "required arguments were not provided: --threads",
+    );
     fails_with(&["frobnicate"], "unrecognized subcommand");
 }
 
@@ -171,10 +285,44 @@ fn malformed_machine_file_names_file_line_and_key() {
     let text = stdout_of(&["machines", "show", "xeon-phi", "--raw"]);
     let bad = dir.path().join("bad.toml");
     std::fs::write(&bad, text.replace("value = 235.8,", "value = -1.0,")).unwrap();
-    let line = text.lines().position(|l| l.contains("value = 235.8,")).unwrap() + 1;
+    let line = text
+        .lines()
+        .position(|l| l.contains("value = 235.8,"))
+        .unwrap()
+        + 1;
     let p = bad.to_str().unwrap().to_string();
     fails_with(&["barrier", "-m", &p, "-n", "8"], &format!("{p}:{line}:"));
-    fails_with(&["barrier", "-m", &p, "-n", "8"], "key `line.remote`: value must be positive");
+    fails_with(
+        &["barrier", "-m", &p, "-n", "8"],
+        "key `line.remote`: value must be positive",
+    );
     std::fs::write(&bad, "name = \"x\"\nfamily = [").unwrap();
     fails_with(&["barrier", "-m", &p, "-n", "8"], &format!("{p}:2:"));
+}
+
+#[test]
+fn table_b1_is_reproduced_with_the_eq_3_2_intercept() {
+    // docs/appendix-b.md: seed 000 Eq. (3.2) defines T_C(1) = R_L + R_R = b + c, so
+    // b = 8.6 + 235.8 − 56.2 = 188.2 ns instead of the fitted 320.5. Then a tree level costs
+    // 2R_I + 2R_L + b = 760.8 ns and a child c + R_R = 292.0 ns, a ratio of 2.61, inside the
+    // interval (2, 3) for which every published B.1 row is optimal. Table B.1 then agrees row by
+    // row, tie-breaking included.
+    let dir = tempfile::tempdir().unwrap();
+    let text = stdout_of(&["machines", "show", "xeon-phi", "--raw"]);
+    let variant = text.replace(
+        "b = { value = 320.5, unit = \"ns\", source = \"seed 000, Table 3.2 (E-E); Figure 3.6a\" }",
+        "b = { value = 188.2, unit = \"ns\", source = \"seed 000, Eq. (3.2): b = R_L + R_R - c\" }",
+    );
+    assert_ne!(text, variant);
+    let path = dir.path().join("phi-eq32.toml");
+    std::fs::write(&path, variant).unwrap();
+    let out = stdout_of(&[
+        "tables",
+        "--table",
+        "b1",
+        "--compare-paper",
+        "--machine",
+        path.to_str().unwrap(),
+    ]);
+    assert!(out.contains("B.1: 59 of 59 rows agree"), "{out}");
 }

@@ -9,7 +9,10 @@ fn phi_text() -> &'static str {
 fn error_of(text: &str) -> String {
     let err = from_text("test.toml", text).unwrap_err().to_string();
     assert!(!err.contains('\n'), "error is not one line: {err}");
-    assert!(err.starts_with("test.toml"), "error does not name the file: {err}");
+    assert!(
+        err.starts_with("test.toml"),
+        "error does not name the file: {err}"
+    );
     err
 }
 
@@ -38,7 +41,11 @@ fn missing_parameter_names_the_key() {
 
 #[test]
 fn negative_zero_and_nan_values_are_rejected_with_their_key() {
-    for (bad, what) in [("-235.8", "must be positive"), ("0.0", "must be positive"), ("nan", "finite")] {
+    for (bad, what) in [
+        ("-235.8", "must be positive"),
+        ("0.0", "must be positive"),
+        ("nan", "finite"),
+    ] {
         let text = phi_text().replace("value = 235.8,", &format!("value = {bad},"));
         let err = error_of(&text);
         let line = line_of(&text, &format!("value = {bad},"));
@@ -93,7 +100,11 @@ fn a_machine_file_on_disk_loads_and_wins_over_the_bundled_name() {
     let dir = std::env::temp_dir().join(format!("modelopt-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("my-phi.toml");
-    std::fs::write(&path, phi_text().replace("name = \"xeon-phi\"", "name = \"my-phi\"")).unwrap();
+    std::fs::write(
+        &path,
+        phi_text().replace("name = \"xeon-phi\"", "name = \"my-phi\""),
+    )
+    .unwrap();
     let m = load(path.to_str().unwrap()).unwrap();
     assert_eq!(m.name, "my-phi");
     std::fs::remove_dir_all(&dir).unwrap();

@@ -9,7 +9,14 @@ use modelopt_model::cache_coherent::CacheCoherent;
 use modelopt_model::machine::load;
 use modelopt_model::LineState::{self, E, F, I, M, S};
 
-fn check(model: &CacheCoherent, location: &str, send: LineState, recv: LineState, avg: f64, stdev: f64) {
+fn check(
+    model: &CacheCoherent,
+    location: &str,
+    send: LineState,
+    recv: LineState,
+    avg: f64,
+    stdev: f64,
+) {
     let pp = model.ping_pong(location, send, recv).unwrap();
     assert!(
         (pp.estimate_ns - avg).abs() <= 0.15,
@@ -98,10 +105,18 @@ fn sandy_bridge_table_2_2_same_processor() {
     check(sb, "same_processor", I, F, 126.0, 7.9);
     check(sb, "same_processor", F, S, 59.6, 4.2);
     // Eq. (2.8): 2.3 + 41.6 + 41.6 − 5.5 = 80.0 (measured 80.1).
-    let (fitted, _) = sb.ping_pong("same_processor", M, M).unwrap().fitted.unwrap();
+    let (fitted, _) = sb
+        .ping_pong("same_processor", M, M)
+        .unwrap()
+        .fitted
+        .unwrap();
     assert!((fitted - 80.0).abs() < 1e-9);
     // Eq. (2.9) prices an S receive buffer as E: 2.3 + 32.8 + 41.6 − 4 = 72.7 (measured 73.1).
-    let (fitted, _) = sb.ping_pong("same_processor", E, S).unwrap().fitted.unwrap();
+    let (fitted, _) = sb
+        .ping_pong("same_processor", E, S)
+        .unwrap()
+        .fitted
+        .unwrap();
     assert!((fitted - 72.7).abs() < 1e-9);
 }
 
@@ -114,7 +129,11 @@ fn sandy_bridge_table_2_3_other_processor() {
     check(sb, "other_processor", E, E, 193.4, 6.4);
     check(sb, "other_processor", I, M, 300.1, 10.1);
     // Eq. (2.15), O_F (printed O_I) = 12.31: 69.3 + 16.0 + 115.4 + 12.31 = 213.01 (measured 213.0).
-    let (fitted, _) = sb.ping_pong("other_processor", I, F).unwrap().fitted.unwrap();
+    let (fitted, _) = sb
+        .ping_pong("other_processor", I, F)
+        .unwrap()
+        .fitted
+        .unwrap();
     assert!((fitted - 213.01).abs() < 1e-9);
 }
 

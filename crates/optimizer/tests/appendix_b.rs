@@ -52,7 +52,14 @@ fn best(collective: Collective, n: u32) -> (Params, f64) {
 fn barrier_optimum_matches_table_b2_for_every_n() {
     for (n, m, r) in TABLE_B2 {
         let (params, _) = best(Collective::Barrier, n);
-        assert_eq!(params, Params::Dissemination { degree: m, rounds: r }, "n = {n}");
+        assert_eq!(
+            params,
+            Params::Dissemination {
+                degree: m,
+                rounds: r
+            },
+            "n = {n}"
+        );
     }
 }
 
@@ -66,7 +73,10 @@ fn barrier_costs_by_hand() {
 
 #[test]
 fn small_broadcast_by_hand() {
-    let tree = |d: &[u32]| Params::Tree { depth: d.len() as u32, degrees: d.to_vec() };
+    let tree = |d: &[u32]| Params::Tree {
+        depth: d.len() as u32,
+        degrees: d.to_vec(),
+    };
     // n = 9: d = 1, k = 8 → 3506.8 (see module docs).
     let (p, t) = best(Collective::Bcast, 9);
     assert_eq!(p, tree(&[8]));
@@ -90,12 +100,24 @@ fn small_reduction_by_hand() {
     // = 2363.6 + 368k − 1096/k, plus a final R_R = 235.8.
     // n = 2: k = 1 → 2363.6 + 368 − 1096 + 235.8 = 1871.4.
     let (p, t) = best(Collective::Reduce, 2);
-    assert_eq!(p, Params::Tree { depth: 1, degrees: vec![1] });
+    assert_eq!(
+        p,
+        Params::Tree {
+            depth: 1,
+            degrees: vec![1]
+        }
+    );
     assert!((t - 1871.4).abs() < 1e-9);
     // n = 8: d=1,k=7 → 2363.6 + 2576 − 156.571 + 235.8 = 5018.829;
     //        d=2,(3,2)/(2,3)... minimal covers with Σk=5: (3,2) → 2·2363.6 + 368·5 − 1096/3 − 548
     //        + 235.8 = 5889.7; d=1 wins.
     let (p, t) = best(Collective::Reduce, 8);
-    assert_eq!(p, Params::Tree { depth: 1, degrees: vec![7] });
+    assert_eq!(
+        p,
+        Params::Tree {
+            depth: 1,
+            degrees: vec![7]
+        }
+    );
     assert!((t - (2363.6 + 2576.0 - 1096.0 / 7.0 + 235.8)).abs() < 1e-9);
 }

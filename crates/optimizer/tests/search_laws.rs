@@ -12,17 +12,35 @@ use modelopt_optimizer::{rank, rank_naive, Objective, SearchOptions};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
-fn model(r_l: f64, r_r: f64, r_i: f64, b: f64, c: f64, o: f64, q: f64, p_frac: f64) -> CacheCoherent {
+fn model([r_l, r_r, r_i, b, c, o, q, p_frac]: [f64; 8]) -> CacheCoherent {
     let states = modelopt_model::BufferStates::default();
     CacheCoherent {
         name: "random".into(),
-        topology: Topology { sockets: 1, cores_per_socket: 64, threads_per_core: 1, line_bytes: 64 },
-        line: LineCosts { local: r_l, remote: r_r, invalid: r_i, remote_socket: None, invalid_remote_socket: None },
+        topology: Topology {
+            sockets: 1,
+            cores_per_socket: 64,
+            threads_per_core: 1,
+            line_bytes: 64,
+        },
+        line: LineCosts {
+            local: r_l,
+            remote: r_r,
+            invalid: r_i,
+            remote_socket: None,
+            invalid_remote_socket: None,
+        },
         reads: BTreeMap::new(),
         local_location: None,
         ping_pong: Vec::new(),
         // p < o + q keeps T_1 positive, as machine validation requires.
-        multi_line: BTreeMap::from([(states, MultiLine { q, o, p: p_frac * (o + q) })]),
+        multi_line: BTreeMap::from([(
+            states,
+            MultiLine {
+                q,
+                o,
+                p: p_frac * (o + q),
+            },
+        )]),
         contention: BTreeMap::from([(states, Contention { b, c, a: 0.0 })]),
     }
 }
@@ -59,11 +77,16 @@ fn params_strategy() -> impl Strategy<Value = CacheCoherent> {
         1.0..3000.0f64,
         0.0..0.95f64,
     )
-        .prop_map(|(r_l, r_r, r_i, b, c, o, q, p)| model(r_l, r_r, r_i, b, c, o, q, p))
+        .prop_map(|(r_l, r_r, r_i, b, c, o, q, p)| model([r_l, r_r, r_i, b, c, o, q, p]))
 }
 
 fn options(objective: Objective) -> SearchOptions {
-    SearchOptions { objective, top: 3, space: SpaceOptions::default(), fixed: Vec::new() }
+    SearchOptions {
+        objective,
+        top: 3,
+        space: SpaceOptions::default(),
+        fixed: Vec::new(),
+    }
 }
 
 proptest! {
@@ -118,10 +141,17 @@ proptest! {
 
 #[test]
 fn search_is_deterministic_across_runs() {
-    let m = model(8.6, 235.8, 277.7, 320.5, 56.2, 76.0, 1521.0, 0.5);
+    let m = model([8.6, 235.8, 277.7, 320.5, 56.2, 76.0, 1521.0, 0.5]);
     let request = Request::new(Collective::Bcast, 1000).unwrap();
-    let first = rank(&SmallTreeBroadcast(&m), &request, &options(Objective::Min)).unwrap().best;
+    let first = rank(&SmallTreeBroadcast(&m), &request, &options(Objective::Min))
+        .unwrap()
+        .best;
     for _ in 0..5 {
-        assert_eq!(rank(&SmallTreeBroadcast(&m), &request, &options(Objective::Min)).unwrap().best, first);
+        assert_eq!(
+            rank(&SmallTreeBroadcast(&m), &request, &options(Objective::Min))
+                .unwrap()
+                .best,
+            first
+        );
     }
 }
