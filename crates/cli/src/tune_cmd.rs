@@ -92,8 +92,32 @@ fn csv_text(report: &Report) -> anyhow::Result<String> {
     Ok(String::from_utf8(w.into_inner()?)?)
 }
 
-fn ns(x: f64) -> String {
-    format!("{:.1}", round3(x))
+/// A time unit that keeps the numbers readable: (name, nanoseconds per unit).
+fn time_unit(largest_ns: f64) -> (&'static str, f64) {
+    if largest_ns < 1e5 {
+        ("ns", 1.0)
+    } else if largest_ns < 1e8 {
+        ("µs", 1e3)
+    } else {
+        ("ms", 1e6)
+    }
+}
+
+fn in_unit(x: f64, unit: (&'static str, f64)) -> String {
+    let v = round3(x) / unit.1;
+    match unit.0 {
+        "ns" => format!("{v:.1}"),
+        _ => format!("{v:.3}"),
+    }
+}
+
+struct Row {
+    algorithm: String,
+    params: String,
+    min_ns: f64,
+    max_ns: f64,
+    throughput: Option<f64>,
+    vs_best: String,
 }
 
 fn render_text(machine: &Machine, tuning: &Tuning, report: &Report, args: &TuneArgs) -> String {
@@ -104,118 +128,169 @@ fn render_text(machine: &Machine, tuning: &Tuning, report: &Report, args: &TuneA
     } else {
         format!("{} B", r.size_bytes)
     };
+    let cache_states = matches!(machine.family.as_str(), "cache-coherent" | "ccnuma");
+    let states = if cache_states {
+        format!(", buffers {}", r.state)
+    } else {
+        String::new()
+    };
+    let metric = if r.metric == Metric::Throughput {
+        ", metric throughput"
+    } else {
+        ""
+    };
     let _ = writeln!(
         out,
-        "{} on {} ({}), {} threads, {size}, buffers {}, objective {}{}",
-        r.collective,
-        machine.name,
-        machine.origin,
-        r.threads,
-        r.state,
-        args.objective,
-        if r.metric == Metric::Throughput {
-            ", metric throughput"
-        } else {
-            ""
-        },
+        "{} on {} ({}), {} threads, {size}{states}, objective {}{metric}",
+        r.collective, machine.name, machine.origin, r.threads, args.objective,
     );
     let _ = writeln!(out);
     let params = match report.params {
         modelopt_model::Params::None => "(no free parameters)".to_string(),
         ref p => p.to_string(),
     };
+    let unit = time_unit(
+        report.t_max_ns.max(
+            report
+                .alternatives
+                .iter()
+                .map(|a| a.t_max_ns)
+                .fold(0.0, f64::max),
+        ),
+    );
     let _ = writeln!(out, "best: {} {params}", report.algorithm);
-    let _ = writeln!(
-        out,
-        "  t_min  {:>12} ns   (best case, min model)",
-        ns(report.t_min_ns)
-    );
-    let _ = writeln!(
-        out,
-        "  t_max  {:>12} ns   (worst case, max model)",
-        ns(report.t_max_ns)
-    );
-    if let Some(t) = report.throughput_bytes_per_s {
-        let _ = writeln!(out, "  throughput {:>10.1} MB/s", t / 1e6);
-    }
-    let _ = writeln!(out);
-    let throughput = r.metric == Metric::Throughput;
-    let _ = writeln!(
-        out,
-        "{:>4}  {:<22} {:<26} {:>12} {:>12} {:>10}",
-        "rank", "algorithm", "parameters", "t_min [ns]", "t_max [ns]", "vs best"
-    );
-    let rows = std::iter::once((
-        &report.algorithm,
-        report.params.to_string(),
-        report.t_min_ns,
-        report.t_max_ns,
-        None,
-    ))
-    .chain(report.alternatives.iter().map(|a| {
-        (
-            &a.algorithm,
-            a.params.to_string(),
-            a.t_min_ns,
-            a.t_max_ns,
-            Some(a.worse_by_percent),
-        )
-    }));
-    for (i, (alg, params, lo, hi, worse)) in rows.enumerate() {
-        let vs = worse.map_or("best".to_string(), |w| format!("+{w:.1}%"));
+    if report.t_min_ns == report.t_max_ns {
         let _ = writeln!(
             out,
-            "{:>4}  {:<22} {:<26} {:>12} {:>12} {:>10}",
-            i + 1,
-            alg,
-            params,
-            ns(lo),
-            ns(hi),
-            vs
+            "  time        {:>12} {}   (the model gives one value, no min-max range)",
+            in_unit(report.t_min_ns, unit),
+            unit.0
         );
+    } else {
+        let _ = writeln!(
+            out,
+            "  t_min       {:>12} {}   (best case, min model)",
+            in_unit(report.t_min_ns, unit),
+            unit.0
+        );
+        let _ = writeln!(
+            out,
+            "  t_max       {:>12} {}   (worst case, max model)",
+            in_unit(report.t_max_ns, unit),
+            unit.0
+        );
+    }
+    if let Some(t) = report.throughput_bytes_per_s {
+        let _ = writeln!(out, "  throughput  {:>12.2} MB/s", t / 1e6);
+    }
+    let _ = writeln!(out);
+    let mut rows = vec![Row {
+        algorithm: report.algorithm.clone(),
+        params: report.params.to_string(),
+        min_ns: report.t_min_ns,
+        max_ns: report.t_max_ns,
+        throughput: report.throughput_bytes_per_s,
+        vs_best: "best".into(),
+    }];
+    rows.extend(report.alternatives.iter().map(|a| Row {
+        algorithm: a.algorithm.clone(),
+        params: a.params.to_string(),
+        min_ns: a.t_min_ns,
+        max_ns: a.t_max_ns,
+        throughput: a.throughput_bytes_per_s,
+        vs_best: format!("+{:.1}%", a.worse_by_percent),
+    }));
+    let wa = rows
+        .iter()
+        .map(|r| r.algorithm.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(9);
+    let wp = rows
+        .iter()
+        .map(|r| r.params.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(10);
+    let with_throughput = rows.iter().any(|r| r.throughput.is_some());
+    let t_min = format!("t_min [{}]", unit.0);
+    let t_max = format!("t_max [{}]", unit.0);
+    let _ = write!(
+        out,
+        "{:>4}  {:<wa$}  {:<wp$}  {:>13} {:>13}",
+        "rank", "algorithm", "parameters", t_min, t_max
+    );
+    if with_throughput {
+        let _ = write!(out, " {:>12}", "[MB/s]");
+    }
+    let _ = writeln!(out, " {:>9}", "vs best");
+    for (i, row) in rows.iter().enumerate() {
+        let _ = write!(
+            out,
+            "{:>4}  {:<wa$}  {:<wp$}  {:>13} {:>13}",
+            i + 1,
+            row.algorithm,
+            row.params,
+            in_unit(row.min_ns, unit),
+            in_unit(row.max_ns, unit)
+        );
+        if with_throughput {
+            let tp = row
+                .throughput
+                .map_or("-".to_string(), |t| format!("{:.2}", t / 1e6));
+            let _ = write!(out, " {tp:>12}");
+        }
+        let _ = writeln!(out, " {:>9}", row.vs_best);
     }
     let _ = writeln!(out);
     let best_score = tuning.best().map(|b| b.scored.score).unwrap_or(0.0);
+    let width = tuning
+        .algorithms
+        .iter()
+        .map(|a| a.algorithm.chars().count())
+        .max()
+        .unwrap_or(0);
     let _ = writeln!(out, "algorithms:");
     for a in &tuning.algorithms {
         match (a.best.first(), &a.skipped) {
             (Some(s), _) => {
-                let cmp = if throughput {
+                let value = if r.metric == Metric::Throughput {
                     s.cost
                         .throughput_bytes_per_s
-                        .map_or(String::new(), |t| format!("{:.1} MB/s", t / 1e6))
+                        .map_or(String::new(), |t| format!("{:.2} MB/s", t / 1e6))
                 } else {
-                    format!("{} ns", ns(s.cost.min_ns))
+                    format!("{} {}", in_unit(s.cost.min_ns, unit), unit.0)
+                };
+                let verdict = if s.score == best_score {
+                    "winner".to_string()
+                } else {
+                    format!("+{:.1}%", worse_by_percent(s.score, best_score))
                 };
                 let _ = writeln!(
                     out,
-                    "  {:<22} best {:<22} {:>16}  {:>9}   {}",
+                    "  {:<width$}  {:<16} {:>16} {:>9}",
                     a.algorithm,
                     s.params.to_string(),
-                    cmp,
-                    if s.score == best_score {
-                        "winner".to_string()
-                    } else {
-                        format!("+{:.1}%", worse_by_percent(s.score, best_score))
-                    },
-                    a.summary
+                    value,
+                    verdict
                 );
+                let _ = writeln!(out, "  {:<width$}  {}", "", a.summary);
             }
             (None, Some(why)) => {
-                let _ = writeln!(out, "  {:<22} not applicable: {why}", a.algorithm);
+                let _ = writeln!(out, "  {:<width$}  not applicable: {why}", a.algorithm);
             }
             (None, None) => {}
         }
     }
     if !tuning.why.is_empty() {
         let _ = writeln!(out);
-        let _ = writeln!(out, "why (cost terms of the best, ns):");
+        let _ = writeln!(out, "why (cost terms of the best, {}):", unit.0);
         for t in &tuning.why {
             let _ = writeln!(
                 out,
                 "  {:>12} {:>12}   {}",
-                ns(t.min_ns),
-                ns(t.max_ns),
+                in_unit(t.min_ns, unit),
+                in_unit(t.max_ns, unit),
                 t.label
             );
         }

@@ -326,3 +326,141 @@ fn table_b1_is_reproduced_with_the_eq_3_2_intercept() {
     ]);
     assert!(out.contains("B.1: 59 of 59 rows agree"), "{out}");
 }
+
+#[test]
+fn cell_allreduce_lists_every_algorithm_and_explains_the_winner() {
+    let text = stdout_of(&[
+        "allreduce",
+        "--machine",
+        "cell-blade",
+        "--threads",
+        "16",
+        "--size",
+        "4096",
+        "--top",
+        "8",
+    ]);
+    for name in [
+        "recursive-doubling",
+        "reduce-scatter-allgather",
+        "reduce-scatter-gather-bcast",
+        "hybrid-a",
+        "hybrid-b",
+    ] {
+        assert!(text.contains(name), "{name} missing: {text}");
+    }
+    assert!(text.contains("why (cost terms of the best"), "{text}");
+    assert!(text.contains("BIF contention"), "{text}");
+    // The estimates are announced.
+    modelopt()
+        .args([
+            "allreduce",
+            "--machine",
+            "cell-blade",
+            "--threads",
+            "16",
+            "--size",
+            "4096",
+        ])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("estimated parameters"));
+}
+
+#[test]
+fn scc_bcast_chooses_k_per_metric_and_accepts_fixed_k() {
+    let json = stdout_of(&[
+        "bcast", "-m", "scc", "-n", "48", "--size", "3072", "--format", "json", "--top", "3",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["algorithm"], "oc-bcast");
+    assert!(v["params"]["k"].as_i64().unwrap() >= 1);
+    assert!(v["throughput_bytes_per_s"].as_f64().unwrap() > 0.0);
+    let fixed = stdout_of(&[
+        "bcast",
+        "-m",
+        "scc",
+        "-n",
+        "48",
+        "--size",
+        "3072",
+        "--format",
+        "json",
+        "--fix",
+        "k=7",
+        "--algorithm",
+        "oc-bcast",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&fixed).unwrap();
+    assert_eq!(v["params"], serde_json::json!({"k": 7}));
+    let tp = stdout_of(&[
+        "bcast",
+        "-m",
+        "scc",
+        "-n",
+        "48",
+        "--size",
+        "1MiB",
+        "--metric",
+        "throughput",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&tp).unwrap();
+    assert_eq!(v["metric"], "throughput");
+    // Ranked by throughput: no alternative is faster.
+    let best = v["throughput_bytes_per_s"].as_f64().unwrap();
+    for a in v["alternatives"].as_array().unwrap() {
+        assert!(a["throughput_bytes_per_s"].as_f64().unwrap() <= best);
+    }
+}
+
+#[test]
+fn ksr1_collectives_pick_an_algorithm() {
+    for collective in ["bcast", "reduce", "allgather"] {
+        let json = stdout_of(&[
+            collective, "-m", "ksr1", "-n", "64", "--size", "16384", "--format", "json",
+        ]);
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["collective"], collective);
+        assert!(v["t_min_ns"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn impossible_requests_on_other_families() {
+    fails_with(
+        &[
+            "bcast", "-m", "scc", "-n", "48", "--size", "3072", "--fix", "k=48",
+        ],
+        "no feasible configuration matches the fixed parameters",
+    );
+    fails_with(
+        &["bcast", "-m", "scc", "-n", "48", "--size", "0"],
+        "no algorithm applies",
+    );
+    fails_with(
+        &[
+            "allreduce",
+            "-m",
+            "cell-blade",
+            "-n",
+            "16",
+            "--size",
+            "4096",
+            "--algorithm",
+            "hybrid-a",
+            "--fix",
+            "x=9",
+        ],
+        "no feasible configuration",
+    );
+    fails_with(
+        &["barrier", "-m", "cell-blade", "-n", "17"],
+        "at most 16 threads",
+    );
+    fails_with(
+        &["shift", "-m", "xeon-phi", "-n", "8"],
+        "xeon-phi has no model for shift",
+    );
+}

@@ -9,6 +9,12 @@
 //! - [`algorithm`]: the [`Algorithm`] contract between a model family and the optimizer;
 //! - [`cache_coherent`]: Xeon Phi and Sandy Bridge line-transfer, multi-line, contention and
 //!   min-max collective models (seed 000, Ramos & Hoefler 2013).
+//! - [`cell`]: Cell BE chip, two-chip blade and blade cluster: extended PLogP with BIF contention
+//!   and the barrier, broadcast, all-gather, reduce and all-reduce models (seed 002, Ali et al. 2010).
+//! - [`ksr1`]: KSR-1 ALLCACHE latencies and the fitted ring:0/ring:1 models of barrier, broadcast,
+//!   cyclic shift, concatenate-one/all and reduce (seed 003, Goil, Wang & Ranka).
+//! - [`scc`]: Intel SCC mesh, put/get and RCCE models, OC-BCAST(k), binomial and scatter-allgather
+//!   broadcasts, latency and throughput (seed 004, Petrović 2015, ch. 3-4).
 //!
 //! ```
 //! use modelopt_model::{machine, cache_coherent::CacheCoherent};
@@ -22,9 +28,12 @@
 
 pub mod algorithm;
 pub mod cache_coherent;
+pub mod cell;
 pub mod error;
+pub mod ksr1;
 pub mod machine;
 pub mod request;
+pub mod scc;
 pub mod spec;
 
 pub use algorithm::{Algorithm, DegreeOrdering, IntRange, RoundsRule, Space, SpaceOptions, Term};

@@ -18,6 +18,20 @@ pub const BUNDLED: &[(&str, &str)] = &[
         "sandy-bridge-e5-2670",
         include_str!("../../../machines/sandy-bridge-e5-2670.toml"),
     ),
+    (
+        "cell-blade",
+        include_str!("../../../machines/cell-blade.toml"),
+    ),
+    (
+        "cell-chip",
+        include_str!("../../../machines/cell-chip.toml"),
+    ),
+    (
+        "cell-cluster",
+        include_str!("../../../machines/cell-cluster.toml"),
+    ),
+    ("ksr1", include_str!("../../../machines/ksr1.toml")),
+    ("scc", include_str!("../../../machines/scc.toml")),
 ];
 
 /// A model family's checked model of one machine.
@@ -132,11 +146,15 @@ pub fn from_text(origin: &str, text: &str) -> Result<Machine, SpecError> {
     let header: SpecHeader = ctx.parse()?;
     let loaded = match header.family.as_str() {
         "cache-coherent" => crate::cache_coherent::load(&ctx)?,
+        "cell" => crate::cell::load(&ctx)?,
+        "ksr1" => crate::ksr1::load(&ctx)?,
+        "scc" => crate::scc::load(&ctx)?,
         other => {
+            let known = "cache-coherent, cell, ksr1, scc";
             return Err(ctx.error(
                 "family",
-                format!("unknown model family `{other}` (expected one of: cache-coherent)"),
-            ))
+                format!("unknown model family `{other}` (expected one of: {known})"),
+            ));
         }
     };
     if loaded.max_threads < 2 {
