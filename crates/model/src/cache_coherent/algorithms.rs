@@ -93,6 +93,53 @@ fn large_message(request: &Request) -> Result<(), ModelError> {
     Ok(())
 }
 
+/// The level-degree space of a one-item tree collective.
+fn level_tree_space(
+    model: &CacheCoherent,
+    request: &Request,
+    options: &SpaceOptions,
+    what: &str,
+) -> Result<Space, ModelError> {
+    small_item(model, request, what)?;
+    model.costs(request)?;
+    Ok(Space::LevelDegrees {
+        threads: request.threads,
+        ordering: options.ordering,
+    })
+}
+
+/// Price a one-item tree collective whose min-max cost is `formula(costs, degrees)`.
+fn level_tree_cost(
+    model: &CacheCoherent,
+    request: &Request,
+    params: &Params,
+    what: &str,
+    formula: fn(&super::Costs, &[u32]) -> (f64, f64),
+) -> Result<Cost, ModelError> {
+    small_item(model, request, what)?;
+    let degrees = tree_degrees(request, params)?;
+    let (lo, hi) = formula(&model.costs(request)?, degrees);
+    Ok(Cost::range(lo, hi))
+}
+
+/// Lower bound of every tree extending `prefix` for a cost `base + Σ level(k_i)` whose level
+/// costs are positive: the prefix's own levels.
+fn level_tree_bound(
+    model: &CacheCoherent,
+    request: &Request,
+    prefix: &[u32],
+    base: fn(&super::Costs) -> f64,
+    level: fn(&super::Costs, u32) -> (f64, f64),
+) -> Option<Cost> {
+    let c = model.costs(request).ok()?;
+    let start = base(&c);
+    let (lo, hi) = prefix.iter().fold((start, start), |(a, b), &k| {
+        let (x, y) = level(&c, k);
+        (a + x, b + y)
+    });
+    Some(Cost::range(lo, hi))
+}
+
 /// Small broadcast over a level-uniform tree (seed 000, Eq. 4.7).
 #[derive(Debug, Clone, Copy)]
 pub struct SmallTreeBroadcast<'a>(pub &'a CacheCoherent);
@@ -108,26 +155,26 @@ impl Algorithm for SmallTreeBroadcast<'_> {
         "one-line broadcast down a tree of depth d with k_i children per node at level i (seed 000, Eq. 4.7)"
     }
     fn space(&self, request: &Request, options: &SpaceOptions) -> Result<Space, ModelError> {
-        small_item(self.0, request, "small broadcast")?;
-        self.0.costs(request)?;
-        Ok(Space::LevelDegrees {
-            threads: request.threads,
-            ordering: options.ordering,
-        })
+        level_tree_space(self.0, request, options, "small broadcast")
     }
     fn cost(&self, request: &Request, params: &Params) -> Result<Cost, ModelError> {
-        small_item(self.0, request, "small broadcast")?;
-        let degrees = tree_degrees(request, params)?;
-        let (lo, hi) = minmax::small_broadcast(&self.0.costs(request)?, degrees);
-        Ok(Cost::range(lo, hi))
+        level_tree_cost(
+            self.0,
+            request,
+            params,
+            "small broadcast",
+            minmax::small_broadcast,
+        )
     }
     fn tree_prefix_bound(&self, request: &Request, prefix: &[u32]) -> Option<Cost> {
-        let c = self.0.costs(request).ok()?;
-        let (lo, hi) = prefix.iter().fold((c.r_i, c.r_i), |(a, b), &k| {
-            let (x, y) = minmax::small_broadcast_level(&c, k);
-            (a + x, b + y)
-        });
-        Some(Cost::range(lo, hi))
+        // T = R_I (the root's flag) + Σ per-level terms.
+        level_tree_bound(
+            self.0,
+            request,
+            prefix,
+            |c| c.r_i,
+            minmax::small_broadcast_level,
+        )
     }
     fn breakdown(&self, request: &Request, params: &Params) -> Result<Vec<Term>, ModelError> {
         let degrees = tree_degrees(request, params)?;
@@ -326,25 +373,25 @@ impl Algorithm for SmallTreeReduce<'_> {
         "one-item reduction up a tree, k_i buffers per parent at level i (seed 000, Eqs. 4.13/4.14)"
     }
     fn space(&self, request: &Request, options: &SpaceOptions) -> Result<Space, ModelError> {
-        small_item(self.0, request, "small reduction")?;
-        self.0.costs(request)?;
-        Ok(Space::LevelDegrees {
-            threads: request.threads,
-            ordering: options.ordering,
-        })
+        level_tree_space(self.0, request, options, "small reduction")
     }
     fn cost(&self, request: &Request, params: &Params) -> Result<Cost, ModelError> {
-        small_item(self.0, request, "small reduction")?;
-        let degrees = tree_degrees(request, params)?;
-        let (lo, hi) = minmax::small_reduce(&self.0.costs(request)?, degrees);
-        Ok(Cost::range(lo, hi))
+        level_tree_cost(
+            self.0,
+            request,
+            params,
+            "small reduction",
+            minmax::small_reduce,
+        )
     }
     fn tree_prefix_bound(&self, request: &Request, prefix: &[u32]) -> Option<Cost> {
-        let c = self.0.costs(request).ok()?;
-        let (lo, hi) = prefix.iter().fold((c.r_r, c.r_r), |(a, b), &k| {
-            let (x, y) = minmax::small_reduce_level(&c, k);
-            (a + x, b + y)
-        });
-        Some(Cost::range(lo, hi))
+        // T = R_R (the final notification) + Σ per-level terms.
+        level_tree_bound(
+            self.0,
+            request,
+            prefix,
+            |c| c.r_r,
+            minmax::small_reduce_level,
+        )
     }
 }

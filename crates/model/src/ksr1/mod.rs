@@ -473,15 +473,11 @@ pub(crate) mod tests {
 
     /// The bundled `machines/ksr1.toml`, loaded.
     pub(crate) fn bundled() -> Ksr1 {
-        let text = include_str!("../../../../machines/ksr1.toml");
-        let ctx = SpecContext::new("bundled:ksr1", text);
-        let loaded = load(&ctx).unwrap_or_else(|e| panic!("{e}"));
-        loaded
-            .model
-            .as_any()
-            .downcast_ref::<Ksr1>()
+        let machine = crate::machine::load("ksr1").unwrap_or_else(|e| panic!("{e}"));
+        machine
+            .model::<Ksr1>()
             .cloned()
-            .unwrap_or_else(|| panic!("not a KSR-1 model"))
+            .unwrap_or_else(|| panic!("not a ksr1 model"))
     }
 
     #[test]

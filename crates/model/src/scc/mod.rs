@@ -257,15 +257,11 @@ pub(crate) mod tests {
 
     /// The bundled `machines/scc.toml`, loaded.
     pub(crate) fn bundled() -> Scc {
-        let text = include_str!("../../../../machines/scc.toml");
-        let ctx = SpecContext::new("bundled:scc", text);
-        let loaded = load(&ctx).unwrap_or_else(|e| panic!("{e}"));
-        loaded
-            .model
-            .as_any()
-            .downcast_ref::<Scc>()
+        let machine = crate::machine::load("scc").unwrap_or_else(|e| panic!("{e}"));
+        machine
+            .model::<Scc>()
             .cloned()
-            .unwrap_or_else(|| panic!("not an SCC model"))
+            .unwrap_or_else(|| panic!("not a scc model"))
     }
 
     #[test]
