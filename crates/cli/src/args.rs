@@ -39,6 +39,9 @@ pub enum Command {
     Tables(TablesArgs),
     /// List the bundled machines, or show one with the source of every number.
     Machines(MachinesArgs),
+    /// Design-space explorer: `sweep`, `compare`, `sensitivity`.
+    #[command(flatten)]
+    Explore(crate::explore_cmd::ExploreCommand),
 }
 
 /// Output formats of the tuning commands.
@@ -280,8 +283,8 @@ pub fn note_estimates(machine: &Machine) {
     }
 }
 
-/// Write `text` to `path` whole or not at all: a temporary file in the same folder, renamed.
-pub fn write_atomically(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
+/// Write `bytes` to `path` whole or not at all: a temporary file in the same folder, renamed.
+pub fn write_atomically(path: &std::path::Path, bytes: impl AsRef<[u8]>) -> anyhow::Result<()> {
     use std::io::Write;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -289,9 +292,15 @@ pub fn write_atomically(path: &std::path::Path, text: &str) -> anyhow::Result<()
     };
     let mut tmp = tempfile::NamedTempFile::new_in(&dir)
         .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.write_all(text.as_bytes())
+    tmp.write_all(bytes.as_ref())
         .and_then(|()| tmp.flush())
         .with_context(|| format!("cannot write {}", path.display()))?;
+    // A temporary file is private (0600); the result is an ordinary file.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644));
+    }
     tmp.persist(path)
         .map_err(|e| e.error)
         .with_context(|| format!("cannot write {}", path.display()))?;

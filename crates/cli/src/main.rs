@@ -4,6 +4,7 @@
 //! its answer. User errors print one line on stderr and exit with status 2.
 
 mod args;
+mod explore_cmd;
 mod machines_cmd;
 mod paper;
 mod tables;
@@ -26,6 +27,7 @@ fn run(cli: &Cli) -> anyhow::Result<String> {
         Command::Shift(a) => tune_cmd::run(Collective::Shift, a),
         Command::Tables(a) => tables::run(a),
         Command::Machines(a) => machines_cmd::run(a),
+        Command::Explore(c) => explore_cmd::run(c),
     }
 }
 

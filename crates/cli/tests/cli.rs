@@ -464,3 +464,163 @@ fn impossible_requests_on_other_families() {
         "xeon-phi has no model for shift",
     );
 }
+
+#[test]
+fn sweep_writes_data_and_charts() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("bcast.csv");
+    let png = dir.path().join("bcast.png");
+    let svg = dir.path().join("bcast.svg");
+    let args = [
+        "sweep",
+        "--machine",
+        "xeon-phi",
+        "--collective",
+        "bcast",
+        "--threads",
+        "2..=60",
+    ];
+    let mut with_files: Vec<&str> = args.to_vec();
+    with_files.extend([
+        "--out",
+        csv.to_str().unwrap(),
+        "--plot",
+        png.to_str().unwrap(),
+    ]);
+    stdout_of(&with_files);
+    // One row per thread count (one algorithm applies to one item), plus the header.
+    let data = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(data.lines().count(), 60);
+    assert!(
+        data.lines()
+            .any(|l| l.starts_with("xeon-phi,bcast,E,60,0,small-tree,\"d=3 k=(4,4,3)\",6169,")),
+        "{data}"
+    );
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    assert!(bytes.len() > 10_000);
+    let mut with_svg: Vec<&str> = args.to_vec();
+    with_svg.extend(["--plot", svg.to_str().unwrap()]);
+    stdout_of(&with_svg);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg") && text.contains("threads"));
+    // Deterministic: the same bytes twice.
+    assert_eq!(stdout_of(&args), stdout_of(&args));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&csv).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644, "output files are ordinary files");
+    }
+}
+
+#[test]
+fn compare_and_sensitivity() {
+    let out = modelopt()
+        .args([
+            "compare",
+            "--machines",
+            "xeon-phi,scc,cell-blade",
+            "--collective",
+            "barrier",
+            "--threads",
+            "2..=16",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("xeon-phi") && text.contains("cell-blade"),
+        "{text}"
+    );
+    let args = [
+        "sensitivity",
+        "-m",
+        "xeon-phi",
+        "--collective",
+        "barrier",
+        "--threads",
+        "60",
+        "--samples",
+        "200",
+        "--seed",
+        "3",
+    ];
+    let first = stdout_of(&args);
+    // Eq. (4.11): m = 4, r = 3 is chosen at 60 threads (Table B.2).
+    assert!(first.contains("dissemination m=4 r=3"), "{first}");
+    assert_eq!(
+        first,
+        stdout_of(&args),
+        "Monte Carlo with a fixed seed is reproducible"
+    );
+}
+
+#[test]
+fn explorer_bad_input() {
+    fails_with(
+        &[
+            "sweep",
+            "-m",
+            "xeon-phi",
+            "--collective",
+            "teleport",
+            "--threads",
+            "2..=8",
+        ],
+        "unknown collective `teleport`",
+    );
+    fails_with(
+        &[
+            "sweep",
+            "-m",
+            "xeon-phi",
+            "--collective",
+            "bcast",
+            "--threads",
+            "8..=2",
+        ],
+        "is empty",
+    );
+    fails_with(
+        &[
+            "sweep",
+            "-m",
+            "xeon-phi",
+            "--collective",
+            "bcast",
+            "--threads",
+            "2..=8",
+            "--plot",
+            "x.gif",
+        ],
+        "gif",
+    );
+    fails_with(
+        &[
+            "compare",
+            "--machines",
+            "xeon-phi,nope",
+            "--collective",
+            "barrier",
+            "--threads",
+            "2..=8",
+        ],
+        "nope",
+    );
+    fails_with(
+        &[
+            "sensitivity",
+            "-m",
+            "xeon-phi",
+            "--collective",
+            "bcast",
+            "--threads",
+            "60",
+            "--samples",
+            "many",
+        ],
+        "--samples",
+    );
+}

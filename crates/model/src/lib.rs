@@ -32,6 +32,7 @@ pub mod cell;
 pub mod error;
 pub mod ksr1;
 pub mod machine;
+pub mod perturb;
 pub mod request;
 pub mod scc;
 pub mod spec;

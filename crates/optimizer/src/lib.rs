@@ -8,7 +8,11 @@
 //! - [`search`]: the driver — branch and bound over trees, rayon in one place, a total order for
 //!   ties, and a naive reference search;
 //! - [`report`]: the stable JSON result schema;
-//! - [`tuner`]: algorithm choice across every algorithm a machine models for a collective.
+//! - [`tuner`]: algorithm choice across every algorithm a machine models for a collective;
+//! - [`sweep`]: design-space sweeps (machines × collectives × states × sizes × threads), streamed
+//!   in a deterministic order;
+//! - [`sensitivity`]: how sure an optimum is — one-at-a-time parameter ranges and Monte Carlo over
+//!   the measured spreads.
 //!
 //! The search knows candidates and costs, not machines: a model family describes its spaces and
 //! prices configurations through [`modelopt_model::Algorithm`].
@@ -28,10 +32,14 @@
 pub mod objective;
 pub mod report;
 pub mod search;
+pub mod sensitivity;
 pub mod space;
+pub mod sweep;
 pub mod tuner;
 
 pub use objective::Objective;
 pub use report::{Alternative, Report};
 pub use search::{rank, rank_naive, Ranked, Scored, SearchOptions, SearchStats};
+pub use sensitivity::{Analysis, MonteCarloOptions, RangeOptions, SensitivityError};
+pub use sweep::{Row, Sweep, SweepError, SweepStats};
 pub use tuner::{tune, AlgorithmOutcome, Choice, TuneError, Tuning};

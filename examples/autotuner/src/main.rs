@@ -118,6 +118,12 @@ fn write_whole(path: &Path, text: &str) -> anyhow::Result<()> {
         .unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.write_all(text.as_bytes())?;
+    // A temporary file is private (0600); the result is an ordinary file.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644));
+    }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }

@@ -1,0 +1,462 @@
+//! Sweeps over the design space: machines × collectives × buffer states × sizes × threads, each
+//! point tuned with [`tune`], one [`Row`] per algorithm and point.
+//!
+//! ## Order
+//! Rows come in a fixed order, whatever the number of worker threads: machines as given, then
+//! collectives, states, sizes and thread counts as given (the outer dimension first), and within
+//! one point the algorithms in the family's order ([`Machine::algorithms_for`]).
+//!
+//! ## Streaming
+//! [`Sweep::rows`] is an iterator: it tunes the next chunk of points in parallel (rayon), yields
+//! their rows, and only then tunes the next chunk, so memory stays bounded by one chunk's rows
+//! whatever the sweep's length. [`Sweep::for_each`] is the same as a callback.
+//!
+//! ## Points that do not apply
+//! A thread count above a machine's `max_threads` is skipped unless [`Sweep::extrapolate`] is
+//! set; a point where no algorithm applies (e.g. a size no model of the collective accepts) is
+//! skipped. Both are counted in [`SweepStats`]. A machine with no model at all for a collective
+//! is an error when the sweep is built ([`Sweep::new`]).
+//!
+//! ```
+//! use modelopt_model::{machine, Collective};
+//! use modelopt_optimizer::sweep::Sweep;
+//! let phi = machine::load("xeon-phi").unwrap();
+//! let sweep = Sweep::new(vec![&phi], vec![Collective::Barrier], vec![2, 16, 60]).unwrap();
+//! let rows: Vec<_> = sweep.rows().collect();
+//! assert_eq!(rows.len(), 3); // one barrier algorithm, three thread counts
+//! assert!(rows.iter().all(|r| r.winner));
+//! assert_eq!(rows[2].params.to_string(), "m=4 r=3"); // seed 000, Table B.2
+//! ```
+
+use crate::objective::Objective;
+use crate::report::round3;
+use crate::search::SearchOptions;
+use crate::tuner::{tune, TuneError};
+use modelopt_model::{BufferStates, Collective, Machine, Metric, Params, Request};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// One algorithm at one point of a sweep, with its best parameters.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    /// Machine name.
+    pub machine: String,
+    /// Collective.
+    pub collective: Collective,
+    /// Initial buffer states (cache-coherent machines), as written on the command line.
+    #[serde(serialize_with = "display")]
+    pub state: BufferStates,
+    /// Thread count.
+    pub threads: u32,
+    /// Message size in bytes (0: one small item).
+    pub size_bytes: u64,
+    /// Algorithm name.
+    pub algorithm: String,
+    /// Its best parameters for this point.
+    pub params: Params,
+    /// Best-case latency of those parameters, ns (rounded to 1e-3).
+    pub t_min_ns: f64,
+    /// Worst-case latency, ns (rounded to 1e-3).
+    pub t_max_ns: f64,
+    /// Throughput in bytes/s, where the model gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throughput_bytes_per_s: Option<f64>,
+    /// Score under the objective (lower is better; ns, or ns per byte for throughput).
+    pub score: f64,
+    /// Whether this is the best algorithm at this point (among the algorithms swept).
+    pub winner: bool,
+}
+
+fn display<T: std::fmt::Display, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(v)
+}
+
+/// Why a sweep cannot be run.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SweepError {
+    /// A dimension of the sweep is empty.
+    #[error("the sweep has no {0} to evaluate")]
+    Empty(&'static str),
+    /// A machine has no algorithm for a collective, or none of the requested names.
+    #[error(transparent)]
+    NoAlgorithm(#[from] TuneError),
+    /// A thread count or size no model accepts.
+    #[error("{0}")]
+    Request(String),
+}
+
+/// Counters of a sweep run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct SweepStats {
+    /// Points tuned so far (including the skipped ones).
+    pub points: u64,
+    /// Rows produced.
+    pub rows: u64,
+    /// Points skipped because the thread count is above the machine's hardware limit.
+    pub beyond_machine: u64,
+    /// Points skipped because no algorithm applies to them.
+    pub not_applicable: u64,
+}
+
+/// A sweep: the dimensions to cross and how to tune each point.
+#[derive(Debug, Clone)]
+pub struct Sweep<'m> {
+    /// Machines, in output order.
+    pub machines: Vec<&'m Machine>,
+    /// Collectives.
+    pub collectives: Vec<Collective>,
+    /// Algorithm names to keep (empty: every algorithm). A name applies to the machines and
+    /// collectives that have it; every name must exist for at least one of them.
+    pub algorithms: Vec<String>,
+    /// Buffer states.
+    pub states: Vec<BufferStates>,
+    /// Message sizes in bytes.
+    pub sizes: Vec<u64>,
+    /// Thread counts.
+    pub threads: Vec<u32>,
+    /// Metric of every request.
+    pub metric: Metric,
+    /// Search options (objective, space shape, fixed parameters); `top` is forced to 1.
+    pub search: SearchOptions,
+    /// Tune thread counts above a machine's `max_threads` too (the model extrapolates).
+    pub extrapolate: bool,
+    /// Points tuned in parallel per chunk (at least 1).
+    pub chunk: usize,
+}
+
+impl<'m> Sweep<'m> {
+    /// A latency sweep of `machines` × `collectives` × `threads`, one small item, buffers in E,
+    /// objective min, after checking that every machine models every collective.
+    pub fn new(
+        machines: Vec<&'m Machine>,
+        collectives: Vec<Collective>,
+        threads: Vec<u32>,
+    ) -> Result<Self, SweepError> {
+        let sweep = Sweep {
+            machines,
+            collectives,
+            algorithms: Vec::new(),
+            states: vec![BufferStates::default()],
+            sizes: vec![0],
+            threads,
+            metric: Metric::Latency,
+            search: SearchOptions::new(Objective::Min, 1),
+            extrapolate: false,
+            chunk: default_chunk(),
+        };
+        sweep.check()?;
+        Ok(sweep)
+    }
+
+    /// Check the sweep: no empty dimension, valid thread counts and sizes, every (machine,
+    /// collective) pair modelled, every algorithm name known.
+    pub fn check(&self) -> Result<(), SweepError> {
+        for (name, empty) in [
+            ("machine", self.machines.is_empty()),
+            ("collective", self.collectives.is_empty()),
+            ("buffer state", self.states.is_empty()),
+            ("message size", self.sizes.is_empty()),
+            ("thread count", self.threads.is_empty()),
+        ] {
+            if empty {
+                return Err(SweepError::Empty(name));
+            }
+        }
+        for &t in &self.threads {
+            Request::new(Collective::Barrier, t).map_err(|e| SweepError::Request(e.to_string()))?;
+        }
+        for &s in &self.sizes {
+            Request::new(Collective::Barrier, 2)
+                .and_then(|r| r.with_size(s))
+                .map_err(|e| SweepError::Request(e.to_string()))?;
+        }
+        let mut known = vec![false; self.algorithms.len()];
+        for machine in &self.machines {
+            for &collective in &self.collectives {
+                let algorithms = machine.algorithms_for(collective);
+                if algorithms.is_empty() {
+                    let models: Vec<String> = machine
+                        .collectives()
+                        .iter()
+                        .map(|c| c.to_string())
+                        .collect();
+                    return Err(TuneError::NoAlgorithm(format!(
+                        "{} has no model for {collective} (it models: {})",
+                        machine.name,
+                        models.join(", ")
+                    ))
+                    .into());
+                }
+                for (i, name) in self.algorithms.iter().enumerate() {
+                    known[i] |= algorithms.iter().any(|a| a.name() == name);
+                }
+            }
+        }
+        if let Some(i) = known.iter().position(|k| !k) {
+            let mut names: Vec<&str> = Vec::new();
+            for machine in &self.machines {
+                for &collective in &self.collectives {
+                    for a in machine.algorithms_for(collective) {
+                        if !names.contains(&a.name()) {
+                            names.push(a.name());
+                        }
+                    }
+                }
+            }
+            return Err(TuneError::NoAlgorithm(format!(
+                "no swept machine has an algorithm named `{}` for {} (they have: {})",
+                self.algorithms[i],
+                self.collectives
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                names.join(", ")
+            ))
+            .into());
+        }
+        Ok(())
+    }
+
+    /// Number of points (machine, collective, state, size, threads), skipped ones included.
+    pub fn points(&self) -> u64 {
+        [
+            self.machines.len(),
+            self.collectives.len(),
+            self.states.len(),
+            self.sizes.len(),
+            self.threads.len(),
+        ]
+        .iter()
+        .map(|&n| n as u64)
+        .product()
+    }
+
+    /// The rows, streamed chunk by chunk (see the module docs).
+    pub fn rows(&self) -> Rows<'_, 'm> {
+        Rows {
+            sweep: self,
+            next_point: 0,
+            total: self.points(),
+            buffer: VecDeque::new(),
+            stats: SweepStats::default(),
+        }
+    }
+
+    /// Call `on_row` for every row in order; stop early when it returns `Err`.
+    pub fn for_each<E>(
+        &self,
+        mut on_row: impl FnMut(Row) -> Result<(), E>,
+    ) -> Result<SweepStats, E> {
+        let mut rows = self.rows();
+        for row in rows.by_ref() {
+            on_row(row)?;
+        }
+        Ok(rows.stats())
+    }
+
+    fn point(&self, index: u64) -> Point<'m> {
+        let mut i = index;
+        let mut take = |n: usize| {
+            let n = n as u64;
+            let v = (i % n) as usize;
+            i /= n;
+            v
+        };
+        let threads = self.threads[take(self.threads.len())];
+        let size = self.sizes[take(self.sizes.len())];
+        let state = self.states[take(self.states.len())];
+        let collective = self.collectives[take(self.collectives.len())];
+        let machine = self.machines[take(self.machines.len())];
+        Point {
+            machine,
+            collective,
+            state,
+            size,
+            threads,
+        }
+    }
+
+    fn evaluate(&self, p: &Point<'m>) -> Outcome {
+        if p.threads > p.machine.max_threads && !self.extrapolate {
+            return Outcome::BeyondMachine;
+        }
+        let Ok(request) = Request::new(p.collective, p.threads)
+            .and_then(|r| r.with_size(p.size))
+            .map(|r| r.with_state(p.state).with_metric(self.metric))
+        else {
+            return Outcome::NotApplicable;
+        };
+        let options = SearchOptions {
+            top: 1,
+            ..self.search.clone()
+        };
+        let names: Vec<&str> = p
+            .machine
+            .algorithms_for(p.collective)
+            .iter()
+            .map(|a| a.name())
+            .filter(|n| self.algorithms.is_empty() || self.algorithms.iter().any(|s| s == n))
+            .collect();
+        if names.is_empty() {
+            return Outcome::NotApplicable;
+        }
+        // With one algorithm, tune only it; otherwise tune all and keep the selected ones, so the
+        // winner follows the tuner's total order.
+        let only = match names.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        };
+        let Ok(tuning) = tune(p.machine, &request, &options, only) else {
+            return Outcome::NotApplicable;
+        };
+        let winner = tuning
+            .ranking
+            .iter()
+            .find(|c| names.contains(&c.algorithm.as_str()))
+            .map(|c| c.algorithm.clone());
+        let Some(winner) = winner else {
+            return Outcome::NotApplicable;
+        };
+        let rows = tuning
+            .algorithms
+            .iter()
+            .filter(|a| names.contains(&a.algorithm.as_str()))
+            .filter_map(|a| {
+                let best = a.best.first()?;
+                Some(Row {
+                    machine: p.machine.name.clone(),
+                    collective: p.collective,
+                    state: p.state,
+                    threads: p.threads,
+                    size_bytes: p.size,
+                    algorithm: a.algorithm.clone(),
+                    params: best.params.clone(),
+                    t_min_ns: round3(best.cost.min_ns),
+                    t_max_ns: round3(best.cost.max_ns),
+                    throughput_bytes_per_s: best.cost.throughput_bytes_per_s.map(round3),
+                    score: best.score,
+                    winner: a.algorithm == winner,
+                })
+            })
+            .collect();
+        Outcome::Rows(rows)
+    }
+}
+
+fn default_chunk() -> usize {
+    (rayon::current_num_threads() * 16).max(16)
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Point<'m> {
+    machine: &'m Machine,
+    collective: Collective,
+    state: BufferStates,
+    size: u64,
+    threads: u32,
+}
+
+enum Outcome {
+    Rows(Vec<Row>),
+    BeyondMachine,
+    NotApplicable,
+}
+
+/// The rows of a sweep, in order; tuned one chunk of points at a time.
+#[derive(Debug)]
+pub struct Rows<'s, 'm> {
+    sweep: &'s Sweep<'m>,
+    next_point: u64,
+    total: u64,
+    buffer: VecDeque<Row>,
+    stats: SweepStats,
+}
+
+impl Rows<'_, '_> {
+    /// Points tuned so far and in all, for progress reports.
+    pub fn progress(&self) -> (u64, u64) {
+        (self.next_point, self.total)
+    }
+
+    /// Counters so far (final once the iterator is exhausted).
+    pub fn stats(&self) -> SweepStats {
+        self.stats
+    }
+
+    fn fill(&mut self) {
+        while self.buffer.is_empty() && self.next_point < self.total {
+            let end = (self.next_point + self.sweep.chunk.max(1) as u64).min(self.total);
+            let sweep = self.sweep;
+            let outcomes: Vec<Outcome> = (self.next_point..end)
+                .into_par_iter()
+                .map(|i| sweep.evaluate(&sweep.point(i)))
+                .collect();
+            self.stats.points += end - self.next_point;
+            self.next_point = end;
+            for outcome in outcomes {
+                match outcome {
+                    Outcome::Rows(rows) => {
+                        self.stats.rows += rows.len() as u64;
+                        self.buffer.extend(rows);
+                    }
+                    Outcome::BeyondMachine => self.stats.beyond_machine += 1,
+                    Outcome::NotApplicable => self.stats.not_applicable += 1,
+                }
+            }
+        }
+    }
+}
+
+impl Iterator for Rows<'_, '_> {
+    type Item = Row;
+
+    fn next(&mut self) -> Option<Row> {
+        if self.buffer.is_empty() {
+            self.fill();
+        }
+        self.buffer.pop_front()
+    }
+}
+
+/// Sizes from `lo` to `hi` bytes in powers of two: `lo`, `2·lo`, `4·lo`, ... and `hi` itself
+/// (a log-scale axis). A `lo` of 0 contributes the single point 0 (one small item) and the
+/// doubling then starts at 1 byte.
+pub fn log_sizes(lo: u64, hi: u64) -> Vec<u64> {
+    let mut sizes = Vec::new();
+    if lo > hi {
+        return sizes;
+    }
+    let mut s = lo;
+    if s == 0 {
+        sizes.push(0);
+        s = 1;
+    }
+    while s < hi {
+        sizes.push(s);
+        s = s.saturating_mul(2);
+    }
+    if hi > 0 || sizes.is_empty() {
+        sizes.push(hi);
+    }
+    sizes.dedup();
+    sizes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_sizes_cover_both_ends() {
+        assert_eq!(log_sizes(32, 256), vec![32, 64, 128, 256]);
+        assert_eq!(log_sizes(32, 100), vec![32, 64, 100]);
+        assert_eq!(log_sizes(0, 4), vec![0, 1, 2, 4]);
+        assert_eq!(log_sizes(0, 0), vec![0]);
+        assert_eq!(log_sizes(7, 7), vec![7]);
+        assert!(log_sizes(8, 4).is_empty());
+        assert_eq!(log_sizes(32, 1 << 20).len(), 16);
+    }
+}
