@@ -42,6 +42,8 @@ pub enum Command {
     /// Design-space explorer: `sweep`, `compare`, `sensitivity`.
     #[command(flatten)]
     Explore(crate::explore_cmd::ExploreCommand),
+    /// Build the CLa dependency graph of a `.cla` program on a tree: critical path, T_min, T_max.
+    Graph(crate::graph_cmd::GraphArgs),
 }
 
 /// Output formats of the tuning commands.
@@ -91,6 +93,12 @@ pub struct TuneArgs {
     /// Rounds rule of the dissemination barrier: paper (r = ceil(log_m n)) or exact.
     #[arg(long, default_value = "paper")]
     pub rounds: RoundsRule,
+    /// Root thread of rooted-tree algorithms (cla-tree).
+    #[arg(long)]
+    pub root: Option<u32>,
+    /// Rooted-tree search (cla-tree): auto, exhaustive or dp.
+    #[arg(long = "search", default_value = "auto")]
+    pub tree_search: modelopt_model::TreeSearch,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,

@@ -255,7 +255,11 @@ fn search_options(
     SearchOptions {
         objective,
         top: 1,
-        space: SpaceOptions { ordering, rounds },
+        space: SpaceOptions {
+            ordering,
+            rounds,
+            ..SpaceOptions::default()
+        },
         fixed: fix.to_vec(),
     }
 }

@@ -5,6 +5,7 @@
 
 mod args;
 mod explore_cmd;
+mod graph_cmd;
 mod machines_cmd;
 mod paper;
 mod tables;
@@ -28,6 +29,7 @@ fn run(cli: &Cli) -> anyhow::Result<String> {
         Command::Tables(a) => tables::run(a),
         Command::Machines(a) => machines_cmd::run(a),
         Command::Explore(c) => explore_cmd::run(c),
+        Command::Graph(a) => graph_cmd::render(a),
     }
 }
 

@@ -77,6 +77,7 @@ pub fn compute(args: &TablesArgs, machine: &Machine) -> anyhow::Result<Vec<Table
         space: SpaceOptions {
             ordering: args.ordering,
             rounds: args.rounds,
+            ..SpaceOptions::default()
         },
         fixed: Vec::new(),
     };

@@ -23,6 +23,8 @@ pub fn run(collective: Collective, args: &TuneArgs) -> anyhow::Result<String> {
         space: SpaceOptions {
             ordering: args.ordering,
             rounds: args.rounds,
+            root: args.root,
+            tree_search: args.tree_search,
         },
         fixed: args.fix.clone(),
     };

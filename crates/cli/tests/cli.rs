@@ -624,3 +624,193 @@ fn explorer_bad_input() {
         "--samples",
     );
 }
+
+fn model_file(name: &str) -> String {
+    format!("{}/../../models/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn graph_of_figure_2_and_its_dot_file() {
+    // docs/cla.md works Figure 2 (binary tree 0(1(3),2) on one socket) out by hand:
+    // T_min = 461.9 ns on the critical path root copy → 1 → 3 → acks back to the root.
+    let bcast = model_file("one-line-bcast.cla");
+    let text = stdout_of(&[
+        "graph",
+        &bcast,
+        "--machine",
+        "sandy-bridge-e5-2660",
+        "--tree",
+        "0(1(3),2)",
+    ]);
+    assert!(text.contains("461.900"), "{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let dot = dir.path().join("fig2.dot");
+    let json = stdout_of(&[
+        "graph",
+        &bcast,
+        "--machine",
+        "sandy-bridge-e5-2660",
+        "--tree",
+        "0(1(3),2)",
+        "--format",
+        "json",
+        "--dot",
+        dot.to_str().unwrap(),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(v.is_object());
+    assert!(std::fs::read_to_string(&dot)
+        .unwrap()
+        .starts_with("digraph"));
+}
+
+#[test]
+fn cla_tree_broadcast_over_all_rooted_trees() {
+    let json = stdout_of(&[
+        "bcast",
+        "--machine",
+        "sandy-bridge-e5-2660",
+        "--threads",
+        "12",
+        "--algorithm",
+        "cla-tree",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["algorithm"], "cla-tree");
+    assert_eq!(v["params"]["parent"].as_array().unwrap().len(), 12);
+    assert_eq!(v["params"]["parent"][0], -1);
+    assert!(v["params"]["tree"].as_str().unwrap().starts_with("0("));
+    assert_eq!(v["params"]["socket"].as_array().unwrap().len(), 12);
+    // Exhaustive search and the dynamic program agree on the optimal cost.
+    let dp = stdout_of(&[
+        "bcast",
+        "--machine",
+        "sandy-bridge-e5-2660",
+        "--threads",
+        "12",
+        "--algorithm",
+        "cla-tree",
+        "--format",
+        "json",
+        "--search",
+        "dp",
+    ]);
+    let exhaustive = stdout_of(&[
+        "bcast",
+        "--machine",
+        "sandy-bridge-e5-2660",
+        "--threads",
+        "12",
+        "--algorithm",
+        "cla-tree",
+        "--format",
+        "json",
+        "--search",
+        "exhaustive",
+    ]);
+    let (a, b): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_str(&dp).unwrap(),
+        serde_json::from_str(&exhaustive).unwrap(),
+    );
+    assert_eq!(a["t_min_ns"], b["t_min_ns"]);
+    let rooted = stdout_of(&[
+        "bcast",
+        "--machine",
+        "sandy-bridge-e5-2660",
+        "--threads",
+        "6",
+        "--algorithm",
+        "cla-tree",
+        "--format",
+        "json",
+        "--root",
+        "3",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&rooted).unwrap();
+    assert_eq!(v["params"]["parent"][3], -1, "{rooted}");
+}
+
+#[test]
+fn graph_bad_input() {
+    let bcast = model_file("one-line-bcast.cla");
+    fails_with(
+        &[
+            "graph",
+            &bcast,
+            "-m",
+            "sandy-bridge-e5-2660",
+            "--tree",
+            "0(1(3),2",
+        ],
+        "tree",
+    );
+    fails_with(
+        &[
+            "graph",
+            &bcast,
+            "-m",
+            "sandy-bridge-e5-2660",
+            "--tree",
+            "0(1,1)",
+        ],
+        "tree",
+    );
+    fails_with(
+        &[
+            "graph",
+            &bcast,
+            "-m",
+            "sandy-bridge-e5-2660",
+            "--tree",
+            "0(1,2)",
+            "--threads",
+            "4",
+        ],
+        "4",
+    );
+    fails_with(
+        &[
+            "graph",
+            "no/such.cla",
+            "-m",
+            "sandy-bridge-e5-2660",
+            "--tree",
+            "0(1)",
+        ],
+        "no/such.cla",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.cla");
+    std::fs::write(
+        &bad,
+        "cla broken\nline note[t] memory thread=t\nrole root\n  frobnicate note[me]\n",
+    )
+    .unwrap();
+    fails_with(
+        &[
+            "graph",
+            bad.to_str().unwrap(),
+            "-m",
+            "sandy-bridge-e5-2660",
+            "--tree",
+            "0(1)",
+        ],
+        ":4:",
+    );
+    fails_with(
+        &[
+            "bcast",
+            "-m",
+            "sandy-bridge-e5-2660",
+            "-n",
+            "6",
+            "--algorithm",
+            "cla-tree",
+            "--root",
+            "9",
+        ],
+        "root",
+    );
+}

@@ -105,6 +105,33 @@ pub fn ceil_log(base: u64, n: u64) -> u32 {
     r
 }
 
+/// How the optimizer searches the rooted trees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TreeSearch {
+    /// Exhaustive when the space is small enough, the dynamic program otherwise (default).
+    #[default]
+    Auto,
+    /// Every rooted tree (Beyer–Hedetniemi level sequences), each with its best placement.
+    Exhaustive,
+    /// The exact dynamic program over Eq. (2).
+    Dp,
+}
+
+impl std::str::FromStr for TreeSearch {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "auto" => Ok(TreeSearch::Auto),
+            "exhaustive" => Ok(TreeSearch::Exhaustive),
+            "dp" => Ok(TreeSearch::Dp),
+            _ => Err(format!(
+                "unknown tree search `{s}` (expected auto, exhaustive or dp)"
+            )),
+        }
+    }
+}
+
 /// Options that shape the search spaces an algorithm offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct SpaceOptions {
@@ -112,6 +139,10 @@ pub struct SpaceOptions {
     pub ordering: DegreeOrdering,
     /// Rounds rule of dissemination barriers.
     pub rounds: RoundsRule,
+    /// The thread at the root of rooted-tree spaces (default: the algorithm's, thread 0).
+    pub root: Option<u32>,
+    /// How rooted-tree spaces are searched.
+    pub tree_search: TreeSearch,
 }
 
 /// An inclusive range of one named integer parameter.
@@ -160,6 +191,10 @@ pub enum Space {
     /// The product of integer ranges, enumerated as [`Params::Named`]. Combinations an
     /// algorithm cannot run are rejected by its [`Algorithm::cost`] and skipped.
     Grid(Vec<IntRange>),
+    /// Every rooted tree on `threads` nodes with every socket placement of its nodes (seed 001
+    /// §4, Eq. 2), enumerated as [`Params::RootedTree`] by the optimizer's `rooted_trees` module
+    /// (exhaustively, or by the exact dynamic program for large n).
+    RootedTrees(crate::ccnuma::bcast::RootedTreeSpace),
 }
 
 /// One term of a cost breakdown, for explaining a prediction.

@@ -28,6 +28,7 @@
 
 pub mod algorithm;
 pub mod cache_coherent;
+pub mod ccnuma;
 pub mod cell;
 pub mod error;
 pub mod ksr1;
@@ -37,7 +38,9 @@ pub mod request;
 pub mod scc;
 pub mod spec;
 
-pub use algorithm::{Algorithm, DegreeOrdering, IntRange, RoundsRule, Space, SpaceOptions, Term};
+pub use algorithm::{
+    Algorithm, DegreeOrdering, IntRange, RoundsRule, Space, SpaceOptions, Term, TreeSearch,
+};
 pub use error::{ModelError, SpecError};
 pub use machine::Machine;
 pub use request::{BufferStates, Collective, Cost, LineState, Metric, Params, Request};

@@ -30,6 +30,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         "cell-cluster",
         include_str!("../../../machines/cell-cluster.toml"),
     ),
+    (
+        "sandy-bridge-e5-2660",
+        include_str!("../../../machines/sandy-bridge-e5-2660.toml"),
+    ),
     ("ksr1", include_str!("../../../machines/ksr1.toml")),
     ("scc", include_str!("../../../machines/scc.toml")),
 ];
@@ -146,11 +150,12 @@ pub fn from_text(origin: &str, text: &str) -> Result<Machine, SpecError> {
     let header: SpecHeader = ctx.parse()?;
     let loaded = match header.family.as_str() {
         "cache-coherent" => crate::cache_coherent::load(&ctx)?,
+        "ccnuma" => crate::ccnuma::load(&ctx)?,
         "cell" => crate::cell::load(&ctx)?,
         "ksr1" => crate::ksr1::load(&ctx)?,
         "scc" => crate::scc::load(&ctx)?,
         other => {
-            let known = "cache-coherent, cell, ksr1, scc";
+            let known = "cache-coherent, ccnuma, cell, ksr1, scc";
             return Err(ctx.error(
                 "family",
                 format!("unknown model family `{other}` (expected one of: {known})"),

@@ -329,6 +329,15 @@ pub enum Params {
     },
     /// Named integer parameters (e.g. `k` of OC-BCAST, `x` and `y` of hybrid algorithms).
     Named(BTreeMap<String, i64>),
+    /// A rooted tree of threads with the socket each thread runs on (seed 001 §4). Serialized as
+    /// `{"parent": [-1, 0, 0, 1], "tree": "0(1(3),2)", "socket": [0, 0, 0, 0]}`: the parent array
+    /// (−1 for the root), the nested form `--tree` reads, and the socket of every thread.
+    RootedTree {
+        /// Parent of each thread (`None` for the root).
+        parents: Vec<Option<u32>>,
+        /// Socket of each thread.
+        sockets: Vec<u32>,
+    },
 }
 
 impl Params {
@@ -364,6 +373,7 @@ impl Params {
                 .collect(),
             Params::Dissemination { .. } => vec!["degree".into(), "rounds".into()],
             Params::Named(map) => map.keys().cloned().collect(),
+            Params::RootedTree { .. } => vec![],
         }
     }
 }
@@ -380,6 +390,14 @@ impl fmt::Display for Params {
             Params::Named(map) => {
                 let parts: Vec<String> = map.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 f.write_str(&parts.join(" "))
+            }
+            Params::RootedTree { parents, sockets } => {
+                match crate::ccnuma::tree::RootedTree::from_parents(parents) {
+                    Ok(tree) => write!(f, "tree={tree}")?,
+                    Err(_) => write!(f, "tree=(invalid) parents={parents:?}")?,
+                }
+                let s: Vec<String> = sockets.iter().map(u32::to_string).collect();
+                write!(f, " sockets={}", s.join(","))
             }
         }
     }
@@ -403,6 +421,14 @@ impl Serialize for Params {
                 for (k, v) in named {
                     map.serialize_entry(k, v)?;
                 }
+            }
+            Params::RootedTree { parents, sockets } => {
+                let signed: Vec<i64> = parents.iter().map(|p| p.map_or(-1, i64::from)).collect();
+                map.serialize_entry("parent", &signed)?;
+                if let Ok(tree) = crate::ccnuma::tree::RootedTree::from_parents(parents) {
+                    map.serialize_entry("tree", &tree.nested())?;
+                }
+                map.serialize_entry("socket", sockets)?;
             }
         }
         map.end()

@@ -30,7 +30,9 @@
 #![forbid(unsafe_code)]
 
 pub mod objective;
+pub mod placement;
 pub mod report;
+pub mod rooted_trees;
 pub mod search;
 pub mod sensitivity;
 pub mod space;

@@ -236,6 +236,9 @@ pub fn rank(
                     TopK::merge,
                 )
         }
+        Space::RootedTrees(trees) => {
+            return crate::rooted_trees::rank_rooted_trees(algorithm, request, options, trees);
+        }
         other => {
             let candidates = enumerate(other).ok_or_else(|| {
                 ModelError::Unsupported(format!(
@@ -319,6 +322,10 @@ pub fn rank_naive(
     options: &SearchOptions,
 ) -> Result<Ranked, ModelError> {
     let space = algorithm.space(request, &options.space)?;
+    if let Space::RootedTrees(trees) = &space {
+        // The rooted-tree search is exact (exhaustive or dynamic program) by itself.
+        return crate::rooted_trees::rank_rooted_trees(algorithm, request, options, trees);
+    }
     let candidates = enumerate(&space).ok_or_else(|| {
         ModelError::Unsupported(format!(
             "the optimizer cannot enumerate the space of `{}`",

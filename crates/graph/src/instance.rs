@@ -1,0 +1,585 @@
+//! A program instantiated for one tree on one machine: concrete threads, concrete lines, and the
+//! operation sequence of every thread.
+
+use crate::error::GraphError;
+use crate::program::*;
+use modelopt_model::ccnuma::tree::RootedTree;
+use modelopt_model::ccnuma::Place;
+use std::collections::BTreeMap;
+
+/// Index of a concrete line.
+pub type LineId = usize;
+
+/// Where a concrete line starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LineStart {
+    /// In memory homed on this socket.
+    Memory {
+        /// Home socket.
+        home: u32,
+    },
+    /// Exclusive in this thread's cache.
+    Cache {
+        /// Owner thread.
+        thread: u32,
+    },
+}
+
+/// A concrete line.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LineInfo {
+    /// Its name, e.g. `ack[0,1]`.
+    pub name: String,
+    /// Initial location.
+    pub start: LineStart,
+}
+
+/// A thread of the instance.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ThreadInfo {
+    /// Thread id (tree node).
+    pub id: u32,
+    /// Role in the tree.
+    pub role: Role,
+    /// Where it runs.
+    #[serde(serialize_with = "ser_place")]
+    pub place: Place,
+    /// Parent thread.
+    pub parent: Option<u32>,
+    /// Children threads.
+    pub children: Vec<u32>,
+}
+
+fn ser_place<S: serde::Serializer>(p: &Place, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(3))?;
+    m.serialize_entry("socket", &p.socket)?;
+    m.serialize_entry("core", &p.core)?;
+    m.serialize_entry("hw", &p.hw)?;
+    m.end()
+}
+
+/// A concrete operation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InstKind {
+    /// Copy `lines` lines from `src` (one block, or one line each when several) into `dst`.
+    Copy {
+        /// Source lines.
+        src: Vec<LineId>,
+        /// Destination line (block).
+        dst: LineId,
+        /// N.
+        lines: u32,
+    },
+    /// Poll until the comparison holds.
+    Wait {
+        /// Line.
+        line: LineId,
+        /// Comparison.
+        cmp: Cmp,
+        /// Value.
+        value: i64,
+    },
+    /// Set the flag word.
+    Write {
+        /// Line.
+        line: LineId,
+        /// Value.
+        value: i64,
+    },
+    /// Add to the flag word.
+    Add {
+        /// Line.
+        line: LineId,
+        /// Increment.
+        value: i64,
+    },
+}
+
+impl InstKind {
+    /// Lines read (copy sources, polled and added lines).
+    pub fn reads(&self) -> Vec<LineId> {
+        match self {
+            InstKind::Copy { src, .. } => src.clone(),
+            InstKind::Wait { line, .. } | InstKind::Add { line, .. } => vec![*line],
+            InstKind::Write { .. } => vec![],
+        }
+    }
+
+    /// The line written, if any.
+    pub fn writes(&self) -> Option<LineId> {
+        match self {
+            InstKind::Copy { dst, .. } => Some(*dst),
+            InstKind::Write { line, .. } | InstKind::Add { line, .. } => Some(*line),
+            InstKind::Wait { .. } => None,
+        }
+    }
+
+    /// Every line touched.
+    pub fn touches(&self, line: LineId) -> bool {
+        self.reads().contains(&line) || self.writes() == Some(line)
+    }
+}
+
+/// One operation of one thread.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InstOp {
+    /// What it does.
+    pub kind: InstKind,
+    /// The op with concrete line names, e.g. `wait note[0] == 1`.
+    pub text: String,
+    /// Where it is written in the program.
+    pub pos: Pos,
+}
+
+/// A program instantiated for a tree and a placement.
+#[derive(Debug, Clone)]
+pub struct Instance {
+    /// Program name.
+    pub program: String,
+    /// Program origin (file).
+    pub origin: String,
+    /// Threads, by id.
+    pub threads: Vec<ThreadInfo>,
+    /// Concrete lines.
+    pub lines: Vec<LineInfo>,
+    /// Operations of every thread.
+    pub ops: Vec<Vec<InstOp>>,
+}
+
+struct Ctx<'a> {
+    tree: &'a RootedTree,
+    places: &'a [Place],
+    me: u32,
+    vars: Vec<(String, i64)>,
+}
+
+impl Ctx<'_> {
+    fn eval(&self, e: &Expr) -> Result<i64, String> {
+        let n = self.tree.len() as i64;
+        Ok(match e {
+            Expr::Int(i) => *i,
+            Expr::Me => self.me.into(),
+            Expr::Parent => {
+                self.tree.parent(self.me).map(i64::from).ok_or_else(|| {
+                    format!("`parent` is undefined: thread {} is the root", self.me)
+                })?
+            }
+            Expr::Socket => self.places[self.me as usize].socket.into(),
+            Expr::NChildren => self.tree.children(self.me).len() as i64,
+            Expr::NThreads => n,
+            Expr::Rank => {
+                let p = self.tree.parent(self.me).ok_or_else(|| {
+                    format!("`rank` is undefined: thread {} is the root", self.me)
+                })?;
+                self.tree
+                    .children(p)
+                    .iter()
+                    .position(|&c| c == self.me)
+                    .unwrap_or(0) as i64
+            }
+            Expr::Var(v) => self
+                .vars
+                .iter()
+                .rev()
+                .find(|(name, _)| name == v)
+                .map(|(_, value)| *value)
+                .ok_or_else(|| format!("unbound name `{v}`"))?,
+            Expr::Call(Func::ChildrenOn, arg) => {
+                let s = self.eval(arg)?;
+                self.tree
+                    .children(self.me)
+                    .iter()
+                    .filter(|&&c| i64::from(self.places[c as usize].socket) == s)
+                    .count() as i64
+            }
+            Expr::Call(Func::SocketOf, arg) => {
+                let t = self.eval(arg)?;
+                if t < 0 || t >= n {
+                    return Err(format!("socket_of({t}): no such thread (0..{n})"));
+                }
+                self.places[t as usize].socket.into()
+            }
+            Expr::Neg(a) => self
+                .eval(a)?
+                .checked_neg()
+                .ok_or_else(|| "integer overflow".to_string())?,
+            Expr::Bin(op, a, b) => {
+                let (x, y) = (self.eval(a)?, self.eval(b)?);
+                let r = match op {
+                    BinOp::Add => x.checked_add(y),
+                    BinOp::Sub => x.checked_sub(y),
+                    BinOp::Mul => x.checked_mul(y),
+                    BinOp::Div | BinOp::Rem if y == 0 => {
+                        return Err(format!("division by zero in `{e}`"))
+                    }
+                    BinOp::Div => x.checked_div(y),
+                    BinOp::Rem => x.checked_rem(y),
+                };
+                r.ok_or_else(|| format!("integer overflow in `{e}`"))?
+            }
+        })
+    }
+}
+
+enum Pending {
+    Done(InstKind),
+    /// A copy whose source has a `*`: resolved once every other line exists.
+    CopyAll {
+        family: usize,
+        pattern: Vec<Option<i64>>,
+        dst: LineId,
+        lines: Option<i64>,
+    },
+}
+
+#[derive(Default)]
+struct Lines {
+    by_key: BTreeMap<(usize, Vec<i64>), LineId>,
+    info: Vec<LineInfo>,
+}
+
+/// Instantiate `program` for `tree` with thread i at `places[i]`.
+pub fn instantiate(
+    program: &Program,
+    tree: &RootedTree,
+    places: &[Place],
+) -> Result<Instance, GraphError> {
+    let n = tree.len();
+    if places.len() != n {
+        return Err(GraphError::Threads(format!(
+            "the tree has {n} nodes but {} thread places were given",
+            places.len()
+        )));
+    }
+    let threads: Vec<ThreadInfo> = (0..n as u32)
+        .map(|t| ThreadInfo {
+            id: t,
+            role: match (tree.parent(t), tree.children(t).is_empty()) {
+                (None, _) => Role::Root,
+                (Some(_), false) => Role::Inner,
+                (Some(_), true) => Role::Leaf,
+            },
+            place: places[t as usize],
+            parent: tree.parent(t),
+            children: tree.children(t).to_vec(),
+        })
+        .collect();
+    let mut lines = Lines::default();
+    let mut pending: Vec<Vec<(Pending, String, Pos)>> = Vec::with_capacity(n);
+    for info in &threads {
+        let mut ctx = Ctx {
+            tree,
+            places,
+            me: info.id,
+            vars: Vec::new(),
+        };
+        let mut out = Vec::new();
+        for block in program
+            .blocks
+            .iter()
+            .filter(|b| b.roles.contains(&info.role))
+        {
+            for op in &block.ops {
+                let fail = |message: String| GraphError::Eval {
+                    origin: program.origin.clone(),
+                    line: op.pos.line,
+                    column: op.pos.column,
+                    thread: info.id,
+                    message,
+                };
+                let values: Vec<Option<i64>> = match &op.each {
+                    None => vec![None],
+                    Some((_, set)) => match set {
+                        LoopSet::Children => tree
+                            .children(info.id)
+                            .iter()
+                            .map(|&c| Some(c.into()))
+                            .collect(),
+                        LoopSet::ChildSockets => {
+                            let mut s: Vec<i64> = tree
+                                .children(info.id)
+                                .iter()
+                                .map(|&c| places[c as usize].socket.into())
+                                .collect();
+                            s.sort_unstable();
+                            s.dedup();
+                            s.into_iter().map(Some).collect()
+                        }
+                        LoopSet::Range(a, b) => {
+                            let lo = ctx.eval(a).map_err(fail)?;
+                            let hi = ctx.eval(b).map_err(fail)?;
+                            if hi.saturating_sub(lo) > 1_000_000 {
+                                return Err(fail(format!("loop range {lo}..{hi} is too long")));
+                            }
+                            (lo..hi).map(Some).collect()
+                        }
+                    },
+                };
+                for value in values {
+                    if let (Some(v), Some((name, _))) = (value, &op.each) {
+                        ctx.vars.push((name.clone(), v));
+                    }
+                    let item =
+                        instantiate_op(program, &ctx, op, &mut lines, places).map_err(fail)?;
+                    if value.is_some() {
+                        ctx.vars.pop();
+                    }
+                    out.push((item.0, item.1, op.pos));
+                }
+            }
+        }
+        pending.push(out);
+    }
+    // Resolve `*` sources now that every line exists.
+    let mut ops = Vec::with_capacity(n);
+    for (t, list) in pending.into_iter().enumerate() {
+        let mut thread_ops = Vec::with_capacity(list.len());
+        for (p, text, pos) in list {
+            let kind = match p {
+                Pending::Done(kind) => kind,
+                Pending::CopyAll {
+                    family,
+                    pattern,
+                    dst,
+                    lines: count,
+                } => {
+                    let src: Vec<LineId> = lines
+                        .by_key
+                        .iter()
+                        .filter(|((f, idx), _)| {
+                            *f == family
+                                && idx.len() == pattern.len()
+                                && idx
+                                    .iter()
+                                    .zip(&pattern)
+                                    .all(|(i, p)| p.is_none_or(|p| p == *i))
+                        })
+                        .map(|(_, &id)| id)
+                        .collect();
+                    if src.is_empty() {
+                        return Err(GraphError::Eval {
+                            origin: program.origin.clone(),
+                            line: pos.line,
+                            column: pos.column,
+                            thread: t as u32,
+                            message: format!("`{text}`: the `*` matches no line"),
+                        });
+                    }
+                    let k = src.len() as u32;
+                    let lines = match count {
+                        None => k,
+                        Some(c) if c == i64::from(k) => k,
+                        Some(c) => {
+                            return Err(GraphError::Eval {
+                                origin: program.origin.clone(),
+                                line: pos.line,
+                                column: pos.column,
+                                thread: t as u32,
+                                message: format!(
+                                    "`{text}`: asks for {c} lines but `*` matches {k}"
+                                ),
+                            })
+                        }
+                    };
+                    InstKind::Copy { src, dst, lines }
+                }
+            };
+            thread_ops.push(InstOp { kind, text, pos });
+        }
+        ops.push(thread_ops);
+    }
+    Ok(Instance {
+        program: program.name.clone(),
+        origin: program.origin.clone(),
+        threads,
+        lines: lines.info,
+        ops,
+    })
+}
+
+fn intern(
+    program: &Program,
+    lines: &mut Lines,
+    family: usize,
+    idx: Vec<i64>,
+    tree: &RootedTree,
+    places: &[Place],
+) -> Result<LineId, String> {
+    if let Some(&id) = lines.by_key.get(&(family, idx.clone())) {
+        return Ok(id);
+    }
+    let fam = &program.lines[family];
+    let ctx = Ctx {
+        tree,
+        places,
+        me: 0,
+        vars: fam.vars.iter().cloned().zip(idx.iter().copied()).collect(),
+    };
+    let thread_of = |e: &Expr| -> Result<u32, String> {
+        let t = ctx.eval(e)?;
+        if t < 0 || t >= places.len() as i64 {
+            return Err(format!(
+                "line `{}{idx:?}`: thread {t} does not exist (0..{})",
+                fam.name,
+                places.len()
+            ));
+        }
+        Ok(t as u32)
+    };
+    let start = match &fam.initial {
+        Initial::MemoryOfThread(e) => LineStart::Memory {
+            home: places[thread_of(e)? as usize].socket,
+        },
+        Initial::MemoryOfSocket(e) => {
+            let s = ctx.eval(e)?;
+            let home = u32::try_from(s).map_err(|_| format!("socket {s} does not exist"))?;
+            LineStart::Memory { home }
+        }
+        Initial::CacheOfThread(e) => LineStart::Cache {
+            thread: thread_of(e)?,
+        },
+    };
+    let name = if idx.is_empty() {
+        fam.name.clone()
+    } else {
+        let parts: Vec<String> = idx.iter().map(i64::to_string).collect();
+        format!("{}[{}]", fam.name, parts.join(","))
+    };
+    let id = lines.info.len();
+    lines.info.push(LineInfo { name, start });
+    lines.by_key.insert((family, idx), id);
+    Ok(id)
+}
+
+fn resolve(
+    program: &Program,
+    ctx: &Ctx<'_>,
+    r: &LineRef,
+    lines: &mut Lines,
+    places: &[Place],
+) -> Result<LineId, String> {
+    let family = program
+        .lines
+        .iter()
+        .position(|l| l.name == r.family)
+        .ok_or_else(|| format!("unknown line family `{}`", r.family))?;
+    let mut idx = Vec::with_capacity(r.indices.len());
+    for i in &r.indices {
+        match i {
+            Index::At(e) => idx.push(ctx.eval(e)?),
+            Index::All => return Err("`*` outside a copy source".into()),
+        }
+    }
+    intern(program, lines, family, idx, ctx.tree, places)
+}
+
+fn instantiate_op(
+    program: &Program,
+    ctx: &Ctx<'_>,
+    op: &Op,
+    lines: &mut Lines,
+    places: &[Place],
+) -> Result<(Pending, String), String> {
+    let name = |lines: &Lines, id: LineId| lines.info[id].name.clone();
+    Ok(match &op.kind {
+        OpKind::Copy {
+            src,
+            dst,
+            lines: count,
+        } => {
+            let d = resolve(program, ctx, dst, lines, places)?;
+            let n = count.as_ref().map(|e| ctx.eval(e)).transpose()?;
+            if let Some(n) = n {
+                if !(1..=1_000_000).contains(&n) {
+                    return Err(format!("a copy moves 1 to 1000000 lines (got {n})"));
+                }
+            }
+            if src.indices.iter().any(|i| matches!(i, Index::All)) {
+                let family = program
+                    .lines
+                    .iter()
+                    .position(|l| l.name == src.family)
+                    .ok_or_else(|| format!("unknown line family `{}`", src.family))?;
+                let mut pattern = Vec::new();
+                let mut shown = Vec::new();
+                for i in &src.indices {
+                    match i {
+                        Index::At(e) => {
+                            let v = ctx.eval(e)?;
+                            pattern.push(Some(v));
+                            shown.push(v.to_string());
+                        }
+                        Index::All => {
+                            pattern.push(None);
+                            shown.push("*".into());
+                        }
+                    }
+                }
+                let text = format!(
+                    "copy {}[{}] -> {}",
+                    src.family,
+                    shown.join(","),
+                    name(lines, d)
+                );
+                (
+                    Pending::CopyAll {
+                        family,
+                        pattern,
+                        dst: d,
+                        lines: n,
+                    },
+                    text,
+                )
+            } else {
+                let s = resolve(program, ctx, src, lines, places)?;
+                let n = n.unwrap_or(1) as u32;
+                let mut text = format!("copy {} -> {}", name(lines, s), name(lines, d));
+                if n != 1 {
+                    text.push_str(&format!(" {n}"));
+                }
+                (
+                    Pending::Done(InstKind::Copy {
+                        src: vec![s],
+                        dst: d,
+                        lines: n,
+                    }),
+                    text,
+                )
+            }
+        }
+        OpKind::Wait { line, cmp, value } => {
+            let l = resolve(program, ctx, line, lines, places)?;
+            let v = ctx.eval(value)?;
+            let c = match cmp {
+                Cmp::Eq => "==",
+                Cmp::Ge => ">=",
+            };
+            (
+                Pending::Done(InstKind::Wait {
+                    line: l,
+                    cmp: *cmp,
+                    value: v,
+                }),
+                format!("wait {} {c} {v}", name(lines, l)),
+            )
+        }
+        OpKind::Write { line, value } => {
+            let l = resolve(program, ctx, line, lines, places)?;
+            let v = ctx.eval(value)?;
+            (
+                Pending::Done(InstKind::Write { line: l, value: v }),
+                format!("write {} {v}", name(lines, l)),
+            )
+        }
+        OpKind::Add { line, value } => {
+            let l = resolve(program, ctx, line, lines, places)?;
+            let v = ctx.eval(value)?;
+            (
+                Pending::Done(InstKind::Add { line: l, value: v }),
+                format!("add {} {v}", name(lines, l)),
+            )
+        }
+    })
+}

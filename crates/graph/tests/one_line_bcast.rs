@@ -1,0 +1,168 @@
+//! The one-line broadcast's CLa graph against the closed form of Eq. (2), and the worked
+//! examples of docs/cla.md §7.
+
+use modelopt_graph::{analyze, default_places, parse::parse, places_on_sockets, Program};
+use modelopt_model::ccnuma::{tree::RootedTree, Ccnuma};
+use modelopt_model::machine::{self, Machine};
+
+fn sandy() -> Machine {
+    machine::load("sandy-bridge-e5-2660").unwrap()
+}
+
+fn bcast() -> Program {
+    parse(
+        "models/one-line-bcast.cla",
+        include_str!("../../../models/one-line-bcast.cla"),
+    )
+    .unwrap()
+}
+
+/// Every recursive labelled tree on n nodes (parent of i below i): every shape appears.
+fn all_trees(n: usize) -> Vec<RootedTree> {
+    let mut out = Vec::new();
+    let mut parents = vec![0usize; n];
+    fn rec(i: usize, n: usize, parents: &mut Vec<usize>, out: &mut Vec<RootedTree>) {
+        if i == n {
+            let p: Vec<Option<u32>> = (0..n)
+                .map(|v| {
+                    if v == 0 {
+                        None
+                    } else {
+                        Some(parents[v] as u32)
+                    }
+                })
+                .collect();
+            out.push(RootedTree::from_parents(&p).unwrap());
+            return;
+        }
+        for p in 0..i {
+            parents[i] = p;
+            rec(i + 1, n, parents, out);
+        }
+    }
+    rec(1, n, &mut parents, &mut out);
+    out
+}
+
+#[test]
+fn figure_2_binary_tree_on_one_socket() {
+    // Tree 0(1(3),2) of seed 001 Figure 2, all four threads on socket 0 (R_L = 2.3, R_R = 35,
+    // R_I = 70 ns). Node costs by the rules (docs/cla.md §4, §7):
+    //   t0 S3 copy buf[0] -> note[0]: src in own cache R_L, dst first fetch from memory R_I = 72.3
+    //   t0 S4 write note[0]: rule 3 (same line as S3) = 0 (*)                      -> 72.3
+    //   t1 S1 wait note[0]: E2 from t0, rule 4 R_R = 35                             -> 107.3
+    //   t1 S2 copy note[0] -> buf[1]: src rule 3 *, dst own buffer R_L = 2.3        -> 109.6
+    //   t1 S3 copy buf[1] -> note[1]: src *, dst R_I = 70                           -> 179.6
+    //   t1 S4 write note[1]: *                                                      -> 179.6
+    //   t3 S1 wait note[1]: R_R                                                     -> 214.6
+    //   t3 S2 copy: R_L                                                             -> 216.9
+    //   t3 S6 add ack[1,0]: first fetch R_I                                         -> 286.9
+    //   t1 S5 wait ack[1,0] == 1: R_R                                               -> 321.9
+    //   E3 {t1 S6, t2 S6} on ack[0,0]: entered at t1 S6 (starts 321.9, t2's at 109.6), both
+    //   visited: R_I (first write, from memory) + R_R (from t1)                     -> 426.9
+    //   t0 S5 wait ack[0,0] == 2: R_R                                               -> 461.9
+    let m = sandy();
+    let sandy: &Ccnuma = m.model().unwrap();
+    let tree = RootedTree::parse("0(1(3),2)").unwrap();
+    let (graph, min, max) = analyze(&bcast(), &tree, sandy, &default_places(sandy, 4)).unwrap();
+    assert!((min.total_ns - 461.9).abs() < 1e-9, "{}", min.total_ns);
+    let path: Vec<String> = min
+        .path
+        .iter()
+        .map(|&i| format!("t{} {}", graph.node(i).thread, graph.node(i).text))
+        .collect();
+    assert_eq!(
+        path,
+        [
+            "t0 copy buf[0] -> note[0]",
+            "t0 write note[0] 1",
+            "t1 wait note[0] == 1",
+            "t1 copy note[0] -> buf[1]",
+            "t1 copy buf[1] -> note[1]",
+            "t1 write note[1] 1",
+            "t3 wait note[1] == 1",
+            "t3 copy note[1] -> buf[3]",
+            "t3 add ack[1,0] 1",
+            "t1 wait ack[1,0] == 1",
+            "t1 add ack[0,0] 1",
+            "t2 add ack[0,0] 1",
+            "t0 wait ack[0,0] == 2",
+        ]
+    );
+    assert_eq!(min.qpi_transfers, 0);
+    // The E3 writes priced in visiting order: t1 first (R_I), t2 second (R_R).
+    let t1_add = min.path[10];
+    let t2_add = min.path[11];
+    assert!((min.cost[t1_add] - 70.0).abs() < 1e-9);
+    assert!((min.cost[t2_add] - 35.0).abs() < 1e-9);
+    // T_max by the stealing rules (docs/cla.md §6) equals the closed form.
+    let closed = sandy.tree_costs().evaluate(&tree, &[0; 4]).unwrap();
+    assert!((max.total_ns - closed.max_ns).abs() < 1e-9);
+    assert!(max.total_ns > min.total_ns);
+}
+
+#[test]
+fn an_inter_socket_edge_lands_on_the_critical_path() {
+    // Same tree, threads 1 and 3 on socket 1 (threads 0 and 2 on socket 0). The slow subtree
+    // now starts with a QPI transfer: t1 S1 reads note[0] from t0 over QPI, R_Q = 94.
+    //   t0 S3: R_L + R_I = 72.3; S4 * -> 72.3
+    //   t1 S1: R_Q = 94 -> 166.3; S2: R_L -> 168.6; S3: R_I (note[1] homed on socket 1) -> 238.6
+    //   t3 S1: R_R (same socket as t1) -> 273.6; S2: R_L -> 275.9; S6 ack[1,1]: R_I -> 345.9
+    //   t1 S5: R_R -> 380.9
+    //   t1 S6 adds to ack[0,1] (the socket-1 line of t0), alone in its group: R_I -> 450.9
+    //   t2 S6 adds to ack[0,0] at 72.3 + 35 + 2.3 = 109.6, + R_I -> 179.6
+    //   t0 waits ack[0,0] first (socket 0): max(·, 179.6) + R_R = 214.6,
+    //   then ack[0,1]: max(214.6, 450.9) + R_Q = 544.9
+    let m = sandy();
+    let sandy: &Ccnuma = m.model().unwrap();
+    let tree = RootedTree::parse("0(1(3),2)").unwrap();
+    let places = places_on_sockets(sandy, &[0, 1, 0, 1]).unwrap();
+    let (graph, min, _) = analyze(&bcast(), &tree, sandy, &places).unwrap();
+    assert!((min.total_ns - 544.9).abs() < 1e-9, "{}", min.total_ns);
+    let threads: Vec<u32> = min.path.iter().map(|&i| graph.node(i).thread).collect();
+    // t0 -> t1 (QPI) ... t1 -> t0 (QPI): two inter-socket edges on the path.
+    assert_eq!(min.qpi_transfers, 2);
+    assert_eq!(threads.first(), Some(&0));
+    assert!(threads.contains(&1) && threads.contains(&3));
+    let closed = sandy.tree_costs().evaluate(&tree, &[0, 1, 0, 1]).unwrap();
+    assert!((closed.min_ns - 544.9).abs() < 1e-9);
+}
+
+#[test]
+fn graph_equals_closed_form_on_every_small_tree_and_placement() {
+    let m = sandy();
+    let sandy: &Ccnuma = m.model().unwrap();
+    let costs = sandy.tree_costs();
+    let program = bcast();
+    for n in 2..=6 {
+        for tree in all_trees(n) {
+            for mask in 0..(1u32 << (n - 1)) {
+                let sockets: Vec<u32> = (0..n)
+                    .map(|v| if v == 0 { 0 } else { (mask >> (v - 1)) & 1 })
+                    .collect();
+                let places = places_on_sockets(sandy, &sockets).unwrap();
+                let (_, min, max) = analyze(&program, &tree, sandy, &places).unwrap();
+                let closed = costs.evaluate(&tree, &sockets).unwrap();
+                assert!(
+                    (min.total_ns - closed.min_ns).abs() < 1e-6,
+                    "T_min {tree} {sockets:?}: graph {} closed {}",
+                    min.total_ns,
+                    closed.min_ns
+                );
+                assert!(
+                    (max.total_ns - closed.max_ns).abs() < 1e-6,
+                    "T_max {tree} {sockets:?}: graph {} closed {}",
+                    max.total_ns,
+                    closed.max_ns
+                );
+            }
+        }
+    }
+    // Seven threads, one socket: every shape.
+    for tree in all_trees(7) {
+        let (_, min, max) = analyze(&program, &tree, sandy, &default_places(sandy, 7)).unwrap();
+        let closed = costs.evaluate(&tree, &[0; 7]).unwrap();
+        assert!((min.total_ns - closed.min_ns).abs() < 1e-6, "{tree}");
+        assert!((max.total_ns - closed.max_ns).abs() < 1e-6, "{tree}");
+    }
+}

@@ -1,0 +1,222 @@
+//! The ccNUMA collectives as [`Algorithm`]s for the optimizer.
+//!
+//! | name | collective | free parameters | model |
+//! |---|---|---|---|
+//! | `cla-tree` | bcast | any rooted tree of the threads, with their sockets | seed 001 Fig. 1, Eq. (2), §4 placement |
+//!
+//! The space is [`Space::RootedTrees`]: the optimizer enumerates every rooted tree (or runs the
+//! exact dynamic program) and places it on the sockets; [`Algorithm::cost`] prices one
+//! [`Params::RootedTree`] with the closed form of [`super::bcast`].
+
+use super::bcast::{RootedTreeSpace, TreeSearch};
+use super::tree::RootedTree;
+use super::Ccnuma;
+use crate::algorithm::{Algorithm, Space, SpaceOptions, Term};
+use crate::error::ModelError;
+use crate::request::{Collective, Cost, Params, Request};
+
+/// Every algorithm of the family, borrowing the model.
+pub fn all(model: &Ccnuma) -> Vec<Box<dyn Algorithm + '_>> {
+    vec![Box::new(ClaTreeBroadcast::new(model))]
+}
+
+/// The one-line broadcast of seed 001 Figure 1 over an optimal rooted tree.
+#[derive(Debug, Clone, Copy)]
+pub struct ClaTreeBroadcast<'a> {
+    model: &'a Ccnuma,
+    root: u32,
+    search: TreeSearch,
+}
+
+impl<'a> ClaTreeBroadcast<'a> {
+    /// Rooted at thread 0, searched by [`TreeSearch::Auto`].
+    pub fn new(model: &'a Ccnuma) -> Self {
+        ClaTreeBroadcast {
+            model,
+            root: 0,
+            search: TreeSearch::Auto,
+        }
+    }
+
+    /// The same algorithm rooted at another thread (`--root R`).
+    pub fn with_root(mut self, root: u32) -> Self {
+        self.root = root;
+        self
+    }
+
+    /// The same algorithm with another search method (`--search exhaustive|dp`).
+    pub fn with_search(mut self, search: TreeSearch) -> Self {
+        self.search = search;
+        self
+    }
+
+    fn check(&self, request: &Request) -> Result<(), ModelError> {
+        let line = u64::from(self.model.topology.line_bytes);
+        if request.size_bytes > line {
+            return Err(ModelError::Unsupported(format!(
+                "the one-line broadcast carries at most one cache line ({line} B, got {} B)",
+                request.size_bytes
+            )));
+        }
+        if self.root >= request.threads {
+            return Err(ModelError::Parameter {
+                name: "root".into(),
+                value: self.root.to_string(),
+                reason: format!("must be a thread id below {}", request.threads),
+            });
+        }
+        Ok(())
+    }
+
+    /// The search space for a request.
+    pub fn tree_space(&self, request: &Request) -> Result<RootedTreeSpace, ModelError> {
+        self.check(request)?;
+        Ok(RootedTreeSpace {
+            threads: request.threads,
+            thread_sockets: self.model.topology.sockets_of(request.threads),
+            root_thread: self.root,
+            costs: self.model.tree_costs(),
+            search: self.search,
+        })
+    }
+}
+
+fn placed_tree(
+    model: &Ccnuma,
+    request: &Request,
+    params: &Params,
+) -> Result<(RootedTree, Vec<u32>), ModelError> {
+    let Params::RootedTree { parents, sockets } = params else {
+        return Err(ModelError::Unsupported(format!(
+            "cla-tree needs a rooted tree (parent array and sockets), got `{params}`"
+        )));
+    };
+    let tree = RootedTree::from_parents(parents).map_err(|e| ModelError::Parameter {
+        name: "parent".into(),
+        value: format!("{parents:?}"),
+        reason: e.to_string(),
+    })?;
+    tree.expect_len(request.threads)
+        .map_err(|e| ModelError::Parameter {
+            name: "parent".into(),
+            value: tree.nested(),
+            reason: e.to_string(),
+        })?;
+    let expected = model.topology.sockets_of(request.threads);
+    if sockets != &expected {
+        return Err(ModelError::Parameter {
+            name: "socket".into(),
+            value: format!("{sockets:?}"),
+            reason: format!(
+                "thread t runs on socket {expected:?}[t] on {} (placement is by thread id)",
+                model.name
+            ),
+        });
+    }
+    Ok((tree, expected))
+}
+
+impl Algorithm for ClaTreeBroadcast<'_> {
+    fn name(&self) -> &'static str {
+        "cla-tree"
+    }
+    fn collective(&self) -> Collective {
+        Collective::Bcast
+    }
+    fn summary(&self) -> &'static str {
+        "one-line broadcast over any rooted tree placed on the sockets (seed 001, Fig. 1, Eq. 2)"
+    }
+    fn space(&self, request: &Request, options: &SpaceOptions) -> Result<Space, ModelError> {
+        // The request's options (`--root`, `--search`) override the algorithm's defaults.
+        let configured = ClaTreeBroadcast {
+            root: options.root.unwrap_or(self.root),
+            search: options.tree_search,
+            ..*self
+        };
+        Ok(Space::RootedTrees(configured.tree_space(request)?))
+    }
+    fn cost(&self, request: &Request, params: &Params) -> Result<Cost, ModelError> {
+        self.check(request)?;
+        let (tree, sockets) = placed_tree(self.model, request, params)?;
+        self.model.tree_costs().evaluate(&tree, &sockets)
+    }
+    fn breakdown(&self, request: &Request, params: &Params) -> Result<Vec<Term>, ModelError> {
+        let (tree, sockets) = placed_tree(self.model, request, params)?;
+        let costs = self.model.tree_costs();
+        let k0 = tree.children(tree.root()).len() as u32;
+        let root_socket = sockets[tree.root() as usize];
+        let remote_edges = (0..tree.len() as u32)
+            .filter(|&v| {
+                tree.parent(v)
+                    .is_some_and(|p| sockets[p as usize] != sockets[v as usize])
+            })
+            .count();
+        let total = costs.evaluate(&tree, &sockets)?;
+        // The root's level as placed: a star over the root's children on their sockets (one
+        // synchronization line per socket), without the subtrees below them.
+        let children = tree.children(tree.root());
+        let star_parents: Vec<Option<u32>> = std::iter::once(None)
+            .chain(children.iter().map(|_| Some(0)))
+            .collect();
+        let star_sockets: Vec<u32> = std::iter::once(root_socket)
+            .chain(children.iter().map(|&c| sockets[c as usize]))
+            .collect();
+        let star = RootedTree::from_parents(&star_parents).map_err(|e| {
+            ModelError::Unsupported(format!("cannot build the root level of the tree: {e}"))
+        })?;
+        let level = costs.evaluate(&star, &star_sockets)?;
+        let terms = vec![
+            Term {
+                label: format!(
+                    "T_lev(k_0 = {k0}) = T_o2m + T_data + T_m2o of the root's level as placed, one sync line per socket (Eq. 2); root on socket {root_socket}"
+                ),
+                min_ns: level.min_ns,
+                max_ns: level.max_ns,
+            },
+            Term {
+                label: format!(
+                    "R_L + max over subtrees (Eq. 2), {remote_edges} inter-socket edge(s) in the tree at R_Q (seed 001 §4)"
+                ),
+                min_ns: total.min_ns - level.min_ns,
+                max_ns: total.max_ns - level.max_ns,
+            },
+        ];
+        Ok(terms)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine;
+
+    #[test]
+    fn cla_tree_prices_a_placed_tree() {
+        let m = machine::load("sandy-bridge-e5-2660").unwrap();
+        let algorithms = m.algorithms_for(Collective::Bcast);
+        let a = algorithms.iter().find(|a| a.name() == "cla-tree").unwrap();
+        let request = Request::new(Collective::Bcast, 4).unwrap();
+        let tree = RootedTree::parse("0(1(3),2)").unwrap();
+        let params = Params::RootedTree {
+            parents: tree.parents().to_vec(),
+            sockets: vec![0; 4],
+        };
+        let cost = a.cost(&request, &params).unwrap();
+        assert!((cost.min_ns - 461.9).abs() < 1e-9);
+        let wrong = Params::RootedTree {
+            parents: tree.parents().to_vec(),
+            sockets: vec![0, 1, 0, 0],
+        };
+        assert!(a.cost(&request, &wrong).is_err());
+        assert!(matches!(
+            a.space(&request, &SpaceOptions::default()).unwrap(),
+            Space::RootedTrees(_)
+        ));
+        let json = serde_json::to_string(&params).unwrap();
+        assert_eq!(
+            json,
+            r#"{"parent":[-1,0,0,1],"tree":"0(1(3),2)","socket":[0,0,0,0]}"#
+        );
+        assert_eq!(params.to_string(), "tree=0(1(3),2) sockets=0,0,0,0");
+    }
+}

@@ -1,0 +1,358 @@
+//! The one-line broadcast of seed 001 Figure 1 over any rooted tree and socket placement, in the
+//! closed form of Eq. (2):
+//!
+//! `T_bc(tree) = T_lev(k_0) + max_i T_bc(stree_i)`, `T_bc(leaf) = 0`,
+//!
+//! generalized to several sockets as §4 prescribes (inter-socket edges cost R_Q, one
+//! many-to-one line per socket, no QPI congestion between subtrees). The formulas are the
+//! critical path of the CLa graph of `models/one-line-bcast.cla` under the rules of
+//! `docs/cla.md` §4–§7; the `modelopt-graph` tests check both agree on every small tree and
+//! placement.
+//!
+//! For a node p on socket σ whose children are grouped by socket (ascending), times measured from
+//! the end of p's S2 (the copy of its parent's payload):
+//!
+//! | term | T_min | T_max (line stealing) |
+//! |---|---|---|
+//! | A(p): S3 + S4 | R_I | max_c mem(σ, s_c) + 2·Σ_c x(c, p) + max_c x(p, c) |
+//! | arrival of child c | A + x(p, c) + R_L + T(c) | same with T_max(c) |
+//! | group G_s after its latest arrival | R_I + (\|C_s\| − 1)·R_R | mem(s, σ) + \|C_s\|·x(σ, s) + (\|C_s\| − 1)·x(s, σ) |
+//! | wait W_s | max(W_prev, G_s) + x(s, σ) | same |
+//!
+//! where x is R_R within a socket and R_Q across, mem(s, σ) is R_I or R_QI. The whole broadcast
+//! adds R_L: the root's read of its own buffer.
+
+use super::tree::RootedTree;
+use super::LineCosts;
+use crate::error::ModelError;
+use crate::request::Cost;
+use serde::Serialize;
+
+/// The five line classes as the tree formulas use them (socket-level classes only: two threads
+/// of one socket are R_R apart).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TreeCosts {
+    /// R_L.
+    pub local: f64,
+    /// R_R.
+    pub socket: f64,
+    /// R_Q.
+    pub remote: f64,
+    /// R_I.
+    pub memory: f64,
+    /// R_QI.
+    pub remote_memory: f64,
+}
+
+/// One many-to-one group of a node: the children on one socket.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Group {
+    /// The children's socket.
+    pub socket: u32,
+    /// How many children.
+    pub count: u32,
+    /// Latest arrival (start of the last child's S6) under T_min, ns from the end of p's S2.
+    pub arrival_min: f64,
+    /// The same under T_max.
+    pub arrival_max: f64,
+}
+
+impl TreeCosts {
+    /// The constants of a ccNUMA machine.
+    pub fn from_lines(line: &LineCosts) -> Self {
+        TreeCosts {
+            local: line.local,
+            socket: line.remote,
+            remote: line.remote_socket,
+            memory: line.invalid,
+            remote_memory: line.invalid_remote_socket,
+        }
+    }
+
+    /// x(a, b): a line transfer between threads on sockets `a` and `b`.
+    pub fn transfer(&self, a: u32, b: u32) -> f64 {
+        if a == b {
+            self.socket
+        } else {
+            self.remote
+        }
+    }
+
+    /// A fetch from memory homed on `home` by a thread on `socket`.
+    pub fn fetch(&self, home: u32, socket: u32) -> f64 {
+        if home == socket {
+            self.memory
+        } else {
+            self.remote_memory
+        }
+    }
+
+    /// What every broadcast adds: the root reads its own buffer (R_L).
+    pub fn offset(&self) -> f64 {
+        self.local
+    }
+
+    /// A(p) = S3 + S4 of a node on `socket` with children on the given sockets (one entry per
+    /// socket: socket, count); `(min, max)`.
+    pub fn start(&self, socket: u32, children: &[(u32, u32)]) -> (f64, f64) {
+        let mut invalidate = 0.0;
+        let mut reread: f64 = 0.0;
+        let mut fetch: f64 = 0.0;
+        for &(s, count) in children {
+            if count > 0 {
+                invalidate += f64::from(count) * self.transfer(s, socket);
+                reread = reread.max(self.transfer(socket, s));
+                fetch = fetch.max(self.fetch(socket, s));
+            }
+        }
+        (self.memory, fetch + 2.0 * invalidate + reread)
+    }
+
+    /// The arrival offset of a child: its S1 (x(p, c)) and S2 (R_L).
+    pub fn edge(&self, parent_socket: u32, child_socket: u32) -> f64 {
+        self.transfer(parent_socket, child_socket) + self.local
+    }
+
+    /// The many-to-one of a node on `socket`, given its groups in ascending socket order with
+    /// arrivals that already include A(p); `(min, max)` = the end of the node's last wait.
+    pub fn finish(&self, socket: u32, groups: &[Group]) -> (f64, f64) {
+        let mut w_min = f64::NEG_INFINITY;
+        let mut w_max = f64::NEG_INFINITY;
+        for g in groups.iter().filter(|g| g.count > 0) {
+            let rest = f64::from(g.count - 1);
+            let read = self.transfer(g.socket, socket);
+            let g_min = g.arrival_min + self.memory + rest * self.socket;
+            let g_max = g.arrival_max
+                + self.fetch(g.socket, socket)
+                + f64::from(g.count) * self.transfer(socket, g.socket)
+                + rest * read;
+            w_min = w_min.max(g_min) + read;
+            w_max = w_max.max(g_max) + read;
+        }
+        (w_min.max(0.0), w_max.max(0.0))
+    }
+
+    /// T_lev(k) of Eq. (2) on one socket, `(min, max)`:
+    /// min = (R_I + R_R) + R_L + (R_I + k·R_R); max = 2·R_I + R_L + 2·R_R + 4k·R_R.
+    pub fn level(&self, k: u32) -> (f64, f64) {
+        if k == 0 {
+            return (0.0, 0.0);
+        }
+        let (a_min, a_max) = self.start(0, &[(0, k)]);
+        let e = self.edge(0, 0);
+        self.finish(
+            0,
+            &[Group {
+                socket: 0,
+                count: k,
+                arrival_min: a_min + e,
+                arrival_max: a_max + e,
+            }],
+        )
+    }
+
+    /// T_min and T_max of the one-line broadcast on `tree` with node v on socket `sockets[v]`.
+    pub fn evaluate(&self, tree: &RootedTree, sockets: &[u32]) -> Result<Cost, ModelError> {
+        if sockets.len() != tree.len() {
+            return Err(ModelError::Parameter {
+                name: "sockets".into(),
+                value: format!("{} entries", sockets.len()),
+                reason: format!(
+                    "the placement must give a socket to each of the {} nodes",
+                    tree.len()
+                ),
+            });
+        }
+        let order = tree.preorder();
+        let mut t_min = vec![0.0; tree.len()];
+        let mut t_max = vec![0.0; tree.len()];
+        let mut groups: Vec<Group> = Vec::new();
+        let mut counts: Vec<(u32, u32)> = Vec::new();
+        for &p in order.iter().rev() {
+            let kids = tree.children(p);
+            if kids.is_empty() {
+                continue;
+            }
+            let sigma = sockets[p as usize];
+            groups.clear();
+            for &c in kids {
+                let s = sockets[c as usize];
+                let e = self.edge(sigma, s);
+                let (lo, hi) = (e + t_min[c as usize], e + t_max[c as usize]);
+                match groups.iter_mut().find(|g| g.socket == s) {
+                    Some(g) => {
+                        g.count += 1;
+                        g.arrival_min = g.arrival_min.max(lo);
+                        g.arrival_max = g.arrival_max.max(hi);
+                    }
+                    None => groups.push(Group {
+                        socket: s,
+                        count: 1,
+                        arrival_min: lo,
+                        arrival_max: hi,
+                    }),
+                }
+            }
+            groups.sort_by_key(|g| g.socket);
+            counts.clear();
+            counts.extend(groups.iter().map(|g| (g.socket, g.count)));
+            let (a_min, a_max) = self.start(sigma, &counts);
+            for g in &mut groups {
+                g.arrival_min += a_min;
+                g.arrival_max += a_max;
+            }
+            let (lo, hi) = self.finish(sigma, &groups);
+            t_min[p as usize] = lo;
+            t_max[p as usize] = hi;
+        }
+        let root = tree.root() as usize;
+        Ok(Cost::range(
+            self.offset() + t_min[root],
+            self.offset() + t_max[root],
+        ))
+    }
+}
+
+pub use crate::algorithm::TreeSearch;
+
+impl std::fmt::Display for TreeSearch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TreeSearch::Auto => "auto",
+            TreeSearch::Exhaustive => "exhaustive",
+            TreeSearch::Dp => "dp",
+        })
+    }
+}
+
+/// The space of rooted trees with socket placements for one request (seed 001 §4).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RootedTreeSpace {
+    /// Threads, i.e. tree nodes.
+    pub threads: u32,
+    /// Socket of every thread id (the machine's thread placement).
+    pub thread_sockets: Vec<u32>,
+    /// The thread at the root.
+    pub root_thread: u32,
+    /// Cost constants of Eq. (2).
+    pub costs: TreeCosts,
+    /// How to search.
+    pub search: TreeSearch,
+}
+
+impl RootedTreeSpace {
+    /// How many threads run on each socket.
+    pub fn nodes_per_socket(&self) -> Vec<u32> {
+        let sockets = self.thread_sockets.iter().max().map_or(1, |m| m + 1) as usize;
+        let mut counts = vec![0; sockets];
+        for &s in &self.thread_sockets {
+            counts[s as usize] += 1;
+        }
+        counts
+    }
+
+    /// The root's socket.
+    pub fn root_socket(&self) -> u32 {
+        self.thread_sockets
+            .get(self.root_thread as usize)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Turn a tree on nodes `0..n` with node sockets into thread ids: the root becomes
+    /// `root_thread`; the other nodes of each socket take that socket's remaining threads in
+    /// ascending order, in the tree's preorder. Fails when the placement does not use each
+    /// socket exactly as often as the threads do.
+    pub fn assign_threads(
+        &self,
+        tree: &RootedTree,
+        node_sockets: &[u32],
+    ) -> Result<crate::request::Params, ModelError> {
+        let n = tree.len();
+        if n != self.threads as usize || node_sockets.len() != n {
+            return Err(ModelError::Unsupported(format!(
+                "a placed tree of {n} nodes does not fit {} threads",
+                self.threads
+            )));
+        }
+        let mut free: Vec<std::collections::VecDeque<u32>> =
+            vec![Default::default(); self.nodes_per_socket().len()];
+        for (t, &s) in self.thread_sockets.iter().enumerate() {
+            if t as u32 != self.root_thread {
+                free[s as usize].push_back(t as u32);
+            }
+        }
+        let mut map = vec![0u32; n];
+        let root = tree.root();
+        if node_sockets[root as usize] != self.root_socket() {
+            return Err(ModelError::Unsupported(format!(
+                "the root must run on socket {} (thread {})",
+                self.root_socket(),
+                self.root_thread
+            )));
+        }
+        map[root as usize] = self.root_thread;
+        for v in tree.preorder().into_iter().skip(1) {
+            let s = node_sockets[v as usize] as usize;
+            let t = free.get_mut(s).and_then(|q| q.pop_front()).ok_or_else(|| {
+                ModelError::Unsupported(format!("socket {s} has no thread left for node {v}"))
+            })?;
+            map[v as usize] = t;
+        }
+        let relabeled = tree
+            .relabel(&map)
+            .map_err(|e| ModelError::Unsupported(e.to_string()))?;
+        Ok(crate::request::Params::RootedTree {
+            parents: relabeled.parents().to_vec(),
+            sockets: self.thread_sockets.clone(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sandy() -> TreeCosts {
+        TreeCosts {
+            local: 2.3,
+            socket: 35.0,
+            remote: 94.0,
+            memory: 70.0,
+            remote_memory: 107.0,
+        }
+    }
+
+    #[test]
+    fn level_matches_the_rules() {
+        let c = sandy();
+        let (lo, hi) = c.level(2);
+        // (R_I + R_R) + R_L + (R_I + 2 R_R) = 70 + 35 + 2.3 + 70 + 70.
+        assert!((lo - 247.3).abs() < 1e-9, "{lo}");
+        // 2 R_I + R_L + 2 R_R + 8 R_R = 140 + 2.3 + 350.
+        assert!((hi - 492.3).abs() < 1e-9, "{hi}");
+    }
+
+    #[test]
+    fn figure_2_tree_on_one_socket() {
+        // docs/cla.md §7: T_min = 461.9 ns for 0(1(3),2).
+        let t = RootedTree::parse("0(1(3),2)").unwrap();
+        let cost = sandy().evaluate(&t, &[0, 0, 0, 0]).unwrap();
+        assert!((cost.min_ns - 461.9).abs() < 1e-9, "{cost:?}");
+        // Eq. (2) by hand: R_L + T_lev(2) + max(T_bc(1), 0) with T_bc(1) = T_lev(1).
+        let c = sandy();
+        let eq2 = c.offset() + c.level(2).0 + c.level(1).0;
+        assert!((cost.min_ns - eq2).abs() < 1e-9);
+        let eq2_max = c.offset() + c.level(2).1 + c.level(1).1;
+        assert!((cost.max_ns - eq2_max).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_remote_child_costs_more() {
+        let t = RootedTree::parse("0(1(3),2)").unwrap();
+        let local = sandy().evaluate(&t, &[0, 0, 0, 0]).unwrap();
+        let split = sandy().evaluate(&t, &[0, 1, 0, 1]).unwrap();
+        assert!(split.min_ns > local.min_ns);
+        assert!(sandy().evaluate(&t, &[0, 0]).is_err());
+    }
+}

@@ -1,0 +1,435 @@
+//! ccNUMA machines priced by cache-line transfers: the dual-socket Sandy Bridge E5-2660 of seed 001
+//! (Ramos & Hoefler, "Cache Line Aware Optimizations for ccNUMA Systems", HPDC 2015).
+//!
+//! The model has three layers:
+//! 1. the five line-transfer classes R_L, R_R, R_Q, R_I, R_QI (seed 001 §2.1), selected by a
+//!    [`Topology`] that classifies a pair of threads ([`PairClass`]) — the only code that knows
+//!    where threads run;
+//! 2. multi-line transfers with QPI congestion, Eq. (1) ([`MultiLine`]), and invalidation of
+//!    shared lines (§2.3);
+//! 3. the one-line broadcast of Figure 1 over any rooted tree and socket placement, in the closed
+//!    form of Eq. (2) ([`bcast`]), exposed to the optimizer as the `cla-tree` [`Algorithm`]
+//!    ([`algorithms`]). The general CLa graphs of §3 live in the `modelopt-graph` crate.
+//!
+//! Every rule's reading is written down in `docs/cla.md`.
+
+pub mod algorithms;
+pub mod bcast;
+pub mod spec;
+pub mod tree;
+
+use crate::algorithm::Algorithm;
+use crate::error::SpecError;
+use crate::machine::{Loaded, ModelFamily};
+use crate::spec::{Domain, Param, SpecContext};
+use spec::CcnumaSpec;
+
+/// Where one hardware thread runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Place {
+    /// Socket (NUMA region).
+    pub socket: u32,
+    /// Core within the socket.
+    pub core: u32,
+    /// Hardware thread within the core.
+    pub hw: u32,
+}
+
+/// How two threads (or a thread and a line's memory) relate: what a line transfer between them
+/// costs depends only on this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PairClass {
+    /// The same hardware thread: the line is in its own cache (R_L).
+    SameThread,
+    /// Two hardware threads of one core, sharing L1/L2 (priced R_L, see `docs/cla.md`).
+    SameCore,
+    /// Two cores of one socket (R_R).
+    SameSocket,
+    /// Two sockets (R_Q).
+    OtherSocket,
+}
+
+/// Sockets, cores per socket, hardware threads per core: enough to classify any pair of threads,
+/// for two sockets, more, or a single-socket ring such as the Xeon Phi.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Topology {
+    /// Sockets.
+    pub sockets: u32,
+    /// Cores per socket.
+    pub cores_per_socket: u32,
+    /// Hardware threads per core.
+    pub threads_per_core: u32,
+    /// Cache line size in bytes.
+    pub line_bytes: u32,
+}
+
+impl Topology {
+    /// Hardware threads of the machine.
+    pub fn hardware_threads(&self) -> u32 {
+        self.sockets * self.cores_per_socket * self.threads_per_core
+    }
+
+    /// The default placement of thread `t`: socket by socket, one thread per core first
+    /// ("we schedule up to eight threads in one socket and the rest of them in the second one",
+    /// seed 001 §4), then the next hardware thread of every core in the same order. Threads
+    /// beyond the hardware wrap around.
+    pub fn place(&self, thread: u32) -> Place {
+        let cores = (self.sockets * self.cores_per_socket).max(1);
+        let hw = (thread / cores) % self.threads_per_core.max(1);
+        let slot = thread % cores;
+        Place {
+            socket: slot / self.cores_per_socket.max(1),
+            core: slot % self.cores_per_socket.max(1),
+            hw,
+        }
+    }
+
+    /// The sockets of threads `0..threads` under [`Topology::place`].
+    pub fn sockets_of(&self, threads: u32) -> Vec<u32> {
+        (0..threads).map(|t| self.place(t).socket).collect()
+    }
+
+    /// How many of threads `0..threads` run on each socket.
+    pub fn threads_per_socket(&self, threads: u32) -> Vec<u32> {
+        let mut counts = vec![0; self.sockets as usize];
+        for s in self.sockets_of(threads) {
+            counts[s as usize] += 1;
+        }
+        counts
+    }
+
+    /// Classify a pair of places.
+    pub fn classify(a: Place, b: Place) -> PairClass {
+        if a.socket != b.socket {
+            PairClass::OtherSocket
+        } else if a.core != b.core {
+            PairClass::SameSocket
+        } else if a.hw != b.hw {
+            PairClass::SameCore
+        } else {
+            PairClass::SameThread
+        }
+    }
+}
+
+/// The five line-transfer classes of seed 001 §2.1, ns.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct LineCosts {
+    /// R_L: line in the accessing core's cache.
+    pub local: f64,
+    /// R_R: another core of the same socket.
+    pub remote: f64,
+    /// R_Q: a cache of another socket.
+    pub remote_socket: f64,
+    /// R_I: memory of the local NUMA region.
+    pub invalid: f64,
+    /// R_QI: memory of a remote NUMA region.
+    pub invalid_remote_socket: f64,
+}
+
+impl LineCosts {
+    /// The cost of fetching a line held in another cache, by pair class.
+    pub fn transfer(&self, class: PairClass) -> f64 {
+        match class {
+            PairClass::SameThread | PairClass::SameCore => self.local,
+            PairClass::SameSocket => self.remote,
+            PairClass::OtherSocket => self.remote_socket,
+        }
+    }
+
+    /// The cost of fetching a line from memory homed on `home` into a thread on `socket`.
+    pub fn memory(&self, home: u32, socket: u32) -> f64 {
+        if home == socket {
+            self.invalid
+        } else {
+            self.invalid_remote_socket
+        }
+    }
+}
+
+/// One row of seed 001 Table 1: T_m(n, N) = q + o·N + c·n·N, ns.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct MultiLine {
+    /// q.
+    pub q: f64,
+    /// o, per line.
+    pub o: f64,
+    /// c, per line and simultaneous thread.
+    pub c: f64,
+}
+
+impl MultiLine {
+    /// Eq. (1): N lines copied while n threads transfer at once.
+    pub fn time(&self, threads: u32, lines: u32) -> f64 {
+        let n = f64::from(threads.max(1));
+        let big_n = f64::from(lines);
+        self.q + self.o * big_n + self.c * n * big_n
+    }
+}
+
+/// How an RFO of a line shared by several owners is priced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Invalidation {
+    /// One transfer per owner (n·R_R on one socket), seed 001 §2.3.
+    PerOwner,
+    /// One transfer, whatever the number of owners.
+    Single,
+}
+
+/// A checked ccNUMA machine model.
+#[derive(Debug, Clone)]
+pub struct Ccnuma {
+    /// Machine name.
+    pub name: String,
+    /// Where threads run.
+    pub topology: Topology,
+    /// The five classes.
+    pub line: LineCosts,
+    /// Eq. (1) within a socket.
+    pub intra_socket: MultiLine,
+    /// Eq. (1) across sockets.
+    pub inter_socket: MultiLine,
+    /// Invalidation rule.
+    pub invalidation: Invalidation,
+}
+
+impl Ccnuma {
+    /// The one-line broadcast cost constants of this machine (Eq. 2).
+    pub fn tree_costs(&self) -> bcast::TreeCosts {
+        bcast::TreeCosts::from_lines(&self.line)
+    }
+}
+
+impl ModelFamily for Ccnuma {
+    fn algorithms(&self) -> Vec<Box<dyn Algorithm + '_>> {
+        algorithms::all(self)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+fn positive_count(
+    ctx: &SpecContext<'_>,
+    value: &toml::Spanned<u32>,
+    key: &str,
+) -> Result<u32, SpecError> {
+    let v = *value.get_ref();
+    if v == 0 {
+        return Err(ctx.error_at(value.span(), key, "must be at least 1"));
+    }
+    Ok(v)
+}
+
+/// Read and validate a ccNUMA machine file.
+pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
+    let spec: CcnumaSpec = ctx.parse()?;
+    let t = &spec.topology;
+    let topology = Topology {
+        sockets: positive_count(ctx, &t.sockets, "topology.sockets")?,
+        cores_per_socket: positive_count(ctx, &t.cores_per_socket, "topology.cores_per_socket")?,
+        threads_per_core: positive_count(ctx, &t.threads_per_core, "topology.threads_per_core")?,
+        line_bytes: positive_count(ctx, &t.line_bytes, "topology.line_bytes")?,
+    };
+    let hardware = u64::from(topology.sockets)
+        * u64::from(topology.cores_per_socket)
+        * u64::from(topology.threads_per_core);
+    let max_threads = *spec.max_threads.get_ref();
+    if max_threads < 2 || u64::from(max_threads) > hardware {
+        return Err(ctx.error_at(
+            spec.max_threads.span(),
+            "max_threads",
+            format!("must be between 2 and sockets × cores × threads per core = {hardware} (got {max_threads})"),
+        ));
+    }
+    let ns = |p: &Param, key: &str, d: Domain| ctx.check(p, key, "ns", d);
+    let line = LineCosts {
+        local: ns(&spec.line.local, "line.local", Domain::Positive)?,
+        remote: ns(&spec.line.remote, "line.remote", Domain::Positive)?,
+        remote_socket: ns(
+            &spec.line.remote_socket,
+            "line.remote_socket",
+            Domain::Positive,
+        )?,
+        invalid: ns(&spec.line.invalid, "line.invalid", Domain::Positive)?,
+        invalid_remote_socket: ns(
+            &spec.line.invalid_remote_socket,
+            "line.invalid_remote_socket",
+            Domain::Positive,
+        )?,
+    };
+    // The rules of docs/cla.md assume the hierarchy: a closer copy is never dearer.
+    let ordered = [
+        (line.local, line.remote, "line.local", "line.remote"),
+        (
+            line.remote,
+            line.remote_socket,
+            "line.remote",
+            "line.remote_socket",
+        ),
+        (
+            line.invalid,
+            line.invalid_remote_socket,
+            "line.invalid",
+            "line.invalid_remote_socket",
+        ),
+    ];
+    for (near, far, near_key, far_key) in ordered {
+        if near > far {
+            return Err(ctx.error(
+                far_key,
+                format!("must not be below `{near_key}` ({far} < {near}): a farther line cannot be cheaper"),
+            ));
+        }
+    }
+    let row = |m: &spec::MultiLineSpec, key: &str| -> Result<MultiLine, SpecError> {
+        Ok(MultiLine {
+            q: ns(&m.q, &format!("{key}.q"), Domain::NonNegative)?,
+            o: ns(&m.o, &format!("{key}.o"), Domain::Positive)?,
+            c: ns(&m.c, &format!("{key}.c"), Domain::NonNegative)?,
+        })
+    };
+    let intra_socket = row(&spec.multi_line.intra_socket, "multi_line.intra_socket")?;
+    let inter_socket = row(&spec.multi_line.inter_socket, "multi_line.inter_socket")?;
+    for (key, r2) in [
+        (
+            "multi_line.intra_socket.r2",
+            spec.multi_line.intra_socket.r2,
+        ),
+        (
+            "multi_line.inter_socket.r2",
+            spec.multi_line.inter_socket.r2,
+        ),
+    ] {
+        if let Some(r2) = r2 {
+            if !(0.0..=1.0).contains(&r2) {
+                return Err(ctx.error(key, format!("R² must be in [0, 1] (got {r2})")));
+            }
+        }
+    }
+    let invalidation = match spec.invalidation.rule.get_ref().as_str() {
+        "per-owner" => Invalidation::PerOwner,
+        "single" => Invalidation::Single,
+        other => {
+            return Err(ctx.error_at(
+                spec.invalidation.rule.span(),
+                "invalidation.rule",
+                format!("unknown rule `{other}` (expected per-owner or single)"),
+            ))
+        }
+    };
+    let model = Ccnuma {
+        name: spec.name.clone(),
+        topology,
+        line,
+        intra_socket,
+        inter_socket,
+        invalidation,
+    };
+    Ok(Loaded {
+        description: spec.description,
+        max_threads,
+        model: Box::new(model),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sandy() -> Topology {
+        Topology {
+            sockets: 2,
+            cores_per_socket: 8,
+            threads_per_core: 2,
+            line_bytes: 64,
+        }
+    }
+
+    #[test]
+    fn placement_fills_one_socket_first() {
+        let t = sandy();
+        assert_eq!(
+            t.place(0),
+            Place {
+                socket: 0,
+                core: 0,
+                hw: 0
+            }
+        );
+        assert_eq!(t.place(7).socket, 0);
+        assert_eq!(t.place(8).socket, 1);
+        assert_eq!(
+            t.place(16),
+            Place {
+                socket: 0,
+                core: 0,
+                hw: 1
+            }
+        );
+        assert_eq!(t.threads_per_socket(10), vec![8, 2]);
+        assert_eq!(t.threads_per_socket(16), vec![8, 8]);
+        assert_eq!(t.threads_per_socket(20), vec![12, 8]);
+    }
+
+    #[test]
+    fn pairs_are_classified_by_the_hierarchy() {
+        let t = sandy();
+        let c = |a, b| Topology::classify(t.place(a), t.place(b));
+        assert_eq!(c(3, 3), PairClass::SameThread);
+        assert_eq!(c(0, 16), PairClass::SameCore);
+        assert_eq!(c(0, 7), PairClass::SameSocket);
+        assert_eq!(c(0, 8), PairClass::OtherSocket);
+    }
+
+    const SANDY: &str = include_str!("../../../../machines/sandy-bridge-e5-2660.toml");
+
+    #[test]
+    fn bundled_machine_loads_with_the_five_classes() {
+        let m = crate::machine::load("sandy-bridge-e5-2660").unwrap();
+        let c: &Ccnuma = m.model().unwrap();
+        assert_eq!(c.line.remote_socket, 94.0);
+        assert_eq!(c.line.invalid_remote_socket, 107.0);
+        assert_eq!(c.inter_socket.c, 3.0);
+        assert_eq!(c.invalidation, Invalidation::PerOwner);
+        assert_eq!(c.topology.threads_per_socket(16), vec![8, 8]);
+        assert_eq!(m.max_threads, 32);
+    }
+
+    #[test]
+    fn spec_errors_name_the_key() {
+        let err = |text: &str| {
+            crate::machine::from_text("x.toml", text)
+                .unwrap_err()
+                .to_string()
+        };
+        let unknown = SANDY.replace("[invalidation]", "[invalidation]\nextra = 1");
+        assert!(
+            err(&unknown).contains("unknown field `extra`"),
+            "{}",
+            err(&unknown)
+        );
+        let cheap_qpi = SANDY.replace("value = 94.0", "value = 20.0");
+        let e = err(&cheap_qpi);
+        assert!(
+            e.contains("line.remote_socket") && e.contains("cannot be cheaper"),
+            "{e}"
+        );
+        let rule = SANDY.replace("rule = \"per-owner\"", "rule = \"some\"");
+        assert!(err(&rule).contains("unknown rule `some`"));
+        let too_many = SANDY.replace("max_threads = 32", "max_threads = 64");
+        assert!(err(&too_many).contains("max_threads"));
+    }
+
+    #[test]
+    fn eq1_with_congestion() {
+        // Seed 001 Table 1, inter socket: 180.65 + 7.5·4 + 3·2·4 = 234.65 ns.
+        let m = MultiLine {
+            q: 180.65,
+            o: 7.5,
+            c: 3.0,
+        };
+        assert!((m.time(2, 4) - 234.65).abs() < 1e-9);
+    }
+}
