@@ -185,6 +185,14 @@ fn render_text(machine: &Machine, tuning: &Tuning, report: &Report, args: &TuneA
     if let Some(t) = report.throughput_bytes_per_s {
         let _ = writeln!(out, "  throughput  {:>12.2} MB/s", t / 1e6);
     }
+    if report.heuristic {
+        let _ = writeln!(
+            out,
+            "  note: found by a heuristic search, not proven optimal (rooted trees on several \
+             sockets above the exhaustive limit: the exact one-socket tree, optimally placed; \
+             --search exhaustive is exact but slow)"
+        );
+    }
     let _ = writeln!(out);
     let mut rows = vec![Row {
         algorithm: report.algorithm.clone(),

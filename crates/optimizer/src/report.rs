@@ -38,6 +38,9 @@ pub struct Report {
     pub throughput_bytes_per_s: Option<f64>,
     /// The next best configurations, best first.
     pub alternatives: Vec<Alternative>,
+    /// Present and `true` when the winner comes from a heuristic search, not a proven optimum.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub heuristic: bool,
 }
 
 /// A ranked alternative.
@@ -110,6 +113,7 @@ impl Report {
                 .take(alternatives)
                 .map(alt)
                 .collect(),
+            heuristic: tuning.heuristic(),
         })
     }
 }

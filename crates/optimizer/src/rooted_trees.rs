@@ -715,6 +715,7 @@ pub fn rank_rooted_trees(
             infeasible: 0,
             pruned: 0,
         },
+        exact: found.exact,
     })
 }
 

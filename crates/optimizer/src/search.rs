@@ -104,6 +104,9 @@ pub struct Ranked {
     /// Counters.
     #[serde(skip)]
     pub stats: SearchStats,
+    /// Whether `best` is proven optimal under the model (false for heuristic searches, e.g. the
+    /// two-socket rooted-tree search above its exhaustive limit).
+    pub exact: bool,
 }
 
 struct TopK<'o> {
@@ -266,6 +269,7 @@ pub fn rank(
     Ok(Ranked {
         best: top.items,
         stats: counters.stats(),
+        exact: true,
     })
 }
 
@@ -342,5 +346,6 @@ pub fn rank_naive(
     Ok(Ranked {
         best: top.items,
         stats: counters.stats(),
+        exact: true,
     })
 }

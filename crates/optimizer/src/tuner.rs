@@ -19,6 +19,8 @@ pub struct AlgorithmOutcome {
     pub best: Vec<Scored>,
     /// Why it does not apply, when it does not.
     pub skipped: Option<String>,
+    /// Whether its best configuration is proven optimal under the model.
+    pub exact: bool,
 }
 
 /// A configuration of some algorithm.
@@ -49,6 +51,15 @@ impl Tuning {
     /// The best configuration overall.
     pub fn best(&self) -> Option<&Choice> {
         self.ranking.first()
+    }
+
+    /// Whether the best configuration comes from a heuristic search (not proven optimal).
+    pub fn heuristic(&self) -> bool {
+        self.best().is_some_and(|best| {
+            self.algorithms
+                .iter()
+                .any(|a| a.algorithm == best.algorithm && !a.exact)
+        })
     }
 }
 
@@ -117,6 +128,7 @@ pub fn tune(
                     summary: algorithm.summary().into(),
                     best: Vec::new(),
                     skipped: Some(why),
+                    exact: true,
                 }
             }
             Ok(ranked) => {
@@ -132,6 +144,7 @@ pub fn tune(
                 AlgorithmOutcome {
                     algorithm: algorithm.name().into(),
                     summary: algorithm.summary().into(),
+                    exact: ranked.exact,
                     best: ranked.best,
                     skipped: None,
                 }
@@ -143,6 +156,7 @@ pub fn tune(
                     summary: algorithm.summary().into(),
                     best: Vec::new(),
                     skipped: Some(e.to_string()),
+                    exact: true,
                 }
             }
         };
