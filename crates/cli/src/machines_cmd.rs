@@ -9,15 +9,42 @@ pub fn run(args: &MachinesArgs) -> anyhow::Result<String> {
     let mut out = String::new();
     match &args.action {
         None => {
+            let machines = bundled_names()
+                .into_iter()
+                .map(load)
+                .collect::<Result<Vec<_>, _>>()?;
+            let collectives: Vec<String> = machines
+                .iter()
+                .map(|m| {
+                    let names: Vec<String> =
+                        m.collectives().iter().map(ToString::to_string).collect();
+                    names.join(",")
+                })
+                .collect();
+            let wn = machines
+                .iter()
+                .map(|m| m.name.len())
+                .max()
+                .unwrap_or(4)
+                .max(4);
+            let wf = machines
+                .iter()
+                .map(|m| m.family.len())
+                .max()
+                .unwrap_or(6)
+                .max(6);
+            let wc = collectives
+                .iter()
+                .map(String::len)
+                .max()
+                .unwrap_or(11)
+                .max(11);
             let _ = writeln!(
                 out,
-                "{:<24} {:<16} {:>11}  {:<34} description",
-                "name", "family", "max threads", "collectives"
+                "{:<wn$}  {:<wf$}  {:>7}  {:<wc$}  description",
+                "name", "family", "threads", "collectives"
             );
-            for name in bundled_names() {
-                let m = load(name)?;
-                let collectives: Vec<String> =
-                    m.collectives().iter().map(ToString::to_string).collect();
+            for (m, c) in machines.iter().zip(&collectives) {
                 let estimated = if m.estimated_params().is_empty() {
                     ""
                 } else {
@@ -25,12 +52,8 @@ pub fn run(args: &MachinesArgs) -> anyhow::Result<String> {
                 };
                 let _ = writeln!(
                     out,
-                    "{:<24} {:<16} {:>11}  {:<34} {}{estimated}",
-                    m.name,
-                    m.family,
-                    m.max_threads,
-                    collectives.join(","),
-                    m.description
+                    "{:<wn$}  {:<wf$}  {:>7}  {:<wc$}  {}{estimated}",
+                    m.name, m.family, m.max_threads, c, m.description
                 );
             }
         }

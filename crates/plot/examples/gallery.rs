@@ -218,6 +218,9 @@ fn seed_reference(family: &str, collective: Collective, size: u64) -> String {
         }
         ("cell", _, _) => "seed 002 (the model of this collective)",
         ("scc", _, _) => "seed 004 chapter 4",
+        ("ccnuma", Collective::Bcast, _) => {
+            "seed 001 Figure 1 and Eq. (2) (one-line broadcast over every rooted tree, placed on the sockets) and Figure 3 (its performance); up to 18 threads the search is exhaustive, above it the two-socket heuristic (the exact one-socket tree, optimally placed), hence the change in the max band at 19"
+        }
         _ => "—",
     };
     text.to_string()
