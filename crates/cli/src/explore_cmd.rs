@@ -293,6 +293,27 @@ fn collect(sweep: &Sweep<'_>, label: &str) -> (Vec<Row>, SweepStats) {
     (rows, rows_iter.stats())
 }
 
+/// Write the chart (`--plot`) and the data (`--out`) of a sweep or comparison, each whole or not
+/// at all.
+fn write_files(
+    doc: &SweepDocument<'_>,
+    plot: Option<&Path>,
+    chart: &Chart,
+    out: Option<(&Path, DataFormat)>,
+) -> anyhow::Result<()> {
+    if let Some(path) = plot {
+        write_plot(path, doc.rows, chart)?;
+    }
+    if let Some((path, format)) = out {
+        let data = match format {
+            DataFormat::Csv => rows_csv(doc.rows)?,
+            DataFormat::Json => rows_json(doc)?,
+        };
+        write_atomically(path, data)?;
+    }
+    Ok(())
+}
+
 fn write_plot(path: &Path, rows: &[Row], chart: &Chart) -> anyhow::Result<()> {
     let format = ImageFormat::from_path(path)?;
     let bytes =
@@ -438,22 +459,18 @@ pub fn run_sweep(args: &SweepArgs) -> anyhow::Result<String> {
         stats,
         rows: &rows,
     };
-    if let Some(path) = &args.plot {
-        let chart = Chart {
-            title: args.title.clone(),
-            lines: Lines::PerAlgorithm,
-            metric: args.metric,
-            ..Chart::default()
-        };
-        write_plot(path, &rows, &chart)?;
-    }
-    if let (Some(path), Some(format)) = (&args.out, out_format) {
-        let data = match format {
-            DataFormat::Csv => rows_csv(&rows)?,
-            DataFormat::Json => rows_json(&doc)?,
-        };
-        write_atomically(path, &data)?;
-    }
+    let chart = Chart {
+        title: args.title.clone(),
+        lines: Lines::PerAlgorithm,
+        metric: args.metric,
+        ..Chart::default()
+    };
+    write_files(
+        &doc,
+        args.plot.as_deref(),
+        &chart,
+        args.out.as_deref().zip(out_format),
+    )?;
     Ok(match args.format {
         Format::Json => rows_json(&doc)?,
         Format::Csv => rows_csv(&rows)?,
@@ -625,22 +642,18 @@ pub fn run_compare(args: &CompareArgs) -> anyhow::Result<String> {
         stats,
         rows: &rows,
     };
-    if let Some(path) = &args.plot {
-        let chart = Chart {
-            title: args.title.clone(),
-            lines: Lines::Winners,
-            metric: args.metric,
-            ..Chart::default()
-        };
-        write_plot(path, &rows, &chart)?;
-    }
-    if let (Some(path), Some(format)) = (&args.out, out_format) {
-        let data = match format {
-            DataFormat::Csv => rows_csv(&rows)?,
-            DataFormat::Json => rows_json(&doc)?,
-        };
-        write_atomically(path, &data)?;
-    }
+    let chart = Chart {
+        title: args.title.clone(),
+        lines: Lines::Winners,
+        metric: args.metric,
+        ..Chart::default()
+    };
+    write_files(
+        &doc,
+        args.plot.as_deref(),
+        &chart,
+        args.out.as_deref().zip(out_format),
+    )?;
     Ok(match args.format {
         Format::Json => rows_json(&doc)?,
         Format::Csv => rows_csv(&rows)?,

@@ -118,6 +118,15 @@ impl<'a> SpecContext<'a> {
         })
     }
 
+    /// Check a count (sockets, cores, line size, ...): at least 1. Returns the value.
+    pub fn count(&self, value: &Spanned<u32>, key: &str) -> Result<u32, SpecError> {
+        let v = *value.get_ref();
+        if v == 0 {
+            return Err(self.error_at(value.span(), key, "must be at least 1"));
+        }
+        Ok(v)
+    }
+
     /// Check a parameter: unit as expected, value and stdev finite and in `domain`.
     /// Returns the value.
     pub fn check(

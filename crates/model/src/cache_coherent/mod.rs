@@ -232,27 +232,15 @@ impl ModelFamily for CacheCoherent {
     }
 }
 
-fn positive_count(
-    ctx: &SpecContext<'_>,
-    value: &toml::Spanned<u32>,
-    key: &str,
-) -> Result<u32, SpecError> {
-    let v = *value.get_ref();
-    if v == 0 {
-        return Err(ctx.error_at(value.span(), key, "must be at least 1"));
-    }
-    Ok(v)
-}
-
 /// Read and validate a cache-coherent machine file.
 pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
     let spec: CacheCoherentSpec = ctx.parse()?;
     let t = &spec.topology;
     let topology = Topology {
-        sockets: positive_count(ctx, &t.sockets, "topology.sockets")?,
-        cores_per_socket: positive_count(ctx, &t.cores_per_socket, "topology.cores_per_socket")?,
-        threads_per_core: positive_count(ctx, &t.threads_per_core, "topology.threads_per_core")?,
-        line_bytes: positive_count(ctx, &t.line_bytes, "topology.line_bytes")?,
+        sockets: ctx.count(&t.sockets, "topology.sockets")?,
+        cores_per_socket: ctx.count(&t.cores_per_socket, "topology.cores_per_socket")?,
+        threads_per_core: ctx.count(&t.threads_per_core, "topology.threads_per_core")?,
+        line_bytes: ctx.count(&t.line_bytes, "topology.line_bytes")?,
     };
     let hardware = topology.sockets * topology.cores_per_socket * topology.threads_per_core;
     let max_threads = *spec.max_threads.get_ref();

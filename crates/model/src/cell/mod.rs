@@ -227,14 +227,6 @@ pub fn ceil_log2(p: u32) -> u32 {
     }
 }
 
-fn count(ctx: &SpecContext<'_>, value: &toml::Spanned<u32>, key: &str) -> Result<u32, SpecError> {
-    let v = *value.get_ref();
-    if v == 0 {
-        return Err(ctx.error_at(value.span(), key, "must be at least 1"));
-    }
-    Ok(v)
-}
-
 fn link(
     ctx: &SpecContext<'_>,
     spec: &LinkSpec,
@@ -259,7 +251,7 @@ fn link(
 pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
     let spec: CellSpec = ctx.parse()?;
     let t = &spec.topology;
-    let chips = count(ctx, &t.chips, "topology.chips")?;
+    let chips = ctx.count(&t.chips, "topology.chips")?;
     if chips > 2 {
         return Err(ctx.error_at(
             t.chips.span(),
@@ -269,7 +261,7 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
             ),
         ));
     }
-    let spes_per_chip = count(ctx, &t.spes_per_chip, "topology.spes_per_chip")?;
+    let spes_per_chip = ctx.count(&t.spes_per_chip, "topology.spes_per_chip")?;
     let min_dma_bytes = *t.min_dma_bytes.get_ref();
     if min_dma_bytes == 0 {
         return Err(ctx.error_at(
@@ -359,7 +351,7 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
             let ns =
                 |p: &Param, key: &str, d: Domain| ctx.check(p, &format!("cluster.{key}"), "ns", d);
             Some(Cluster {
-                blades: count(ctx, &c.blades, "cluster.blades")?,
+                blades: ctx.count(&c.blades, "cluster.blades")?,
                 spe_ppe_latency: ns(&c.spe_ppe_latency, "spe_ppe_latency", Domain::Positive)?,
                 spe_ppe_gap: ns(&c.spe_ppe_gap, "spe_ppe_gap", Domain::NonNegative)?,
                 ppe_spe_latency: ns(&c.ppe_spe_latency, "ppe_spe_latency", Domain::Positive)?,

@@ -32,7 +32,6 @@ use crate::request::{Collective, Request};
 use crate::spec::{Domain, Param, SpecContext};
 use shift::{RingContention, ShiftMeasurement};
 use spec::{Ksr1Spec, LinearFitSpec, SubpageFitSpec};
-use toml::Spanned;
 
 /// The ring hierarchy (seed 003 §2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -260,14 +259,6 @@ impl ModelFamily for Ksr1 {
     }
 }
 
-fn positive(ctx: &SpecContext<'_>, value: &Spanned<u32>, key: &str) -> Result<u32, SpecError> {
-    let v = *value.get_ref();
-    if v == 0 {
-        return Err(ctx.error_at(value.span(), key, "must be at least 1"));
-    }
-    Ok(v)
-}
-
 fn subpage_fit(
     ctx: &SpecContext<'_>,
     spec: &SubpageFitSpec,
@@ -307,9 +298,9 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
     let spec: Ksr1Spec = ctx.parse()?;
     let t = &spec.topology;
     let topology = Topology {
-        cells_per_ring0: positive(ctx, &t.cells_per_ring0, "topology.cells_per_ring0")?,
-        ring0_per_ring1: positive(ctx, &t.ring0_per_ring1, "topology.ring0_per_ring1")?,
-        subpage_bytes: positive(ctx, &t.subpage_bytes, "topology.subpage_bytes")?,
+        cells_per_ring0: ctx.count(&t.cells_per_ring0, "topology.cells_per_ring0")?,
+        ring0_per_ring1: ctx.count(&t.ring0_per_ring1, "topology.ring0_per_ring1")?,
+        subpage_bytes: ctx.count(&t.subpage_bytes, "topology.subpage_bytes")?,
     };
     let cells = u64::from(topology.cells_per_ring0) * u64::from(topology.ring0_per_ring1);
     if cells > 1 << 16 {

@@ -33,7 +33,6 @@ use crate::spec::{Domain, Param, SpecContext};
 use mesh::{Mesh, Tile};
 use putget::PutGet;
 use spec::SccSpec;
-use toml::Spanned;
 
 /// A checked SCC machine model. Times in µs (the seed's unit), sizes in lines.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,14 +107,6 @@ impl ModelFamily for Scc {
     }
 }
 
-fn positive(ctx: &SpecContext<'_>, value: &Spanned<u32>, key: &str) -> Result<u32, SpecError> {
-    let v = *value.get_ref();
-    if v == 0 {
-        return Err(ctx.error_at(value.span(), key, "must be at least 1"));
-    }
-    Ok(v)
-}
-
 /// An average router count: at least 1 (the local router), at most the mesh's diameter.
 fn routers(
     ctx: &SpecContext<'_>,
@@ -138,11 +129,11 @@ fn routers(
 pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
     let spec: SccSpec = ctx.parse()?;
     let m = &spec.mesh;
-    let columns = positive(ctx, &m.columns, "mesh.columns")?;
-    let rows = positive(ctx, &m.rows, "mesh.rows")?;
-    let cores_per_tile = positive(ctx, &m.cores_per_tile, "mesh.cores_per_tile")?;
-    let line_bytes = positive(ctx, &m.line_bytes, "mesh.line_bytes")?;
-    let mpb_bytes = positive(ctx, &m.mpb_bytes_per_tile, "mesh.mpb_bytes_per_tile")?;
+    let columns = ctx.count(&m.columns, "mesh.columns")?;
+    let rows = ctx.count(&m.rows, "mesh.rows")?;
+    let cores_per_tile = ctx.count(&m.cores_per_tile, "mesh.cores_per_tile")?;
+    let line_bytes = ctx.count(&m.line_bytes, "mesh.line_bytes")?;
+    let mpb_bytes = ctx.count(&m.mpb_bytes_per_tile, "mesh.mpb_bytes_per_tile")?;
     let cores = u64::from(columns) * u64::from(rows) * u64::from(cores_per_tile);
     if cores > 4096 {
         return Err(ctx.error_at(
@@ -198,11 +189,7 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
     let mpb_lines_per_core =
         u64::from(mpb_bytes) / u64::from(cores_per_tile) / u64::from(line_bytes);
     let b = &spec.broadcast;
-    let oc_chunk_lines = u64::from(positive(
-        ctx,
-        &b.oc_chunk_lines,
-        "broadcast.oc_chunk_lines",
-    )?);
+    let oc_chunk_lines = u64::from(ctx.count(&b.oc_chunk_lines, "broadcast.oc_chunk_lines")?);
     // OC-BCAST keeps two chunks (double buffering) and k + 1 ≤ P flag lines in a core's MPB
     // (seed 004 §3.3.1: "leaves enough space for flags (for any choice of k)").
     let needed = 2 * oc_chunk_lines + u64::from(max_threads);
@@ -216,11 +203,7 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
             ),
         ));
     }
-    let rcce_chunk_lines = u64::from(positive(
-        ctx,
-        &b.rcce_chunk_lines,
-        "broadcast.rcce_chunk_lines",
-    )?);
+    let rcce_chunk_lines = u64::from(ctx.count(&b.rcce_chunk_lines, "broadcast.rcce_chunk_lines")?);
     if rcce_chunk_lines > mpb_lines_per_core {
         return Err(ctx.error_at(
             b.rcce_chunk_lines.span(),
