@@ -433,7 +433,7 @@ fn impossible_requests_on_other_families() {
         &[
             "bcast", "-m", "scc", "-n", "48", "--size", "3072", "--fix", "k=48",
         ],
-        "no feasible configuration matches the fixed parameters",
+        "no configuration has k=48 (k in 1..=47)",
     );
     fails_with(
         &["bcast", "-m", "scc", "-n", "48", "--size", "0"],
@@ -453,7 +453,7 @@ fn impossible_requests_on_other_families() {
             "--fix",
             "x=9",
         ],
-        "no feasible configuration",
+        "no configuration has x=9 (x in 2..=4",
     );
     fails_with(
         &["barrier", "-m", "cell-blade", "-n", "17"],

@@ -56,7 +56,7 @@ impl SearchOptions {
         self.top.max(1)
     }
 
-    fn matches_fixed(&self, params: &Params) -> bool {
+    pub(crate) fn matches_fixed(&self, params: &Params) -> bool {
         self.fixed
             .iter()
             .all(|(name, value)| params.get(name) == Some(*value))

@@ -75,6 +75,54 @@ pub enum TuneError {
     NothingApplies(Vec<String>),
 }
 
+/// Why an algorithm has no feasible configuration: the fixed parameters fall outside its space,
+/// or the model rejects the first configuration that matches them (in enumeration order, so the
+/// message is deterministic).
+fn explain_infeasible(
+    algorithm: &dyn modelopt_model::Algorithm,
+    request: &Request,
+    options: &SearchOptions,
+) -> String {
+    let fixed: Vec<String> = options
+        .fixed
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let Ok(space) = algorithm.space(request, &options.space) else {
+        return "no feasible configuration".into();
+    };
+    let Some(candidates) = crate::space::enumerate(&space) else {
+        return "no feasible configuration".into();
+    };
+    let mut matching = candidates
+        .into_iter()
+        .filter(|p| options.matches_fixed(p))
+        .peekable();
+    if matching.peek().is_none() && !fixed.is_empty() {
+        let ranges = match &space {
+            modelopt_model::Space::Grid(ranges) => ranges
+                .iter()
+                .map(|r| format!("{} in {}..={}", r.name, r.lo, r.hi))
+                .collect::<Vec<_>>()
+                .join(", "),
+            _ => String::new(),
+        };
+        return if ranges.is_empty() {
+            format!("no configuration has {}", fixed.join(" "))
+        } else {
+            format!("no configuration has {} ({ranges})", fixed.join(" "))
+        };
+    }
+    match matching.find_map(|p| algorithm.cost(request, &p).err().map(|e| (p, e))) {
+        Some((p, e)) if fixed.is_empty() => format!("no feasible configuration (e.g. {p}: {e})"),
+        Some((p, e)) => format!(
+            "no feasible configuration with {} ({p}: {e})",
+            fixed.join(" ")
+        ),
+        None => "no feasible configuration".into(),
+    }
+}
+
 /// Rank the algorithms of `machine` for `request`. `only` restricts to one algorithm by name.
 pub fn tune(
     machine: &Machine,
@@ -117,11 +165,7 @@ pub fn tune(
     for (index, algorithm) in chosen {
         let outcome = match rank(algorithm.as_ref(), request, options) {
             Ok(ranked) if ranked.best.is_empty() => {
-                let why = if options.fixed.is_empty() {
-                    "no feasible configuration".to_string()
-                } else {
-                    "no feasible configuration matches the fixed parameters".to_string()
-                };
+                let why = explain_infeasible(algorithm.as_ref(), request, options);
                 reasons.push(format!("{}: {why}", algorithm.name()));
                 AlgorithmOutcome {
                     algorithm: algorithm.name().into(),
