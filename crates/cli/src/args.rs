@@ -277,6 +277,20 @@ pub fn check_threads(machine: &Machine, threads: u32, extrapolate: bool) -> anyh
     Ok(())
 }
 
+/// Whether a machine's models depend on initial cache-line states (`--state`).
+pub fn has_cache_states(machine: &Machine) -> bool {
+    matches!(machine.family.as_str(), "cache-coherent" | "ccnuma")
+}
+
+/// `, buffers E` for machines whose models use cache states, nothing otherwise (output headers).
+pub fn buffers_note<'m>(mut machines: impl Iterator<Item = &'m Machine>, state: &str) -> String {
+    if machines.any(has_cache_states) {
+        format!(", buffers {state}")
+    } else {
+        String::new()
+    }
+}
+
 /// Tell the user (on stderr) when a machine's numbers include estimates.
 pub fn note_estimates(machine: &Machine) {
     let estimated = machine.estimated_params();

@@ -489,13 +489,13 @@ fn sweep_text(machine: &Machine, args: &SweepArgs, rows: &[Row], stats: &SweepSt
     let states: Vec<String> = args.state.iter().map(|s| s.to_string()).collect();
     let _ = writeln!(
         out,
-        "sweep: {} on {} ({}), threads {}..={}, {sizes}, buffers {}, objective {}, metric {}",
+        "sweep: {} on {} ({}), threads {}..={}, {sizes}{}, objective {}, metric {}",
         collectives.join(","),
         machine.name,
         machine.origin,
         args.threads.0,
         args.threads.1,
-        states.join(","),
+        crate::args::buffers_note(std::iter::once(machine), &states.join(",")),
         args.objective,
         args.metric
     );
@@ -671,7 +671,7 @@ fn compare_text(
     let throughput = args.metric == Metric::Throughput;
     let _ = writeln!(
         out,
-        "compare: {} on {}, threads {}..={}, {}, buffers {}, objective {}{}",
+        "compare: {} on {}, threads {}..={}, {}{}, objective {}{}",
         args.collective,
         machines
             .iter()
@@ -681,7 +681,7 @@ fn compare_text(
         args.threads.0,
         args.threads.1,
         size_text(args.size),
-        args.state,
+        crate::args::buffers_note(machines.iter(), &args.state.to_string()),
         args.objective,
         if throughput {
             ", metric throughput [MB/s]"
@@ -911,13 +911,13 @@ fn sensitivity_text(
     let chosen = analysis.chosen();
     let _ = writeln!(
         out,
-        "sensitivity: {} on {} ({}), {} threads, {}, buffers {}, objective {}{}",
+        "sensitivity: {} on {} ({}), {} threads, {}{}, objective {}{}",
         args.collective,
         machine.name,
         machine.origin,
         args.threads,
         size_text(args.size),
-        args.state,
+        crate::args::buffers_note(std::iter::once(machine), &args.state.to_string()),
         args.objective,
         if args.metric == Metric::Throughput {
             ", metric throughput"

@@ -130,12 +130,7 @@ fn render_text(machine: &Machine, tuning: &Tuning, report: &Report, args: &TuneA
     } else {
         format!("{} B", r.size_bytes)
     };
-    let cache_states = matches!(machine.family.as_str(), "cache-coherent" | "ccnuma");
-    let states = if cache_states {
-        format!(", buffers {}", r.state)
-    } else {
-        String::new()
-    };
+    let states = crate::args::buffers_note(std::iter::once(machine), &r.state.to_string());
     let metric = if r.metric == Metric::Throughput {
         ", metric throughput"
     } else {

@@ -856,3 +856,27 @@ fn heuristic_results_are_flagged() {
     ]);
     assert!(!json.contains("heuristic"), "{json}");
 }
+
+#[test]
+fn messages_fit_the_family() {
+    // The Cell models (seed 002) give latencies only.
+    fails_with(
+        &[
+            "bcast",
+            "-m",
+            "cell-blade",
+            "-n",
+            "16",
+            "--size",
+            "4096",
+            "--metric",
+            "throughput",
+        ],
+        "its model gives no throughput (use --metric latency)",
+    );
+    // Cache states are only mentioned for machines whose models use them.
+    let scc = stdout_of(&["bcast", "-m", "scc", "-n", "48", "--size", "3072"]);
+    assert!(!scc.lines().next().unwrap().contains("buffers"), "{scc}");
+    let phi = stdout_of(&["bcast", "-m", "xeon-phi", "-n", "8"]);
+    assert!(phi.lines().next().unwrap().contains("buffers E"), "{phi}");
+}

@@ -113,15 +113,22 @@ fn explain_infeasible(
             format!("no configuration has {} ({ranges})", fixed.join(" "))
         };
     }
-    match matching.find_map(|p| algorithm.cost(request, &p).err().map(|e| (p, e))) {
-        Some((p, e)) if fixed.is_empty() => format!("no feasible configuration (e.g. {p}: {e})"),
-        Some((p, e)) => format!(
-            "no feasible configuration with {} ({p}: {e})",
-            fixed.join(" ")
-        ),
+    let reason = matching.find_map(|p| match algorithm.cost(request, &p) {
+        Err(e) => Some(format!("{p}: {e}")),
+        Ok(cost) if options.objective.score(&cost, request.metric).is_none() => {
+            Some(NO_THROUGHPUT.to_string())
+        }
+        Ok(_) => None,
+    });
+    match reason {
+        Some(why) if why == NO_THROUGHPUT => why,
+        Some(why) if fixed.is_empty() => format!("no feasible configuration (e.g. {why})"),
+        Some(why) => format!("no feasible configuration with {} ({why})", fixed.join(" ")),
         None => "no feasible configuration".into(),
     }
 }
+
+const NO_THROUGHPUT: &str = "its model gives no throughput (use --metric latency)";
 
 /// Rank the algorithms of `machine` for `request`. `only` restricts to one algorithm by name.
 pub fn tune(
