@@ -29,6 +29,11 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+/// The README's Rust examples, compiled and run as doctests so the front page cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+mod readme {}
+
 pub mod objective;
 pub mod placement;
 pub mod report;
