@@ -1,7 +1,7 @@
 //! The tuning commands (`bcast`, `barrier`, `reduce`, `allreduce`, ...): rank every algorithm the
 //! machine models for the collective and print the best configuration, the alternatives and why.
 
-use crate::args::{check_threads, load_machine, note_estimates, Format, TuneArgs};
+use crate::args::{check_threads, load_machine, Format, TuneArgs};
 use anyhow::{anyhow, Context};
 use modelopt_model::{Collective, Machine, Metric, Request, SpaceOptions};
 use modelopt_optimizer::report::{round3, worse_by_percent};
@@ -12,7 +12,6 @@ use std::fmt::Write as _;
 pub fn run(collective: Collective, args: &TuneArgs) -> anyhow::Result<String> {
     let machine = load_machine(&args.machine)?;
     check_threads(&machine, args.threads, args.extrapolate)?;
-    note_estimates(&machine);
     let request = Request::new(collective, args.threads)?
         .with_size(args.size)?
         .with_state(args.state)
@@ -30,8 +29,16 @@ pub fn run(collective: Collective, args: &TuneArgs) -> anyhow::Result<String> {
     };
     let tuning = tune(&machine, &request, &options, args.algorithm.as_deref())
         .map_err(|e| anyhow!("{} on {}: {e}", collective, machine.name))?;
-    let report = Report::new(&machine.name, &tuning, &args.objective, args.top)
+    let mut report = Report::new(&machine.name, &tuning, &args.objective, args.top)
         .context("no configuration was found")?;
+    report.estimated_params = estimates_used(&machine, &request, &report);
+    if !report.estimated_params.is_empty() {
+        eprintln!(
+            "note: this result uses estimated parameters the seeds do not give: {} (see `modelopt machines show {}`)",
+            report.estimated_params.join(", "),
+            machine.name
+        );
+    }
     let text = match args.format {
         Format::Json => serde_json::to_string_pretty(&report)? + "\n",
         Format::Csv => csv_text(&report)?,
@@ -41,6 +48,19 @@ pub fn run(collective: Collective, args: &TuneArgs) -> anyhow::Result<String> {
         crate::args::write_atomically(path, &text)?;
     }
     Ok(text)
+}
+
+/// The estimated parameters the winning configuration's cost depends on.
+fn estimates_used(machine: &Machine, request: &Request, report: &Report) -> Vec<String> {
+    let keys: Vec<String> = machine
+        .estimated_params()
+        .into_iter()
+        .map(|p| p.key)
+        .collect();
+    if keys.is_empty() {
+        return keys;
+    }
+    modelopt_model::perturb::params_used(machine, &keys, request, &report.algorithm, &report.params)
 }
 
 fn csv_text(report: &Report) -> anyhow::Result<String> {

@@ -880,3 +880,41 @@ fn messages_fit_the_family() {
     let phi = stdout_of(&["bcast", "-m", "xeon-phi", "-n", "8"]);
     assert!(phi.lines().next().unwrap().contains("buffers E"), "{phi}");
 }
+
+#[test]
+fn only_the_estimates_a_result_uses_are_announced() {
+    // Sandy Bridge E5-2670: the contention model is estimated (seed 000 fits none for it); the
+    // broadcast tree uses it, the dissemination barrier (Eq. 4.11: R_L and R_R only) does not.
+    let out = modelopt()
+        .args([
+            "bcast",
+            "-m",
+            "sandy-bridge-e5-2670",
+            "-n",
+            "8",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["estimated_params"],
+        serde_json::json!(["contention[0].b", "contention[0].c"])
+    );
+    modelopt()
+        .args(["barrier", "-m", "sandy-bridge-e5-2670", "-n", "8"])
+        .assert()
+        .success()
+        .stderr(predicate::str::is_empty());
+    let json = stdout_of(&[
+        "barrier",
+        "-m",
+        "sandy-bridge-e5-2670",
+        "-n",
+        "8",
+        "--format",
+        "json",
+    ]);
+    assert!(!json.contains("estimated_params"), "{json}");
+}

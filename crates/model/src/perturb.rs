@@ -18,6 +18,7 @@
 
 use crate::error::SpecError;
 use crate::machine::{self, Machine};
+use crate::request::{Params, Request};
 
 /// A machine's specification parsed once, ready to produce variants with changed parameters.
 #[derive(Debug, Clone)]
@@ -72,6 +73,48 @@ impl Perturber {
 /// `key` is one of the keys [`Machine::params`] lists (`line.remote`, `contention[0].c`, ...).
 pub fn with_param(machine: &Machine, key: &str, value: f64) -> Result<Machine, SpecError> {
     Perturber::new(machine)?.machine(&[(key, value)])
+}
+
+/// The keys among `keys` that the cost of one configuration depends on.
+///
+/// Each parameter is nudged on its own (×1.01, or to 1 when it is 0) and `params` of the
+/// algorithm named `algorithm` priced again for `request`; a parameter is used when the cost
+/// changes. A key that cannot be nudged (not a parameter, or a value the family refuses) counts as
+/// used, to stay on the safe side. This is how the CLI says *which* estimates a result rests on.
+pub fn params_used(
+    machine: &Machine,
+    keys: &[String],
+    request: &Request,
+    algorithm: &str,
+    params: &Params,
+) -> Vec<String> {
+    let cost_of = |m: &Machine| {
+        m.algorithms_for(request.collective)
+            .into_iter()
+            .find(|a| a.name() == algorithm)
+            .and_then(|a| a.cost(request, params).ok())
+    };
+    let (Some(base), Ok(perturber)) = (cost_of(machine), Perturber::new(machine)) else {
+        return keys.to_vec();
+    };
+    let values: std::collections::BTreeMap<String, f64> = machine
+        .params()
+        .into_iter()
+        .map(|p| (p.key, p.value))
+        .collect();
+    keys.iter()
+        .filter(|key| {
+            let Some(&value) = values.get(key.as_str()) else {
+                return true;
+            };
+            let nudged = if value == 0.0 { 1.0 } else { value * 1.01 };
+            match perturber.machine(&[(key.as_str(), nudged)]) {
+                Ok(m) => cost_of(&m) != Some(base),
+                Err(_) => true,
+            }
+        })
+        .cloned()
+        .collect()
 }
 
 /// One step of a key path: a table key, then zero or more array indices.

@@ -41,6 +41,10 @@ pub struct Report {
     /// Present and `true` when the winner comes from a heuristic search, not a proven optimum.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub heuristic: bool,
+    /// The machine parameters marked `estimated` that the winner's cost depends on (filled by the
+    /// caller, e.g. with `modelopt_model::perturb::params_used`); absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub estimated_params: Vec<String>,
 }
 
 /// A ranked alternative.
@@ -114,6 +118,7 @@ impl Report {
                 .map(alt)
                 .collect(),
             heuristic: tuning.heuristic(),
+            estimated_params: Vec::new(),
         })
     }
 }
