@@ -187,6 +187,16 @@ pub struct Loaded {
     pub model: Box<dyn ModelFamily>,
 }
 
+/// A bundled machine's model, for the families' unit tests.
+#[cfg(test)]
+pub(crate) fn bundled_model<T: Clone + 'static>(name: &str) -> T {
+    let machine = load(name).unwrap_or_else(|e| panic!("{e}"));
+    machine
+        .model::<T>()
+        .cloned()
+        .unwrap_or_else(|| panic!("{name} is not of the expected family"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,17 +1,16 @@
 //! KSR-1 (seed 003): scenario tests through the bundled machine, laws as proptests, and bad
 //! machine files.
 
+mod common;
+use common::{error_of, line_of};
+
 use modelopt_model::ksr1::Ksr1;
-use modelopt_model::machine::{from_text, load, BUNDLED};
+use modelopt_model::machine::load;
 use modelopt_model::{Algorithm, Collective, ModelError, Params, Request};
 use proptest::prelude::*;
 
 fn ksr_text() -> &'static str {
-    BUNDLED
-        .iter()
-        .find(|(n, _)| *n == "ksr1")
-        .map(|(_, t)| *t)
-        .expect("ksr1 is bundled")
+    common::bundled_text("ksr1")
 }
 
 fn request(collective: Collective, threads: u32, size: u64) -> Request {
@@ -231,20 +230,6 @@ proptest! {
         let ring1 = bcast.cost(&request(Collective::Bcast, 33, size), &Params::None).unwrap();
         prop_assert!(ring0.min_ns < ring1.min_ns);
     }
-}
-
-fn error_of(text: &str) -> String {
-    let err = from_text("test.toml", text).unwrap_err().to_string();
-    assert!(!err.contains('\n'), "error is not one line: {err}");
-    assert!(
-        err.starts_with("test.toml"),
-        "error does not name the file: {err}"
-    );
-    err
-}
-
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines().position(|l| l.contains(needle)).unwrap() + 1
 }
 
 #[test]

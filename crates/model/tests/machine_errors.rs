@@ -1,23 +1,12 @@
 //! Bad machine files give one-line errors naming file, line, column and key — never a panic.
 
-use modelopt_model::machine::{from_text, load, BUNDLED};
+mod common;
+use common::{error_of, line_of};
+
+use modelopt_model::machine::load;
 
 fn phi_text() -> &'static str {
-    BUNDLED.iter().find(|(n, _)| *n == "xeon-phi").unwrap().1
-}
-
-fn error_of(text: &str) -> String {
-    let err = from_text("test.toml", text).unwrap_err().to_string();
-    assert!(!err.contains('\n'), "error is not one line: {err}");
-    assert!(
-        err.starts_with("test.toml"),
-        "error does not name the file: {err}"
-    );
-    err
-}
-
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines().position(|l| l.contains(needle)).unwrap() + 1
+    common::bundled_text("xeon-phi")
 }
 
 #[test]

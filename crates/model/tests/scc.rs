@@ -1,17 +1,16 @@
 //! Intel SCC (seed 004): scenario tests through the bundled machine, laws as proptests, and bad
 //! machine files.
 
-use modelopt_model::machine::{from_text, load, BUNDLED};
+mod common;
+use common::{error_of, line_of};
+
+use modelopt_model::machine::load;
 use modelopt_model::scc::Scc;
 use modelopt_model::{Algorithm, Collective, Metric, ModelError, Params, Request};
 use proptest::prelude::*;
 
 fn scc_text() -> &'static str {
-    BUNDLED
-        .iter()
-        .find(|(n, _)| *n == "scc")
-        .map(|(_, t)| *t)
-        .expect("scc is bundled")
+    common::bundled_text("scc")
 }
 
 fn request(threads: u32, size: u64) -> Request {
@@ -212,20 +211,6 @@ proptest! {
         let more = binomial.cost(&request(p + 1, size), &Params::None).unwrap();
         prop_assert!(few.min_ns <= more.min_ns);
     }
-}
-
-fn error_of(text: &str) -> String {
-    let err = from_text("test.toml", text).unwrap_err().to_string();
-    assert!(!err.contains('\n'), "error is not one line: {err}");
-    assert!(
-        err.starts_with("test.toml"),
-        "error does not name the file: {err}"
-    );
-    err
-}
-
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines().position(|l| l.contains(needle)).unwrap() + 1
 }
 
 #[test]

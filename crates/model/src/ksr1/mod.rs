@@ -464,11 +464,7 @@ pub(crate) mod tests {
 
     /// The bundled `machines/ksr1.toml`, loaded.
     pub(crate) fn bundled() -> Ksr1 {
-        let machine = crate::machine::load("ksr1").unwrap_or_else(|e| panic!("{e}"));
-        machine
-            .model::<Ksr1>()
-            .cloned()
-            .unwrap_or_else(|| panic!("not a ksr1 model"))
+        crate::machine::bundled_model("ksr1")
     }
 
     #[test]

@@ -240,11 +240,7 @@ pub(crate) mod tests {
 
     /// The bundled `machines/scc.toml`, loaded.
     pub(crate) fn bundled() -> Scc {
-        let machine = crate::machine::load("scc").unwrap_or_else(|e| panic!("{e}"));
-        machine
-            .model::<Scc>()
-            .cloned()
-            .unwrap_or_else(|| panic!("not a scc model"))
+        crate::machine::bundled_model("scc")
     }
 
     #[test]
