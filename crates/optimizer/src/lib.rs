@@ -4,6 +4,8 @@
 //!
 //! - [`space`]: enumeration of the search spaces algorithms describe (level-degree trees as
 //!   minimal covers, dissemination degrees, integer grids);
+//! - [`limits`]: work estimates, budgets, time limits, progress and stop reasons of every search;
+//! - [`parallel`]: the one place rayon is used;
 //! - [`objective`]: what is minimized (min, max, or a blend of the min-max range; throughput);
 //! - [`search`]: the driver — branch and bound over trees, rayon in one place, a total order for
 //!   ties, and a naive reference search;
@@ -34,7 +36,9 @@
 #[doc = include_str!("../../../README.md")]
 mod readme {}
 
+pub mod limits;
 pub mod objective;
+pub mod parallel;
 pub mod placement;
 pub mod report;
 pub mod rooted_trees;
@@ -44,6 +48,7 @@ pub mod space;
 pub mod sweep;
 pub mod tuner;
 
+pub use limits::{Exactness, Limits, Progress, ProgressSink, StopReason, WorkEstimate};
 pub use objective::Objective;
 pub use report::{Alternative, Report};
 pub use search::{rank, rank_naive, Ranked, Scored, SearchOptions, SearchStats};

@@ -1,0 +1,295 @@
+//! Limits of a search and why it stopped.
+//!
+//! Every search in this crate knows how large it is before it starts ([`WorkEstimate`]), obeys the
+//! caller's [`Limits`] (a wall-clock time limit and a work budget counted in priced candidates or
+//! DP states), reports progress through a [`ProgressSink`], and says why it ended
+//! ([`StopReason`], after egg's `StopReason`). A search stopped early returns the best found so
+//! far, marked not exact ([`Exactness::Bounded`]) with a certified lower bound when it has one.
+//!
+//! The optimizer prints nothing: the CLI turns a [`ProgressSink`] into a progress bar.
+
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How much a search may do. The default has no time limit and the default work budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Limits {
+    /// Wall-clock limit; when it passes, the search stops and returns the best found so far.
+    pub time_limit: Option<Duration>,
+    /// Largest amount of work (candidates priced, or DP states) a search may start. A search whose
+    /// estimate exceeds it refuses up front ([`BudgetExceeded`]) instead of running for hours.
+    pub work_budget: u64,
+}
+
+/// The default work budget: about a minute of pricing on one core for the cheapest models.
+pub const DEFAULT_WORK_BUDGET: u64 = 2_000_000_000;
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            time_limit: None,
+            work_budget: DEFAULT_WORK_BUDGET,
+        }
+    }
+}
+
+impl Limits {
+    /// The point in time at which a search started now must stop.
+    pub fn deadline(&self) -> Deadline {
+        Deadline {
+            at: self.time_limit.and_then(|d| Instant::now().checked_add(d)),
+            limit: self.time_limit,
+        }
+    }
+
+    /// Refuse work whose estimate exceeds the budget.
+    pub fn check(&self, estimate: &WorkEstimate) -> Result<(), BudgetExceeded> {
+        if estimate.units > self.work_budget {
+            Err(BudgetExceeded {
+                what: estimate.what.clone(),
+                estimate: estimate.units,
+                budget: self.work_budget,
+            })
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// A search's size, known before it starts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WorkEstimate {
+    /// What is counted ("rooted trees × placements", "DP states", "level-degree candidates").
+    pub what: String,
+    /// How many (an upper bound where the exact count is unknown; saturating).
+    pub units: u64,
+}
+
+/// A search refused because its estimated size exceeds the work budget.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("this search would price about {estimate} {what}, over the work budget of {budget}")]
+pub struct BudgetExceeded {
+    /// What is counted.
+    pub what: String,
+    /// The estimate.
+    pub estimate: u64,
+    /// The budget in force.
+    pub budget: u64,
+}
+
+/// When a running search must stop. Cheap to check: call [`Deadline::passed`] every few
+/// thousand units of work.
+#[derive(Debug, Clone, Copy)]
+pub struct Deadline {
+    at: Option<Instant>,
+    limit: Option<Duration>,
+}
+
+impl Deadline {
+    /// No deadline.
+    pub fn never() -> Self {
+        Deadline {
+            at: None,
+            limit: None,
+        }
+    }
+
+    /// Whether the time limit has passed.
+    pub fn passed(&self) -> bool {
+        self.at.is_some_and(|at| Instant::now() >= at)
+    }
+
+    /// The stop reason to report when [`Deadline::passed`].
+    pub fn reason(&self) -> StopReason {
+        StopReason::TimeLimit {
+            seconds: self.limit.map_or(0.0, |d| d.as_secs_f64()),
+        }
+    }
+}
+
+/// Why a search ended.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "reason", rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum StopReason {
+    /// The whole space was searched (or pruned by a sound bound): the result is optimal.
+    Complete,
+    /// The time limit passed.
+    TimeLimit {
+        /// The limit, in seconds.
+        seconds: f64,
+    },
+    /// The work budget was used up.
+    WorkBudget {
+        /// The budget.
+        budget: u64,
+    },
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StopReason::Complete => f.write_str("the search completed"),
+            StopReason::TimeLimit { seconds } => {
+                write!(f, "the time limit of {seconds} s passed")
+            }
+            StopReason::WorkBudget { budget } => {
+                write!(f, "the work budget of {budget} was used up")
+            }
+        }
+    }
+}
+
+/// Whether a result is proven optimal under the model.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Exactness {
+    /// Proven optimal: the search was exhaustive or its pruning and decomposition are sound.
+    Exact,
+    /// Not proven optimal: the best found, why the search stopped, and (when the search can
+    /// certify one) a lower bound on the optimum's score with the relative gap.
+    Bounded {
+        /// Why the search stopped early.
+        stopped: StopReason,
+        /// A certified lower bound on the optimal score, when known.
+        lower_bound: Option<f64>,
+        /// (best − lower bound) / lower bound × 100, when the bound is known.
+        gap_percent: Option<f64>,
+    },
+}
+
+impl Exactness {
+    /// Whether the result is proven optimal.
+    pub fn is_exact(&self) -> bool {
+        matches!(self, Exactness::Exact)
+    }
+
+    /// A bounded result for `best` with an optional certified `lower_bound`.
+    pub fn bounded(stopped: StopReason, best: f64, lower_bound: Option<f64>) -> Self {
+        let gap_percent = lower_bound
+            .filter(|lb| *lb > 0.0 && best.is_finite())
+            .map(|lb| ((best - lb) / lb * 100.0).max(0.0));
+        Exactness::Bounded {
+            stopped,
+            lower_bound,
+            gap_percent,
+        }
+    }
+}
+
+/// Receives progress of a long search. Implementations must be cheap and thread-safe; the
+/// optimizer calls [`ProgressSink::advance`] from rayon workers.
+pub trait ProgressSink: Send + Sync {
+    /// A phase starts: what it does and, when known, how many units it will do.
+    fn begin(&self, what: &str, total: Option<u64>);
+    /// `units` more units are done.
+    fn advance(&self, units: u64);
+    /// The phase ended.
+    fn finish(&self);
+}
+
+/// A shareable, optional progress sink (no-op when empty). Compares equal to every other handle,
+/// so options that carry one keep their `PartialEq`.
+#[derive(Clone, Default)]
+pub struct Progress(Option<Arc<dyn ProgressSink>>);
+
+impl Progress {
+    /// Report to `sink`.
+    pub fn to(sink: Arc<dyn ProgressSink>) -> Self {
+        Progress(Some(sink))
+    }
+
+    /// Report nothing.
+    pub fn none() -> Self {
+        Progress(None)
+    }
+
+    /// See [`ProgressSink::begin`].
+    pub fn begin(&self, what: &str, total: Option<u64>) {
+        if let Some(s) = &self.0 {
+            s.begin(what, total);
+        }
+    }
+
+    /// See [`ProgressSink::advance`].
+    pub fn advance(&self, units: u64) {
+        if let Some(s) = &self.0 {
+            s.advance(units);
+        }
+    }
+
+    /// See [`ProgressSink::finish`].
+    pub fn finish(&self) {
+        if let Some(s) = &self.0 {
+            s.finish();
+        }
+    }
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Progress(sink)"
+        } else {
+            "Progress(none)"
+        })
+    }
+}
+
+impl PartialEq for Progress {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_refuses_larger_estimates_only() {
+        let limits = Limits {
+            time_limit: None,
+            work_budget: 100,
+        };
+        let small = WorkEstimate {
+            what: "trees".into(),
+            units: 100,
+        };
+        let big = WorkEstimate {
+            what: "trees".into(),
+            units: 101,
+        };
+        assert!(limits.check(&small).is_ok());
+        let err = limits.check(&big).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "this search would price about 101 trees, over the work budget of 100"
+        );
+    }
+
+    #[test]
+    fn gap_is_relative_to_the_bound() {
+        // best 110, bound 100: (110 − 100) / 100 = 10 %.
+        let e = Exactness::bounded(StopReason::WorkBudget { budget: 5 }, 110.0, Some(100.0));
+        match e {
+            Exactness::Bounded { gap_percent, .. } => {
+                assert!((gap_percent.unwrap() - 10.0).abs() < 1e-12)
+            }
+            Exactness::Exact => panic!("bounded expected"),
+        }
+        assert!(!e.is_exact());
+    }
+
+    #[test]
+    fn zero_time_limit_has_passed_at_once() {
+        let d = Limits {
+            time_limit: Some(Duration::ZERO),
+            work_budget: 1,
+        }
+        .deadline();
+        assert!(d.passed());
+        assert!(!Deadline::never().passed());
+    }
+}
