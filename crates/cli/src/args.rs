@@ -1,11 +1,12 @@
 //! Raw command-line flags (clap) and their parsing into checked values.
 //!
-//! As in ripgrep, the CLI works in two stages: clap reads raw flags into these structs, then each
-//! command checks them against the machine (thread limits, sizes) before running the job.
+//! As in ripgrep, the CLI works in two stages: clap reads raw flags into these structs (each
+//! group of flags declared once and flattened where it is used: [`MachineFlag`],
+//! [`SearchFlags`], [`TreeFlags`], [`OutputFlags`]), then [`crate::job`] checks them once against
+//! the machine and builds the request and search options every command runs with.
 
-use anyhow::{bail, Context};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use modelopt_model::{BufferStates, DegreeOrdering, Machine, Metric, RoundsRule};
+use modelopt_model::{BufferStates, DegreeOrdering, Metric, RoundsRule};
 use modelopt_optimizer::Objective;
 use std::path::PathBuf;
 
@@ -41,7 +42,7 @@ pub enum Command {
     Machines(MachinesArgs),
     /// Design-space explorer: `sweep`, `compare`, `sensitivity`.
     #[command(flatten)]
-    Explore(crate::explore_cmd::ExploreCommand),
+    Explore(crate::explore::ExploreCommand),
     /// Build the CLa dependency graph of a `.cla` program on a tree: critical path, T_min, T_max.
     Graph(crate::graph_cmd::GraphArgs),
 }
@@ -57,57 +58,96 @@ pub enum Format {
     Csv,
 }
 
-/// Flags shared by every tuning command.
+/// The machine a command works on.
 #[derive(Debug, Clone, Args)]
-pub struct TuneArgs {
-    /// Machine: a bundled name (`modelopt machines`) or the path of a TOML machine file.
+pub struct MachineFlag {
+    /// Machine: a bundled name (`modelopt machines`) or the path of a TOML machine file (a
+    /// path contains `/` or ends in `.toml`; bundled names never look at the filesystem).
     #[arg(long, short)]
     pub machine: String,
-    /// Number of participating threads (at least 2).
-    #[arg(long, short = 'n')]
-    pub threads: u32,
-    /// Message size in bytes (suffixes K, KiB, M, MiB accepted); 0 = one small item.
-    #[arg(long, default_value = "0", value_parser = parse_size)]
-    pub size: u64,
-    /// Initial buffer states: E, I, or a sender-receiver pair such as E-I.
-    #[arg(long, default_value = "E")]
-    pub state: BufferStates,
+}
+
+/// How the search runs: what it minimizes, the shape of the spaces, pinned parameters, and its
+/// limits. Declared once, flattened into every command that searches.
+#[derive(Debug, Clone, Args)]
+pub struct SearchFlags {
     /// Objective: min (best case), max (worst case) or blend:W.
     #[arg(long, default_value = "min")]
     pub objective: Objective,
-    /// Metric: latency or throughput.
-    #[arg(long, default_value = "latency")]
-    pub metric: Metric,
-    /// How many alternatives to show after the best.
-    #[arg(long, default_value_t = 5)]
-    pub top: usize,
-    /// Only this algorithm (see the text output for the names).
-    #[arg(long)]
-    pub algorithm: Option<String>,
-    /// Pin a parameter, e.g. --fix k=7 or --fix depth=2 (repeatable).
-    #[arg(long = "fix", value_parser = parse_fix)]
-    pub fix: Vec<(String, i64)>,
     /// Ordering constraint between tree degrees k_i.
     #[arg(long, default_value = "non-increasing")]
     pub ordering: DegreeOrdering,
     /// Rounds rule of the dissemination barrier: paper (r = ceil(log_m n)) or exact.
     #[arg(long, default_value = "paper")]
     pub rounds: RoundsRule,
+    /// Pin a parameter, e.g. --fix k=7 or --fix depth=2 (repeatable).
+    #[arg(long = "fix", value_parser = parse_fix, allow_negative_numbers = true)]
+    pub fix: Vec<(String, i64)>,
+    /// Stop a search after this many seconds and report the best found so far, marked not
+    /// exact.
+    #[arg(long, value_parser = parse_seconds, allow_negative_numbers = true)]
+    pub time_limit: Option<std::time::Duration>,
+    /// Largest search (candidates or DP states) started without asking; larger ones are
+    /// refused up front with their estimated size.
+    #[arg(long, allow_negative_numbers = true)]
+    pub budget: Option<u64>,
+}
+
+/// Rooted-tree spaces (the `cla-tree` algorithms of ccNUMA machines).
+#[derive(Debug, Clone, Args)]
+pub struct TreeFlags {
     /// Root thread of rooted-tree algorithms (cla-tree).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub root: Option<u32>,
     /// Rooted-tree search (cla-tree): auto, exhaustive or dp.
     #[arg(long = "search", default_value = "auto")]
     pub tree_search: modelopt_model::TreeSearch,
-    /// Output format.
+}
+
+/// Where and how the result is written.
+#[derive(Debug, Clone, Args)]
+pub struct OutputFlags {
+    /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Also write the output to this file (`-` for stdout; regular files are written whole or
+    /// not at all, keeping their permissions; devices and FIFOs are written straight to).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// Flags of every tuning command.
+#[derive(Debug, Clone, Args)]
+pub struct TuneArgs {
+    #[command(flatten)]
+    pub machine: MachineFlag,
+    /// Number of participating threads (at least 2).
+    #[arg(long, short = 'n', allow_negative_numbers = true)]
+    pub threads: u32,
+    /// Message size in bytes (suffixes K, KiB, M, MiB accepted); 0 = one small item.
+    #[arg(long, default_value = "0", value_parser = parse_size, allow_negative_numbers = true)]
+    pub size: u64,
+    /// Initial buffer states: E, I, or a sender-receiver pair such as E-I.
+    #[arg(long, default_value = "E")]
+    pub state: BufferStates,
+    /// Metric: latency or throughput.
+    #[arg(long, default_value = "latency")]
+    pub metric: Metric,
+    /// How many alternatives to show after the best.
+    #[arg(long, default_value_t = 5, allow_negative_numbers = true)]
+    pub top: usize,
+    /// Only this algorithm (see the text output for the names).
+    #[arg(long)]
+    pub algorithm: Option<String>,
+    #[command(flatten)]
+    pub search: SearchFlags,
+    #[command(flatten)]
+    pub trees: TreeFlags,
     /// Allow more threads than the machine has (the model extrapolates).
     #[arg(long)]
     pub extrapolate: bool,
-    /// Also write the output to this file (written whole or not at all).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputFlags,
 }
 
 /// Output formats of `tables`.
@@ -141,7 +181,7 @@ pub struct TablesArgs {
     #[arg(long, short, default_value = "xeon-phi")]
     pub machine: String,
     /// Thread range, e.g. 2..=60 (default) or 2..=240.
-    #[arg(long, default_value = "2..=60", value_parser = parse_range)]
+    #[arg(long, default_value = "2..=60", value_parser = parse_range, allow_negative_numbers = true)]
     pub threads: (u32, u32),
     /// Which table.
     #[arg(long, value_enum, default_value_t = Which::All)]
@@ -155,19 +195,12 @@ pub struct TablesArgs {
     /// Initial buffer states.
     #[arg(long, default_value = "E")]
     pub state: BufferStates,
-    /// Objective.
-    #[arg(long, default_value = "min")]
-    pub objective: Objective,
-    /// Ordering constraint between tree degrees.
-    #[arg(long, default_value = "non-increasing")]
-    pub ordering: DegreeOrdering,
-    /// Rounds rule of the barrier.
-    #[arg(long, default_value = "paper")]
-    pub rounds: RoundsRule,
+    #[command(flatten)]
+    pub search: SearchFlags,
     /// Allow more threads than the machine has.
     #[arg(long)]
     pub extrapolate: bool,
-    /// Also write the output to this file (written whole or not at all).
+    /// Also write the output to this file (`-` for stdout; see `--out` of the tuning commands).
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
@@ -251,82 +284,19 @@ pub fn parse_range(s: &str) -> Result<(u32, u32), String> {
     Ok((lo, hi))
 }
 
-/// Load a machine, with the file or name in the error.
-pub fn load_machine(name: &str) -> anyhow::Result<Machine> {
-    Ok(modelopt_model::machine::load(name)?)
-}
-
-/// Check a thread count against the machine (and the models' absolute limit).
-pub fn check_threads(machine: &Machine, threads: u32, extrapolate: bool) -> anyhow::Result<()> {
-    if threads < 2 {
-        bail!("--threads {threads}: a collective needs at least 2 threads");
+/// Seconds as a positive decimal number, at most a week.
+pub fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{}` is not a number of seconds", crate::job::clip(s)))?;
+    if !(v > 0.0 && v <= 604_800.0) {
+        return Err(format!(
+            "{} s: give a time between 0 and 604800 s (a week)",
+            crate::job::compact(v)
+        ));
     }
-    if threads > machine.max_threads && !extrapolate {
-        bail!(
-            "--threads {threads}: {} runs at most {} threads (pass --extrapolate to model more)",
-            machine.name,
-            machine.max_threads
-        );
-    }
-    if threads > modelopt_model::request::MAX_THREADS {
-        bail!(
-            "--threads {threads}: modelopt models at most {} threads",
-            modelopt_model::request::MAX_THREADS
-        );
-    }
-    Ok(())
-}
-
-/// Whether a machine's models depend on initial cache-line states (`--state`).
-pub fn has_cache_states(machine: &Machine) -> bool {
-    matches!(machine.family.as_str(), "cache-coherent" | "ccnuma")
-}
-
-/// `, buffers E` for machines whose models use cache states, nothing otherwise (output headers).
-pub fn buffers_note<'m>(mut machines: impl Iterator<Item = &'m Machine>, state: &str) -> String {
-    if machines.any(has_cache_states) {
-        format!(", buffers {state}")
-    } else {
-        String::new()
-    }
-}
-
-/// Tell the user (on stderr) when a machine's numbers include estimates.
-pub fn note_estimates(machine: &Machine) {
-    let estimated = machine.estimated_params();
-    if !estimated.is_empty() {
-        let keys: Vec<&str> = estimated.iter().map(|p| p.key.as_str()).collect();
-        eprintln!(
-            "note: {} uses estimated parameters the seeds do not give: {} (see `modelopt machines show {}`)",
-            machine.name,
-            keys.join(", "),
-            machine.name
-        );
-    }
-}
-
-/// Write `bytes` to `path` whole or not at all: a temporary file in the same folder, renamed.
-pub fn write_atomically(path: &std::path::Path, bytes: impl AsRef<[u8]>) -> anyhow::Result<()> {
-    use std::io::Write;
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.write_all(bytes.as_ref())
-        .and_then(|()| tmp.flush())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    // A temporary file is private (0600); the result is an ordinary file.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let _ = std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644));
-    }
-    tmp.persist(path)
-        .map_err(|e| e.error)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    Ok(std::time::Duration::from_secs_f64(v))
 }
 
 #[cfg(test)]

@@ -86,7 +86,7 @@ pub fn render(args: &GraphArgs) -> anyhow::Result<String> {
     let (graph, min, max) = analyze(&program, &tree, ccnuma, &places)?;
     let report = Report::new(&graph, &machine.name, &tree.nested(), &min, &max);
     if let Some(path) = &args.dot {
-        crate::args::write_atomically(path, report.to_dot())?;
+        crate::output::write_file(path, report.to_dot())?;
     }
     Ok(match args.format {
         GraphFormat::Text => report.to_text(),

@@ -1,6 +1,7 @@
 //! `modelopt machines`: list the bundled machines, or show one with every number's source.
 
-use crate::args::{load_machine, MachinesAction, MachinesArgs};
+use crate::args::{MachinesAction, MachinesArgs};
+use crate::job::load_machine;
 use modelopt_model::machine::{bundled_names, load};
 use std::fmt::Write as _;
 

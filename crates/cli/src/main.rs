@@ -4,9 +4,11 @@
 //! its answer. User errors print one line on stderr and exit with status 2.
 
 mod args;
-mod explore_cmd;
+mod explore;
 mod graph_cmd;
+mod job;
 mod machines_cmd;
+mod output;
 mod paper;
 mod tables;
 mod tune_cmd;
@@ -28,7 +30,7 @@ fn run(cli: &Cli) -> anyhow::Result<String> {
         Command::Shift(a) => tune_cmd::run(Collective::Shift, a),
         Command::Tables(a) => tables::run(a),
         Command::Machines(a) => machines_cmd::run(a),
-        Command::Explore(c) => explore_cmd::run(c),
+        Command::Explore(c) => explore::run(c),
         Command::Graph(a) => graph_cmd::render(a),
     }
 }

@@ -1,13 +1,14 @@
 //! `modelopt tables`: regenerate seed 000 Appendix B (B.1 small broadcast, B.2 barrier, B.3 small
 //! reduction) from the formulas, optionally side by side with the published rows.
 
-use crate::args::{check_threads, load_machine, note_estimates, TableFormat, TablesArgs, Which};
+use crate::args::{TableFormat, TablesArgs, Which};
+use crate::job::{check_threads, load_machine, note_estimates};
 use crate::paper::{appendix_b, lookup};
 use anyhow::anyhow;
-use modelopt_model::{Algorithm, Collective, Machine, Params, Request, SpaceOptions};
+use modelopt_model::{Algorithm, Collective, Machine, Params, Request};
 use modelopt_optimizer::objective::score_key;
 use modelopt_optimizer::report::{round3, worse_by_percent};
-use modelopt_optimizer::{rank, Objective, Report, SearchOptions, Tuning};
+use modelopt_optimizer::{rank, Objective, Report, Tuning};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -71,16 +72,7 @@ pub fn compute(args: &TablesArgs, machine: &Machine) -> anyhow::Result<Vec<Table
     } else {
         None
     };
-    let options = SearchOptions {
-        objective: args.objective,
-        top: 1,
-        space: SpaceOptions {
-            ordering: args.ordering,
-            rounds: args.rounds,
-            ..SpaceOptions::default()
-        },
-        fixed: Vec::new(),
-    };
+    let options = args.search.options(1, None);
     let mut rows = Vec::new();
     for (id, _, collective, name) in TABLES {
         let selected = match args.table {
@@ -120,12 +112,20 @@ pub fn compute(args: &TablesArgs, machine: &Machine) -> anyhow::Result<Vec<Table
                 algorithms: Vec::new(),
                 why: Vec::new(),
             };
-            let report = Report::new(&machine.name, &tuning, &args.objective, 0)
+            let report = Report::new(&machine.name, &tuning, &args.search.objective, 0)
                 .ok_or_else(|| anyhow!("table {id}, {n} threads: empty result"))?;
             let paper = paper
                 .as_ref()
                 .and_then(|rows| lookup(rows, id, n))
-                .map(|row| compare(algorithm.as_ref(), &request, &args.objective, &best, row))
+                .map(|row| {
+                    compare(
+                        algorithm.as_ref(),
+                        &request,
+                        &args.search.objective,
+                        &best,
+                        row,
+                    )
+                })
                 .transpose()?;
             rows.push(TableRow {
                 table: id,
@@ -168,6 +168,9 @@ fn compare(
 /// Run `tables` and return its output.
 pub fn run(args: &TablesArgs) -> anyhow::Result<String> {
     let machine = load_machine(&args.machine)?;
+    if let Some(path) = &args.out {
+        crate::output::Outputs::check(path)?;
+    }
     check_threads(&machine, args.threads.0, args.extrapolate)?;
     check_threads(&machine, args.threads.1, args.extrapolate)?;
     note_estimates(&machine);
@@ -184,7 +187,9 @@ pub fn run(args: &TablesArgs) -> anyhow::Result<String> {
         TableFormat::Markdown => markdown(&machine, args, &rows),
     };
     if let Some(path) = &args.out {
-        crate::args::write_atomically(path, &text)?;
+        if path.as_os_str() != "-" {
+            crate::output::write_file(path, text.as_bytes())?;
+        }
     }
     Ok(text)
 }
@@ -249,9 +254,9 @@ fn markdown(machine: &Machine, args: &TablesArgs, rows: &[TableRow]) -> String {
         "# Appendix B regenerated: {}, buffers {}, objective {}, degrees {}, rounds rule {}\n",
         machine.name,
         args.state,
-        args.objective,
-        args.ordering,
-        match args.rounds {
+        args.search.objective,
+        args.search.ordering,
+        match args.search.rounds {
             modelopt_model::RoundsRule::Paper => "paper (r = ceil(log_m n))",
             _ => "exact (r = ceil(log_(m+1) n))",
         }

@@ -1,35 +1,33 @@
 //! The tuning commands (`bcast`, `barrier`, `reduce`, `allreduce`, ...): rank every algorithm the
 //! machine models for the collective and print the best configuration, the alternatives and why.
 
-use crate::args::{check_threads, load_machine, Format, TuneArgs};
-use anyhow::{anyhow, Context};
-use modelopt_model::{Collective, Machine, Metric, Request, SpaceOptions};
+use crate::args::{Format, TuneArgs};
+use crate::job::{check_threads, load_machine};
+use crate::output::{write_file, Outputs};
+use anyhow::{anyhow, bail, Context};
+use modelopt_model::{Collective, Machine, Metric, Request};
 use modelopt_optimizer::report::{round3, worse_by_percent};
-use modelopt_optimizer::{tune, Report, SearchOptions, Tuning};
+use modelopt_optimizer::{tune, Report, Tuning};
 use std::fmt::Write as _;
 
 /// Run a tuning command and return its output text.
 pub fn run(collective: Collective, args: &TuneArgs) -> anyhow::Result<String> {
-    let machine = load_machine(&args.machine)?;
+    let machine = load_machine(&args.machine.machine)?;
     check_threads(&machine, args.threads, args.extrapolate)?;
+    if let Some(path) = &args.output.out {
+        Outputs::check(path)?;
+    }
+    if args.top == 0 {
+        bail!("--top 0: show at least the best configuration (--top 1)");
+    }
     let request = Request::new(collective, args.threads)?
         .with_size(args.size)?
         .with_state(args.state)
         .with_metric(args.metric);
-    let options = SearchOptions {
-        objective: args.objective,
-        top: args.top + 1,
-        space: SpaceOptions {
-            ordering: args.ordering,
-            rounds: args.rounds,
-            root: args.root,
-            tree_search: args.tree_search,
-        },
-        fixed: args.fix.clone(),
-    };
+    let options = args.search.options(args.top, Some(&args.trees));
     let tuning = tune(&machine, &request, &options, args.algorithm.as_deref())
         .map_err(|e| anyhow!("{} on {}: {e}", collective, machine.name))?;
-    let mut report = Report::new(&machine.name, &tuning, &args.objective, args.top)
+    let mut report = Report::new(&machine.name, &tuning, &args.search.objective, args.top - 1)
         .context("no configuration was found")?;
     report.estimated_params = estimates_used(&machine, &request, &report);
     if !report.estimated_params.is_empty() {
@@ -39,13 +37,15 @@ pub fn run(collective: Collective, args: &TuneArgs) -> anyhow::Result<String> {
             machine.name
         );
     }
-    let text = match args.format {
+    let text = match args.output.format {
         Format::Json => serde_json::to_string_pretty(&report)? + "\n",
         Format::Csv => csv_text(&report)?,
         Format::Text => render_text(&machine, &tuning, &report, args),
     };
-    if let Some(path) = &args.out {
-        crate::args::write_atomically(path, &text)?;
+    if let Some(path) = &args.output.out {
+        if path.as_os_str() != "-" {
+            write_file(path, text.as_bytes())?;
+        }
     }
     Ok(text)
 }
@@ -150,7 +150,7 @@ fn render_text(machine: &Machine, tuning: &Tuning, report: &Report, args: &TuneA
     } else {
         format!("{} B", r.size_bytes)
     };
-    let states = crate::args::buffers_note(std::iter::once(machine), &r.state.to_string());
+    let states = crate::job::buffers_note(std::iter::once(machine), &r.state.to_string());
     let metric = if r.metric == Metric::Throughput {
         ", metric throughput"
     } else {
@@ -159,7 +159,7 @@ fn render_text(machine: &Machine, tuning: &Tuning, report: &Report, args: &TuneA
     let _ = writeln!(
         out,
         "{} on {} ({}), {} threads, {size}{states}, objective {}{metric}",
-        r.collective, machine.name, machine.origin, r.threads, args.objective,
+        r.collective, machine.name, machine.origin, r.threads, args.search.objective,
     );
     let _ = writeln!(out);
     let params = match report.params {

@@ -94,6 +94,36 @@ fn explain_infeasible(
     let Some(candidates) = crate::space::enumerate(&space) else {
         return "no feasible configuration".into();
     };
+    // A pinned name no configuration of this algorithm has at all is a wrong name, not an
+    // infeasible value: say which names exist.
+    let known: std::collections::BTreeSet<String> = candidates
+        .iter()
+        .take(10_000)
+        .flat_map(|p| p.names())
+        .collect();
+    let unknown: Vec<&str> = options
+        .fixed
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .filter(|k| {
+            !known.contains(*k) && !candidates.iter().take(10_000).any(|p| p.get(k).is_some())
+        })
+        .collect();
+    if !unknown.is_empty() {
+        let names: Vec<&str> = known.iter().map(String::as_str).collect();
+        return if names.is_empty() {
+            format!(
+                "unknown parameter `{}`: this algorithm has no free parameter",
+                unknown.join("`, `")
+            )
+        } else {
+            format!(
+                "unknown parameter `{}` (its parameters: {})",
+                unknown.join("`, `"),
+                names.join(", ")
+            )
+        };
+    }
     let mut matching = candidates
         .into_iter()
         .filter(|p| options.matches_fixed(p))

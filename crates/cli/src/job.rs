@@ -1,0 +1,178 @@
+//! The checked stage of the CLI: raw flags ([`crate::args`]) become a loaded machine, a
+//! validated request and search options, once, with one policy for each check. Commands take
+//! what this module builds and trust it.
+
+use crate::args::{SearchFlags, TreeFlags};
+use anyhow::bail;
+use modelopt_model::{Machine, SpaceOptions};
+use modelopt_optimizer::{Limits, Progress, ProgressSink, SearchOptions};
+use std::io::IsTerminal;
+use std::sync::Arc;
+
+/// A piece of user text short enough for a one-line error: at most 60 characters, then an
+/// ellipsis and the full length.
+pub fn clip(s: &str) -> String {
+    const KEEP: usize = 60;
+    let count = s.chars().count();
+    if count <= KEEP {
+        s.to_string()
+    } else {
+        let head: String = s.chars().take(KEEP).collect();
+        format!("{head}… ({count} characters)")
+    }
+}
+
+/// A number for a message: plain when it reads well, scientific far from 1 (never 309 digits).
+pub fn compact(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && a.is_finite() && !(1e-3..1e7).contains(&a) {
+        format!("{v:.3e}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// Load a machine by bundled name or path (the rule is in `modelopt_model::machine`).
+pub fn load_machine(name: &str) -> anyhow::Result<Machine> {
+    Ok(modelopt_model::machine::load(name)?)
+}
+
+/// The one thread-count policy of every command: at least 2, at most the machine's hardware
+/// unless `--extrapolate`, never above the models' absolute limit.
+pub fn check_threads(machine: &Machine, threads: u32, extrapolate: bool) -> anyhow::Result<()> {
+    if threads < 2 {
+        bail!("--threads {threads}: a collective needs at least 2 threads");
+    }
+    if threads > machine.max_threads && !extrapolate {
+        bail!(
+            "--threads {threads}: {} runs at most {} threads (pass --extrapolate to model more)",
+            machine.name,
+            machine.max_threads
+        );
+    }
+    if threads > modelopt_model::request::MAX_THREADS {
+        bail!(
+            "--threads {threads}: modelopt models at most {} threads",
+            modelopt_model::request::MAX_THREADS
+        );
+    }
+    Ok(())
+}
+
+/// Whether a machine's models depend on initial cache-line states (`--state`).
+pub fn has_cache_states(machine: &Machine) -> bool {
+    matches!(machine.family.as_str(), "cache-coherent" | "ccnuma")
+}
+
+/// `, buffers E` for machines whose models use cache states, nothing otherwise (output headers).
+pub fn buffers_note<'m>(mut machines: impl Iterator<Item = &'m Machine>, state: &str) -> String {
+    if machines.any(has_cache_states) {
+        format!(", buffers {state}")
+    } else {
+        String::new()
+    }
+}
+
+/// Tell the user (on stderr) when a machine's numbers include estimates.
+pub fn note_estimates(machine: &Machine) {
+    let estimated = machine.estimated_params();
+    if !estimated.is_empty() {
+        let keys: Vec<&str> = estimated.iter().map(|p| p.key.as_str()).collect();
+        eprintln!(
+            "note: {} uses estimated parameters the seeds do not give: {} (see `modelopt machines show {}`)",
+            machine.name,
+            keys.join(", "),
+            machine.name
+        );
+    }
+}
+
+impl SearchFlags {
+    /// The limits every search of this command obeys.
+    #[allow(dead_code)] // read by SearchFlags::options once SearchOptions carries limits
+    pub fn limits(&self) -> Limits {
+        let mut limits = Limits {
+            time_limit: self.time_limit,
+            ..Limits::default()
+        };
+        if let Some(budget) = self.budget {
+            limits.work_budget = budget;
+        }
+        limits
+    }
+
+    /// The search options, built once from the flags: keep `top` configurations per algorithm.
+    pub fn options(&self, top: usize, trees: Option<&TreeFlags>) -> SearchOptions {
+        SearchOptions {
+            objective: self.objective,
+            top: top.max(1),
+            space: SpaceOptions {
+                ordering: self.ordering,
+                rounds: self.rounds,
+                root: trees.and_then(|t| t.root),
+                tree_search: trees.map(|t| t.tree_search).unwrap_or_default(),
+            },
+            fixed: self.fix.clone(),
+        }
+    }
+}
+
+/// A progress bar on stderr, shown only when stderr is a terminal (so pipes and files stay
+/// clean); long searches announce themselves in one line either way.
+struct Bar(indicatif::ProgressBar);
+
+impl ProgressSink for Bar {
+    fn begin(&self, what: &str, total: Option<u64>) {
+        if let Some(total) = total {
+            self.0.set_length(total);
+        }
+        self.0.set_position(0);
+        self.0.set_message(what.to_string());
+    }
+
+    fn advance(&self, units: u64) {
+        self.0.inc(units);
+    }
+
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+/// The progress sink of this run: a bar on a terminal, nothing otherwise.
+pub fn progress() -> Progress {
+    if !std::io::stderr().is_terminal() {
+        return Progress::none();
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{msg} [{bar:40}] {pos}/{len}, {elapsed} (eta {eta})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    Progress::to(Arc::new(Bar(bar)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_text_is_clipped_with_its_length() {
+        let tree = "0(".repeat(10_000);
+        let c = clip(&tree);
+        // 60 kept characters, an ellipsis, and the length of the whole (20,000).
+        assert!(c.ends_with("… (20000 characters)"), "{c}");
+        assert_eq!(c.chars().take_while(|ch| *ch != '…').count(), 60);
+        assert_eq!(clip("0(1,2)"), "0(1,2)");
+    }
+
+    #[test]
+    fn numbers_are_compact() {
+        assert_eq!(compact(f64::MAX), "1.798e308");
+        assert_eq!(compact(1e-300), "1.000e-300");
+        assert_eq!(compact(2.5), "2.5");
+    }
+}
