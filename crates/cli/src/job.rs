@@ -12,14 +12,7 @@ use std::sync::Arc;
 /// A piece of user text short enough for a one-line error: at most 60 characters, then an
 /// ellipsis and the full length.
 pub fn clip(s: &str) -> String {
-    const KEEP: usize = 60;
-    let count = s.chars().count();
-    if count <= KEEP {
-        s.to_string()
-    } else {
-        let head: String = s.chars().take(KEEP).collect();
-        format!("{head}… ({count} characters)")
-    }
+    modelopt_model::error::clip(s)
 }
 
 /// A number for a message: plain when it reads well, scientific far from 1 (never 309 digits).
@@ -59,9 +52,26 @@ pub fn check_threads(machine: &Machine, threads: u32, extrapolate: bool) -> anyh
     Ok(())
 }
 
-/// Whether a machine's models depend on initial cache-line states (`--state`).
+/// Whether a machine's models depend on initial cache-line states (`--state`): the family
+/// registry says.
 pub fn has_cache_states(machine: &Machine) -> bool {
-    matches!(machine.family.as_str(), "cache-coherent" | "ccnuma")
+    machine.family_entry().cache_states
+}
+
+/// Refuse a metric the machine's family does not predict, before any search (the registry
+/// says which metrics a family offers).
+pub fn check_metric(machine: &Machine, metric: modelopt_model::Metric) -> anyhow::Result<()> {
+    let family = machine.family_entry();
+    if !family.offers(metric) {
+        let offered: Vec<String> = family.metrics.iter().map(ToString::to_string).collect();
+        bail!(
+            "--metric {metric}: the {} models of {} predict {} only",
+            family.name,
+            machine.name,
+            offered.join(" and ")
+        );
+    }
+    Ok(())
 }
 
 /// `, buffers E` for machines whose models use cache states, nothing otherwise (output headers).

@@ -2,7 +2,7 @@
 //! machine models for the collective and print the best configuration, the alternatives and why.
 
 use crate::args::{Format, TuneArgs};
-use crate::job::{check_threads, load_machine};
+use crate::job::{check_metric, check_threads, load_machine};
 use crate::output::{write_file, Outputs};
 use anyhow::{anyhow, bail, Context};
 use modelopt_model::{Collective, Machine, Metric, Request};
@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 pub fn run(collective: Collective, args: &TuneArgs) -> anyhow::Result<String> {
     let machine = load_machine(&args.machine.machine)?;
     check_threads(&machine, args.threads, args.extrapolate)?;
+    check_metric(&machine, args.metric)?;
     if let Some(path) = &args.output.out {
         Outputs::check(path)?;
     }

@@ -873,7 +873,7 @@ fn messages_fit_the_family() {
             "--metric",
             "throughput",
         ],
-        "its model gives no throughput (use --metric latency)",
+        "the cell models of cell-blade predict latency only",
     );
     // Cache states are only mentioned for machines whose models use them.
     let scc = stdout_of(&["bcast", "-m", "scc", "-n", "48", "--size", "3072"]);

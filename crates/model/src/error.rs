@@ -77,3 +77,16 @@ pub enum ModelError {
     #[error("{0}")]
     Unsupported(String),
 }
+
+/// User text short enough for a one-line error: at most 60 characters, then an ellipsis and
+/// the full length.
+pub fn clip(s: &str) -> String {
+    const KEEP: usize = 60;
+    let count = s.chars().count();
+    if count <= KEEP {
+        s.to_string()
+    } else {
+        let head: String = s.chars().take(KEEP).collect();
+        format!("{head}… ({count} characters)")
+    }
+}

@@ -5,6 +5,7 @@
 //!
 //! - [`spec`]: the TOML machine format common to all families (values with units and sources);
 //! - [`machine`]: loading bundled or user machine files into checked models;
+//! - [`registry`]: the model families, one entry each (loader, bundled machines, capabilities);
 //! - [`request`]: what is asked (collective, threads, size, metric) and answered ([`Cost`]);
 //! - [`algorithm`]: the [`Algorithm`] contract between a model family and the optimizer;
 //! - [`cache_coherent`]: Xeon Phi and Sandy Bridge line-transfer, multi-line, contention and
@@ -34,6 +35,7 @@ pub mod error;
 pub mod ksr1;
 pub mod machine;
 pub mod perturb;
+pub mod registry;
 pub mod request;
 pub mod scc;
 pub mod spec;

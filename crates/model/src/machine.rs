@@ -11,33 +11,6 @@ use crate::spec::{param_rows, ParamRow, SpecContext, SpecHeader};
 use std::any::Any;
 use std::path::Path;
 
-/// The bundled machine files: (name, TOML text).
-pub const BUNDLED: &[(&str, &str)] = &[
-    ("xeon-phi", include_str!("../../../machines/xeon-phi.toml")),
-    (
-        "sandy-bridge-e5-2670",
-        include_str!("../../../machines/sandy-bridge-e5-2670.toml"),
-    ),
-    (
-        "cell-blade",
-        include_str!("../../../machines/cell-blade.toml"),
-    ),
-    (
-        "cell-chip",
-        include_str!("../../../machines/cell-chip.toml"),
-    ),
-    (
-        "cell-cluster",
-        include_str!("../../../machines/cell-cluster.toml"),
-    ),
-    (
-        "sandy-bridge-e5-2660",
-        include_str!("../../../machines/sandy-bridge-e5-2660.toml"),
-    ),
-    ("ksr1", include_str!("../../../machines/ksr1.toml")),
-    ("scc", include_str!("../../../machines/scc.toml")),
-];
-
 /// A model family's checked model of one machine.
 pub trait ModelFamily: Send + Sync + std::fmt::Debug {
     /// Every algorithm the family models on this machine.
@@ -59,6 +32,7 @@ pub struct Machine {
     pub max_threads: u32,
     /// Where it was read from (a path, or `bundled:NAME`).
     pub origin: String,
+    entry: &'static crate::registry::Family,
     text: String,
     model: Box<dyn ModelFamily>,
 }
@@ -96,6 +70,11 @@ impl Machine {
         self.params().into_iter().filter(|p| p.estimated).collect()
     }
 
+    /// The registry entry of its family: what the family offers (cache states, metrics).
+    pub fn family_entry(&self) -> &'static crate::registry::Family {
+        self.entry
+    }
+
     /// The specification text.
     pub fn text(&self) -> &str {
         &self.text
@@ -107,9 +86,9 @@ impl Machine {
     }
 }
 
-/// Names of the bundled machines.
+/// Names of the bundled machines, family by family (the order of [`crate::registry::FAMILIES`]).
 pub fn bundled_names() -> Vec<&'static str> {
-    BUNDLED.iter().map(|(name, _)| *name).collect()
+    crate::registry::bundled().map(|(name, _)| name).collect()
 }
 
 /// Load a machine by file path or bundled name (see the module docs for the resolution order).
@@ -126,7 +105,7 @@ pub fn load(name_or_path: &str) -> Result<Machine, SpecError> {
     let looks_like_path = name_or_path.contains('/') || name_or_path.contains('\\');
     if !looks_like_path {
         let bare = name_or_path.strip_suffix(".toml").unwrap_or(name_or_path);
-        if let Some((name, text)) = BUNDLED.iter().find(|(name, _)| *name == bare) {
+        if let Some((name, text)) = crate::registry::bundled().find(|(name, _)| *name == bare) {
             return from_text(&format!("bundled:{name}"), text);
         }
     }
@@ -148,26 +127,24 @@ pub fn load(name_or_path: &str) -> Result<Machine, SpecError> {
 pub fn from_text(origin: &str, text: &str) -> Result<Machine, SpecError> {
     let ctx = SpecContext::new(origin, text);
     let header: SpecHeader = ctx.parse()?;
-    let loaded = match header.family.as_str() {
-        "cache-coherent" => crate::cache_coherent::load(&ctx)?,
-        "ccnuma" => crate::ccnuma::load(&ctx)?,
-        "cell" => crate::cell::load(&ctx)?,
-        "ksr1" => crate::ksr1::load(&ctx)?,
-        "scc" => crate::scc::load(&ctx)?,
-        other => {
-            let known = "cache-coherent, ccnuma, cell, ksr1, scc";
-            return Err(ctx.error(
-                "family",
-                format!("unknown model family `{other}` (expected one of: {known})"),
-            ));
-        }
+    let Some(family) = crate::registry::family(&header.family) else {
+        return Err(ctx.error(
+            "family",
+            format!(
+                "unknown model family `{}` (expected one of: {})",
+                crate::error::clip(&header.family),
+                crate::registry::family_names().join(", ")
+            ),
+        ));
     };
+    let loaded = (family.load)(&ctx)?;
     if loaded.max_threads < 2 {
         return Err(ctx.error("max_threads", "must be at least 2"));
     }
     Ok(Machine {
         name: header.name,
         family: header.family,
+        entry: family,
         description: loaded.description,
         max_threads: loaded.max_threads,
         origin: origin.to_string(),

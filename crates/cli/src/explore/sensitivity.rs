@@ -83,6 +83,7 @@ struct SensitivityDocument<'a> {
 pub fn run(args: &SensitivityArgs) -> anyhow::Result<String> {
     let machine = load_machine(&args.machine.machine)?;
     check_threads(&machine, args.threads, args.extrapolate)?;
+    crate::job::check_metric(&machine, args.metric)?;
     if args.samples > 10_000_000 {
         bail!("--samples {}: at most 10000000", args.samples);
     }

@@ -67,6 +67,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<String> {
     let (t_lo, t_hi) = args.threads;
     check_threads(&machine, t_lo, args.extrapolate)?;
     check_threads(&machine, t_hi, args.extrapolate)?;
+    crate::job::check_metric(&machine, args.metric)?;
     check_plot_path(&args.plot)?;
     let out_format = args.out.as_deref().map(data_format).transpose()?;
     note_estimates(&machine);

@@ -1,13 +1,13 @@
 //! Helpers shared by the model crate's integration tests.
 
-use modelopt_model::machine::{from_text, BUNDLED};
+use modelopt_model::machine::from_text;
+use modelopt_model::registry;
 
 /// The text of a bundled machine file.
 pub fn bundled_text(name: &str) -> &'static str {
-    BUNDLED
-        .iter()
+    registry::bundled()
         .find(|(n, _)| *n == name)
-        .map(|(_, text)| *text)
+        .map(|(_, text)| text)
         .unwrap_or_else(|| panic!("no bundled machine {name}"))
 }
 
