@@ -133,7 +133,7 @@ pub struct TuneArgs {
     /// Metric: latency or throughput.
     #[arg(long, default_value = "latency")]
     pub metric: Metric,
-    /// How many alternatives to show after the best.
+    /// How many ranked configurations to show, the best included.
     #[arg(long, default_value_t = 5, allow_negative_numbers = true)]
     pub top: usize,
     /// Only this algorithm (see the text output for the names).

@@ -6,8 +6,8 @@ use crate::job::{check_metric, check_threads, load_machine};
 use crate::output::{write_file, Outputs};
 use anyhow::{anyhow, bail, Context};
 use modelopt_model::{Collective, Machine, Metric, Request};
-use modelopt_optimizer::report::{round3, worse_by_percent};
-use modelopt_optimizer::{tune, Report, Tuning};
+use modelopt_optimizer::report::round3;
+use modelopt_optimizer::{tune, Report};
 use std::fmt::Write as _;
 
 /// Run a tuning command and return its output text.
@@ -41,7 +41,7 @@ pub fn run(collective: Collective, args: &TuneArgs) -> anyhow::Result<String> {
     let text = match args.output.format {
         Format::Json => serde_json::to_string_pretty(&report)? + "\n",
         Format::Csv => csv_text(&report)?,
-        Format::Text => render_text(&machine, &tuning, &report, args),
+        Format::Text => render_text(&machine, &report),
     };
     if let Some(path) = &args.output.out {
         if path.as_os_str() != "-" {
@@ -143,15 +143,15 @@ struct Row {
     vs_best: String,
 }
 
-fn render_text(machine: &Machine, tuning: &Tuning, report: &Report, args: &TuneArgs) -> String {
+fn render_text(machine: &Machine, report: &Report) -> String {
     let mut out = String::new();
-    let r = &tuning.request;
+    let r = report;
     let size = if r.size_bytes == 0 {
         "one item".to_string()
     } else {
         format!("{} B", r.size_bytes)
     };
-    let states = crate::job::buffers_note(std::iter::once(machine), &r.state.to_string());
+    let states = crate::job::buffers_note(std::iter::once(machine), &r.state);
     let metric = if r.metric == Metric::Throughput {
         ", metric throughput"
     } else {
@@ -160,7 +160,7 @@ fn render_text(machine: &Machine, tuning: &Tuning, report: &Report, args: &TuneA
     let _ = writeln!(
         out,
         "{} on {} ({}), {} threads, {size}{states}, objective {}{metric}",
-        r.collective, machine.name, machine.origin, r.threads, args.search.objective,
+        r.collective, machine.name, machine.origin, r.threads, r.objective,
     );
     let _ = writeln!(out);
     let params = match report.params {
@@ -269,28 +269,26 @@ fn render_text(machine: &Machine, tuning: &Tuning, report: &Report, args: &TuneA
         let _ = writeln!(out, " {:>9}", row.vs_best);
     }
     let _ = writeln!(out);
-    let best_score = tuning.best().map(|b| b.scored.score).unwrap_or(0.0);
-    let width = tuning
+    let width = report
         .algorithms
         .iter()
         .map(|a| a.algorithm.chars().count())
         .max()
         .unwrap_or(0);
     let _ = writeln!(out, "algorithms:");
-    for a in &tuning.algorithms {
-        match (a.best.first(), &a.skipped) {
+    for a in &report.algorithms {
+        match (&a.best, &a.skipped) {
             (Some(s), _) => {
                 let value = if r.metric == Metric::Throughput {
-                    s.cost
-                        .throughput_bytes_per_s
+                    s.throughput_bytes_per_s
                         .map_or(String::new(), |t| format!("{:.2} MB/s", t / 1e6))
                 } else {
-                    format!("{} {}", in_unit(s.cost.min_ns, unit), unit.0)
+                    format!("{} {}", in_unit(s.t_min_ns, unit), unit.0)
                 };
-                let verdict = if s.score == best_score {
+                let verdict = if s.worse_by_percent == 0.0 && a.algorithm == report.algorithm {
                     "winner".to_string()
                 } else {
-                    format!("+{:.1}%", worse_by_percent(s.score, best_score))
+                    format!("+{:.1}%", s.worse_by_percent)
                 };
                 let _ = writeln!(
                     out,
@@ -308,10 +306,10 @@ fn render_text(machine: &Machine, tuning: &Tuning, report: &Report, args: &TuneA
             (None, None) => {}
         }
     }
-    if !tuning.why.is_empty() {
+    if !report.why.is_empty() {
         let _ = writeln!(out);
         let _ = writeln!(out, "why (cost terms of the best, {}):", unit.0);
-        for t in &tuning.why {
+        for t in &report.why {
             let _ = writeln!(
                 out,
                 "  {:>12} {:>12}   {}",

@@ -50,7 +50,7 @@ pub mod tuner;
 
 pub use limits::{Exactness, Limits, Progress, ProgressSink, StopReason, WorkEstimate};
 pub use objective::Objective;
-pub use report::{Alternative, Report};
+pub use report::{AlgorithmLine, Alternative, Report};
 pub use search::{rank, rank_naive, Ranked, Scored, SearchOptions, SearchStats};
 pub use sensitivity::{Analysis, MonteCarloOptions, RangeOptions, SensitivityError};
 pub use sweep::{Row, Sweep, SweepError, SweepStats};

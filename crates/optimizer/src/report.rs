@@ -5,7 +5,7 @@
 
 use crate::objective::Objective;
 use crate::tuner::{Choice, Tuning};
-use modelopt_model::{Collective, Metric, Params};
+use modelopt_model::{Collective, Metric, Params, Term};
 use serde::Serialize;
 
 /// One result.
@@ -45,6 +45,29 @@ pub struct Report {
     /// caller, e.g. with `modelopt_model::perturb::params_used`); absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub estimated_params: Vec<String>,
+    /// Every algorithm considered, in the family's order: its best configuration, or why it
+    /// does not apply. Absent when the result comes from a single algorithm's search.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub algorithms: Vec<AlgorithmLine>,
+    /// The winner's cost broken into the model's terms (ns, rounded to 1e-3), where the model
+    /// gives them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub why: Vec<Term>,
+}
+
+/// One algorithm of a tuning: its best configuration or why it does not apply.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AlgorithmLine {
+    /// Algorithm name.
+    pub algorithm: String,
+    /// What it is and where its model comes from.
+    pub summary: String,
+    /// Its best configuration, when it applies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best: Option<Alternative>,
+    /// Why it does not apply, when it does not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
 }
 
 /// A ranked alternative.
@@ -119,6 +142,30 @@ impl Report {
                 .collect(),
             heuristic: tuning.heuristic(),
             estimated_params: Vec::new(),
+            algorithms: tuning
+                .algorithms
+                .iter()
+                .map(|a| AlgorithmLine {
+                    algorithm: a.algorithm.clone(),
+                    summary: a.summary.clone(),
+                    best: a.best.first().map(|s| {
+                        alt(&Choice {
+                            algorithm: a.algorithm.clone(),
+                            scored: s.clone(),
+                        })
+                    }),
+                    skipped: a.skipped.clone(),
+                })
+                .collect(),
+            why: tuning
+                .why
+                .iter()
+                .map(|t| Term {
+                    label: t.label.clone(),
+                    min_ns: round3(t.min_ns),
+                    max_ns: round3(t.max_ns),
+                })
+                .collect(),
         })
     }
 }
