@@ -5,6 +5,7 @@
 
 mod args;
 mod explore_cmd;
+mod export_cmd;
 mod graph_cmd;
 mod machines_cmd;
 mod paper;
@@ -30,6 +31,7 @@ fn run(cli: &Cli) -> anyhow::Result<String> {
         Command::Machines(a) => machines_cmd::run(a),
         Command::Explore(c) => explore_cmd::run(c),
         Command::Graph(a) => graph_cmd::render(a),
+        Command::Export(a) => export_cmd::run(a),
     }
 }
 

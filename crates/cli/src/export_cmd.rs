@@ -1,0 +1,164 @@
+//! `modelopt export TARGET`: tuning files for real MPI libraries from a model (issue 10).
+//!
+//! Self-contained: its flags, their checks, the grid fill and the writing. The library work is
+//! in `modelopt-export`; this module only turns flags into a grid and a target and writes the
+//! file (or stdout with `--out -`). Warnings (parameters a target cannot set per rule, MPICH
+//! defaults filled in) go to stderr as well as into the file where the format allows comments.
+
+use anyhow::{bail, Context};
+use clap::{Args, ValueEnum};
+use modelopt_export::{fill, mpich::MpichVersion, utc_rfc3339, Grid, Provenance, Target};
+use modelopt_model::Collective;
+use modelopt_optimizer::{Objective, SearchOptions};
+
+/// Export targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TargetArg {
+    /// Open MPI coll/tuned classic dynamic rules (Open MPI 4.x and 5.x).
+    OmpiRules,
+    /// Open MPI rules with `rule-file-version-2` (Open MPI >= 5.0.7).
+    OmpiRulesV2,
+    /// Open MPI 6 coll/tuned JSON rules.
+    OmpiJson,
+    /// MPICH JSON collective selection (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE).
+    MpichJson,
+    /// UCC UCC_TL_UCP_TUNE string.
+    UccTune,
+    /// The whole decision table as JSON, for other tools.
+    Json,
+}
+
+/// MPICH release lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MpichArg {
+    /// MPICH 4.0.x (Debian bookworm).
+    #[value(name = "4.0")]
+    V4_0,
+    /// MPICH 4.1 and later.
+    #[value(name = "4.1")]
+    V4_1,
+}
+
+/// Flags of `modelopt export`.
+#[derive(Debug, Clone, Args)]
+pub struct ExportArgs {
+    /// What to write.
+    #[arg(value_enum)]
+    pub target: TargetArg,
+    /// Machine: a bundled name (`modelopt machines`) or the path of a TOML machine file.
+    #[arg(long, short)]
+    pub machine: String,
+    /// Communicator sizes: A..=B (the grid is A, the powers of two between, and B).
+    #[arg(long, default_value = "2..=64")]
+    pub ranks: String,
+    /// Message sizes: A..=B with K/KiB/M/MiB/G/GiB suffixes (the grid is 0 and the powers of two
+    /// in the range).
+    #[arg(long, default_value = "0..=1MiB")]
+    pub sizes: String,
+    /// Collectives, comma-separated (default: bcast,barrier,reduce,allreduce,allgather, those the
+    /// machine models).
+    #[arg(long, value_delimiter = ',')]
+    pub collectives: Vec<Collective>,
+    /// MPICH release line for mpich-json.
+    #[arg(long, value_enum, default_value = "4.0")]
+    pub mpich_version: MpichArg,
+    /// Objective: min (best case), max (worst case) or blend:W.
+    #[arg(long, default_value = "min")]
+    pub objective: Objective,
+    /// Output file, or - for stdout.
+    #[arg(long, default_value = "-")]
+    pub out: String,
+    /// Generation time in seconds since the Unix epoch (default: SOURCE_DATE_EPOCH, else now).
+    #[arg(long)]
+    pub time: Option<u64>,
+}
+
+fn parse_size_range(s: &str) -> anyhow::Result<(u64, u64)> {
+    let (a, b) = s
+        .split_once("..=")
+        .with_context(|| format!("--sizes `{s}` is not a range such as 0..=64MiB"))?;
+    let lo = crate::args::parse_size(a).map_err(anyhow::Error::msg)?;
+    let hi = crate::args::parse_size(b).map_err(anyhow::Error::msg)?;
+    Ok((lo, hi))
+}
+
+fn now(args: &ExportArgs) -> anyhow::Result<u64> {
+    if let Some(t) = args.time {
+        return Ok(t);
+    }
+    if let Ok(v) = std::env::var("SOURCE_DATE_EPOCH") {
+        return v
+            .trim()
+            .parse()
+            .with_context(|| format!("SOURCE_DATE_EPOCH `{v}` is not a number of seconds"));
+    }
+    Ok(std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0))
+}
+
+/// Run `modelopt export`: returns the file text for stdout (`--out -`) or a one-line summary.
+pub fn run(args: &ExportArgs) -> anyhow::Result<String> {
+    let machine = crate::args::load_machine(&args.machine)?;
+    let ranks = crate::args::parse_range(&args.ranks)
+        .map_err(|e| anyhow::anyhow!("--ranks: {e}"))?;
+    let sizes = parse_size_range(&args.sizes)?;
+    let grid = Grid::powers_of_two(ranks, sizes)?;
+    let target = match args.target {
+        TargetArg::OmpiRules => Target::OmpiRules,
+        TargetArg::OmpiRulesV2 => Target::OmpiRulesV2,
+        TargetArg::OmpiJson => Target::OmpiJson,
+        TargetArg::MpichJson => Target::MpichJson(match args.mpich_version {
+            MpichArg::V4_0 => MpichVersion::V4_0,
+            MpichArg::V4_1 => MpichVersion::V4_1,
+        }),
+        TargetArg::UccTune => Target::UccTune,
+        TargetArg::Json => Target::Json,
+    };
+    let modelled = machine.collectives();
+    let collectives: Vec<Collective> = if args.collectives.is_empty() {
+        [
+            Collective::Bcast,
+            Collective::Barrier,
+            Collective::Reduce,
+            Collective::Allreduce,
+            Collective::Allgather,
+        ]
+        .into_iter()
+        .filter(|c| modelled.contains(c))
+        .collect()
+    } else {
+        args.collectives.clone()
+    };
+    if collectives.is_empty() {
+        bail!(
+            "{} models none of bcast, barrier, reduce, allreduce, allgather (pass --collectives)",
+            machine.name
+        );
+    }
+    let options = SearchOptions::new(args.objective, 1);
+    let accept = |c: Collective, d: &modelopt_export::Decision| target.accepts(c, d);
+    let table = fill(&machine, &grid, &collectives, &options, &accept)?;
+    let tool = format!(
+        "modelopt {} export {} --machine {} --ranks {} --sizes {}",
+        env!("CARGO_PKG_VERSION"),
+        args.target.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string()),
+        args.machine,
+        args.ranks,
+        args.sizes
+    );
+    let prov = Provenance::new(&tool, &table, &utc_rfc3339(now(args)?));
+    let out = target.write(&table, &prov)?;
+    for note in &table.notes {
+        eprintln!("modelopt: note: {note}");
+    }
+    for w in &out.warnings {
+        eprintln!("modelopt: warning: {w}");
+    }
+    if args.out == "-" {
+        return Ok(out.text);
+    }
+    std::fs::write(&args.out, &out.text).with_context(|| format!("cannot write {}", args.out))?;
+    Ok(format!("wrote {}\n", args.out))
+}
