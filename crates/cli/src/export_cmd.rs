@@ -101,8 +101,8 @@ fn now(args: &ExportArgs) -> anyhow::Result<u64> {
 /// Run `modelopt export`: returns the file text for stdout (`--out -`) or a one-line summary.
 pub fn run(args: &ExportArgs) -> anyhow::Result<String> {
     let machine = crate::args::load_machine(&args.machine)?;
-    let ranks = crate::args::parse_range(&args.ranks)
-        .map_err(|e| anyhow::anyhow!("--ranks: {e}"))?;
+    let ranks =
+        crate::args::parse_range(&args.ranks).map_err(|e| anyhow::anyhow!("--ranks: {e}"))?;
     let sizes = parse_size_range(&args.sizes)?;
     let grid = Grid::powers_of_two(ranks, sizes)?;
     let target = match args.target {
@@ -143,7 +143,9 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<String> {
     let tool = format!(
         "modelopt {} export {} --machine {} --ranks {} --sizes {}",
         env!("CARGO_PKG_VERSION"),
-        args.target.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string()),
+        args.target
+            .to_possible_value()
+            .map_or_else(String::new, |v| v.get_name().to_string()),
         args.machine,
         args.ranks,
         args.sizes

@@ -28,10 +28,26 @@ fn table(bcast: Decision) -> DecisionTable {
         machine_file: "crates/export/examples/handbuilt_files.rs".into(),
         collectives: vec![
             coll(Collective::Bcast, two(bcast), &sizes),
-            coll(Collective::Barrier, one(Decision::new("recursive-doubling", [])), &[0]),
-            coll(Collective::Reduce, two(Decision::new("binomial", [])), &sizes),
-            coll(Collective::Allreduce, two(Decision::new("recursive-doubling", [])), &sizes),
-            coll(Collective::Allgather, two(Decision::new("ring", [])), &sizes),
+            coll(
+                Collective::Barrier,
+                one(Decision::new("recursive-doubling", [])),
+                &[0],
+            ),
+            coll(
+                Collective::Reduce,
+                two(Decision::new("binomial", [])),
+                &sizes,
+            ),
+            coll(
+                Collective::Allreduce,
+                two(Decision::new("recursive-doubling", [])),
+                &sizes,
+            ),
+            coll(
+                Collective::Allgather,
+                two(Decision::new("ring", [])),
+                &sizes,
+            ),
         ],
         notes: vec![],
     }
@@ -41,13 +57,19 @@ fn main() {
     let dir = std::env::args().nth(1).unwrap_or_else(|| ".".into());
     let write = |name: &str, target: Target, t: &DecisionTable| {
         let prov = Provenance::new("handbuilt_files example", t, "2026-01-01T00:00:00Z");
-        let out = target.write(t, &prov).expect("hand-built tables are expressible");
+        let out = target
+            .write(t, &prov)
+            .expect("hand-built tables are expressible");
         std::fs::write(format!("{dir}/{name}"), out.text).expect("writable output directory");
     };
     let default = table(Decision::new("binomial", []));
     write("default.rules", Target::OmpiRules, &default);
     write("binomial.rules", Target::OmpiRules, &default);
-    write("linear.rules", Target::OmpiRules, &table(Decision::new("linear", [])));
+    write(
+        "linear.rules",
+        Target::OmpiRules,
+        &table(Decision::new("linear", [])),
+    );
     write(
         "slow.rules",
         Target::OmpiRules,
@@ -58,12 +80,20 @@ fn main() {
     write("default.ucc", Target::UccTune, &default);
     // MPICH has no recursive-doubling barrier before 4.1: its dissemination barrier is the model's bruck.
     let mut mpich = default.clone();
-    if let Some(b) = mpich.collectives.iter_mut().find(|c| c.collective == Collective::Barrier) {
+    if let Some(b) = mpich
+        .collectives
+        .iter_mut()
+        .find(|c| c.collective == Collective::Barrier)
+    {
         for comm in &mut b.comms {
             for rule in &mut comm.sizes {
                 rule.decision = Decision::new("bruck", []);
             }
         }
     }
-    write("default.json", Target::MpichJson(MpichVersion::V4_0), &mpich);
+    write(
+        "default.json",
+        Target::MpichJson(MpichVersion::V4_0),
+        &mpich,
+    );
 }

@@ -77,7 +77,8 @@ pub struct MpichAlgorithm {
     pub source: &'static str,
 }
 
-const CONTAINER_SRC: &str = "src/mpi/coll/src/csel_container.c (MPII_Create_container, parse_container_params)";
+const CONTAINER_SRC: &str =
+    "src/mpi/coll/src/csel_container.c (MPII_Create_container, parse_container_params)";
 
 use Collective::{Allgather, Allreduce, Barrier, Bcast, Reduce};
 use MpichVersion::{V4_0, V4_1};
@@ -107,7 +108,13 @@ const fn row(
 /// pipeline, binary, in-order-binary; allreduce linear, nonoverlapping, segmented-ring;
 /// allgather linear, neighbor-exchange.
 pub const MPICH_ALGORITHMS: &[MpichAlgorithm] = &[
-    row(Bcast, "binomial", "MPIR_Bcast_intra_binomial", V4_0, Leaf::Plain),
+    row(
+        Bcast,
+        "binomial",
+        "MPIR_Bcast_intra_binomial",
+        V4_0,
+        Leaf::Plain,
+    ),
     row(
         Bcast,
         "scatter-rd-allgather",
@@ -122,18 +129,60 @@ pub const MPICH_ALGORITHMS: &[MpichAlgorithm] = &[
         V4_0,
         Leaf::Plain,
     ),
-    row(Bcast, "knomial", "MPIR_Bcast_intra_tree", V4_1, Leaf::Tree(1)),
-    row(Bcast, "binary", "MPIR_Bcast_intra_pipelined_tree", V4_1, Leaf::PipelinedKary(2)),
-    row(Bcast, "pipeline", "MPIR_Bcast_intra_pipelined_tree", V4_1, Leaf::PipelinedKary(1)),
+    row(
+        Bcast,
+        "knomial",
+        "MPIR_Bcast_intra_tree",
+        V4_1,
+        Leaf::Tree(1),
+    ),
+    row(
+        Bcast,
+        "binary",
+        "MPIR_Bcast_intra_pipelined_tree",
+        V4_1,
+        Leaf::PipelinedKary(2),
+    ),
+    row(
+        Bcast,
+        "pipeline",
+        "MPIR_Bcast_intra_pipelined_tree",
+        V4_1,
+        Leaf::PipelinedKary(1),
+    ),
     MpichAlgorithm {
         radix_two: true,
-        ..row(Barrier, "bruck", "MPIR_Barrier_intra_dissemination", V4_0, Leaf::Plain)
+        ..row(
+            Barrier,
+            "bruck",
+            "MPIR_Barrier_intra_dissemination",
+            V4_0,
+            Leaf::Plain,
+        )
     },
-    row(Barrier, "recursive-doubling", "MPIR_Barrier_intra_recexch", V4_1, Leaf::K),
-    row(Reduce, "binomial", "MPIR_Reduce_intra_binomial", V4_0, Leaf::Plain),
+    row(
+        Barrier,
+        "recursive-doubling",
+        "MPIR_Barrier_intra_recexch",
+        V4_1,
+        Leaf::K,
+    ),
+    row(
+        Reduce,
+        "binomial",
+        "MPIR_Reduce_intra_binomial",
+        V4_0,
+        Leaf::Plain,
+    ),
     MpichAlgorithm {
         guard: Guard::BuiltInOpCountPow2("MPIR_Reduce_intra_binomial"),
-        ..row(Reduce, "rabenseifner", "MPIR_Reduce_intra_reduce_scatter_gather", V4_0, Leaf::Plain)
+        ..row(
+            Reduce,
+            "rabenseifner",
+            "MPIR_Reduce_intra_reduce_scatter_gather",
+            V4_0,
+            Leaf::Plain,
+        )
     },
     row(
         Allreduce,
@@ -152,10 +201,22 @@ pub const MPICH_ALGORITHMS: &[MpichAlgorithm] = &[
             Leaf::Plain,
         )
     },
-    row(Allreduce, "ring", "MPIR_Allreduce_intra_ring", V4_1, Leaf::Plain),
+    row(
+        Allreduce,
+        "ring",
+        "MPIR_Allreduce_intra_ring",
+        V4_1,
+        Leaf::Plain,
+    ),
     MpichAlgorithm {
         radix_two: true,
-        ..row(Allgather, "bruck", "MPIR_Allgather_intra_brucks", V4_0, Leaf::Plain)
+        ..row(
+            Allgather,
+            "bruck",
+            "MPIR_Allgather_intra_brucks",
+            V4_0,
+            Leaf::Plain,
+        )
     },
     row(
         Allgather,
@@ -164,7 +225,13 @@ pub const MPICH_ALGORITHMS: &[MpichAlgorithm] = &[
         V4_0,
         Leaf::Plain,
     ),
-    row(Allgather, "ring", "MPIR_Allgather_intra_ring", V4_0, Leaf::Plain),
+    row(
+        Allgather,
+        "ring",
+        "MPIR_Allgather_intra_ring",
+        V4_0,
+        Leaf::Plain,
+    ),
 ];
 
 /// k-parameterised replacements from 4.1 on, when the model's radix is not 2.
@@ -207,49 +274,244 @@ const fn d(
 /// Every collective `src/mpi/coll/src/csel.c` (v4.0.2, `parse_json_tree`) accepts, with MPICH's
 /// default for it. The five the model decides are here too and used when not asked for.
 pub const MPICH_DEFAULTS: &[MpichDefault] = &[
-    d("allgather", "MPIR_Allgather_intra_ring", None, Some("MPIR_Allgather_inter_local_gather_remote_bcast")),
-    d("allgatherv", "MPIR_Allgatherv_intra_ring", None, Some("MPIR_Allgatherv_inter_remote_gather_local_bcast")),
-    d("allreduce", "MPIR_Allreduce_intra_recursive_doubling", None, Some("MPIR_Allreduce_inter_reduce_exchange_bcast")),
-    d("alltoall", "MPIR_Alltoall_intra_pairwise", Some("MPIR_Alltoall_intra_pairwise_sendrecv_replace"), Some("MPIR_Alltoall_inter_pairwise_exchange")),
-    d("alltoallv", "MPIR_Alltoallv_intra_scattered", Some("MPIR_Alltoallv_intra_pairwise_sendrecv_replace"), Some("MPIR_Alltoallv_inter_pairwise_exchange")),
-    d("alltoallw", "MPIR_Alltoallw_intra_scattered", Some("MPIR_Alltoallw_intra_pairwise_sendrecv_replace"), Some("MPIR_Alltoallw_inter_pairwise_exchange")),
-    d("barrier", "MPIR_Barrier_intra_dissemination", None, Some("MPIR_Barrier_inter_bcast")),
-    d("bcast", "MPIR_Bcast_intra_binomial", None, Some("MPIR_Bcast_inter_remote_send_local_bcast")),
+    d(
+        "allgather",
+        "MPIR_Allgather_intra_ring",
+        None,
+        Some("MPIR_Allgather_inter_local_gather_remote_bcast"),
+    ),
+    d(
+        "allgatherv",
+        "MPIR_Allgatherv_intra_ring",
+        None,
+        Some("MPIR_Allgatherv_inter_remote_gather_local_bcast"),
+    ),
+    d(
+        "allreduce",
+        "MPIR_Allreduce_intra_recursive_doubling",
+        None,
+        Some("MPIR_Allreduce_inter_reduce_exchange_bcast"),
+    ),
+    d(
+        "alltoall",
+        "MPIR_Alltoall_intra_pairwise",
+        Some("MPIR_Alltoall_intra_pairwise_sendrecv_replace"),
+        Some("MPIR_Alltoall_inter_pairwise_exchange"),
+    ),
+    d(
+        "alltoallv",
+        "MPIR_Alltoallv_intra_scattered",
+        Some("MPIR_Alltoallv_intra_pairwise_sendrecv_replace"),
+        Some("MPIR_Alltoallv_inter_pairwise_exchange"),
+    ),
+    d(
+        "alltoallw",
+        "MPIR_Alltoallw_intra_scattered",
+        Some("MPIR_Alltoallw_intra_pairwise_sendrecv_replace"),
+        Some("MPIR_Alltoallw_inter_pairwise_exchange"),
+    ),
+    d(
+        "barrier",
+        "MPIR_Barrier_intra_dissemination",
+        None,
+        Some("MPIR_Barrier_inter_bcast"),
+    ),
+    d(
+        "bcast",
+        "MPIR_Bcast_intra_binomial",
+        None,
+        Some("MPIR_Bcast_inter_remote_send_local_bcast"),
+    ),
     d("exscan", "MPIR_Exscan_intra_recursive_doubling", None, None),
-    d("gather", "MPIR_Gather_intra_binomial", None, Some("MPIR_Gather_inter_linear")),
+    d(
+        "gather",
+        "MPIR_Gather_intra_binomial",
+        None,
+        Some("MPIR_Gather_inter_linear"),
+    ),
     d("gatherv", "MPIR_Gatherv_allcomm_linear", None, None),
-    d("iallgather", "MPIR_Iallgather_intra_sched_ring", None, Some("MPIR_Iallgather_inter_sched_local_gather_remote_bcast")),
-    d("iallgatherv", "MPIR_Iallgatherv_intra_sched_ring", None, Some("MPIR_Iallgatherv_inter_sched_remote_gather_local_bcast")),
-    d("iallreduce", "MPIR_Iallreduce_intra_sched_recursive_doubling", None, Some("MPIR_Iallreduce_inter_sched_remote_reduce_local_bcast")),
-    d("ialltoall", "MPIR_Ialltoall_intra_sched_pairwise", Some("MPIR_Ialltoall_intra_sched_inplace"), Some("MPIR_Ialltoall_inter_sched_pairwise_exchange")),
-    d("ialltoallv", "MPIR_Ialltoallv_intra_sched_blocked", Some("MPIR_Ialltoallv_intra_sched_inplace"), Some("MPIR_Ialltoallv_inter_sched_pairwise_exchange")),
-    d("ialltoallw", "MPIR_Ialltoallw_intra_sched_blocked", Some("MPIR_Ialltoallw_intra_sched_inplace"), Some("MPIR_Ialltoallw_inter_sched_pairwise_exchange")),
-    d("ibarrier", "MPIR_Ibarrier_intra_sched_recursive_doubling", None, Some("MPIR_Ibarrier_inter_sched_bcast")),
-    d("ibcast", "MPIR_Ibcast_intra_sched_binomial", None, Some("MPIR_Ibcast_inter_sched_flat")),
-    d("iexscan", "MPIR_Iexscan_intra_sched_recursive_doubling", None, None),
-    d("igather", "MPIR_Igather_intra_sched_binomial", None, Some("MPIR_Igather_inter_sched_long")),
+    d(
+        "iallgather",
+        "MPIR_Iallgather_intra_sched_ring",
+        None,
+        Some("MPIR_Iallgather_inter_sched_local_gather_remote_bcast"),
+    ),
+    d(
+        "iallgatherv",
+        "MPIR_Iallgatherv_intra_sched_ring",
+        None,
+        Some("MPIR_Iallgatherv_inter_sched_remote_gather_local_bcast"),
+    ),
+    d(
+        "iallreduce",
+        "MPIR_Iallreduce_intra_sched_recursive_doubling",
+        None,
+        Some("MPIR_Iallreduce_inter_sched_remote_reduce_local_bcast"),
+    ),
+    d(
+        "ialltoall",
+        "MPIR_Ialltoall_intra_sched_pairwise",
+        Some("MPIR_Ialltoall_intra_sched_inplace"),
+        Some("MPIR_Ialltoall_inter_sched_pairwise_exchange"),
+    ),
+    d(
+        "ialltoallv",
+        "MPIR_Ialltoallv_intra_sched_blocked",
+        Some("MPIR_Ialltoallv_intra_sched_inplace"),
+        Some("MPIR_Ialltoallv_inter_sched_pairwise_exchange"),
+    ),
+    d(
+        "ialltoallw",
+        "MPIR_Ialltoallw_intra_sched_blocked",
+        Some("MPIR_Ialltoallw_intra_sched_inplace"),
+        Some("MPIR_Ialltoallw_inter_sched_pairwise_exchange"),
+    ),
+    d(
+        "ibarrier",
+        "MPIR_Ibarrier_intra_sched_recursive_doubling",
+        None,
+        Some("MPIR_Ibarrier_inter_sched_bcast"),
+    ),
+    d(
+        "ibcast",
+        "MPIR_Ibcast_intra_sched_binomial",
+        None,
+        Some("MPIR_Ibcast_inter_sched_flat"),
+    ),
+    d(
+        "iexscan",
+        "MPIR_Iexscan_intra_sched_recursive_doubling",
+        None,
+        None,
+    ),
+    d(
+        "igather",
+        "MPIR_Igather_intra_sched_binomial",
+        None,
+        Some("MPIR_Igather_inter_sched_long"),
+    ),
     d("igatherv", "MPIR_Igatherv_allcomm_sched_linear", None, None),
-    d("ineighbor_allgather", "MPIR_Ineighbor_allgather_allcomm_sched_linear", None, None),
-    d("ineighbor_allgatherv", "MPIR_Ineighbor_allgatherv_allcomm_sched_linear", None, None),
-    d("ineighbor_alltoall", "MPIR_Ineighbor_alltoall_allcomm_sched_linear", None, None),
-    d("ineighbor_alltoallv", "MPIR_Ineighbor_alltoallv_allcomm_sched_linear", None, None),
-    d("ineighbor_alltoallw", "MPIR_Ineighbor_alltoallw_allcomm_sched_linear", None, None),
-    d("ireduce", "MPIR_Ireduce_intra_sched_binomial", None, Some("MPIR_Ireduce_inter_sched_local_reduce_remote_send")),
-    d("ireduce_scatter", "MPIR_Ireduce_scatter_intra_sched_recursive_doubling", None, Some("MPIR_Ireduce_scatter_inter_sched_remote_reduce_local_scatterv")),
-    d("ireduce_scatter_block", "MPIR_Ireduce_scatter_block_intra_sched_recursive_doubling", None, Some("MPIR_Ireduce_scatter_block_inter_sched_remote_reduce_local_scatterv")),
-    d("iscan", "MPIR_Iscan_intra_sched_recursive_doubling", None, None),
-    d("iscatter", "MPIR_Iscatter_intra_sched_binomial", None, Some("MPIR_Iscatter_inter_sched_linear")),
-    d("iscatterv", "MPIR_Iscatterv_allcomm_sched_linear", None, None),
-    d("neighbor_allgather", "MPIR_Neighbor_allgather_allcomm_nb", None, None),
-    d("neighbor_allgatherv", "MPIR_Neighbor_allgatherv_allcomm_nb", None, None),
-    d("neighbor_alltoall", "MPIR_Neighbor_alltoall_allcomm_nb", None, None),
-    d("neighbor_alltoallv", "MPIR_Neighbor_alltoallv_allcomm_nb", None, None),
-    d("neighbor_alltoallw", "MPIR_Neighbor_alltoallw_allcomm_nb", None, None),
-    d("reduce", "MPIR_Reduce_intra_binomial", None, Some("MPIR_Reduce_inter_local_reduce_remote_send")),
-    d("reduce_scatter", "MPIR_Reduce_scatter_intra_recursive_doubling", None, Some("MPIR_Reduce_scatter_inter_remote_reduce_local_scatter")),
-    d("reduce_scatter_block", "MPIR_Reduce_scatter_block_intra_recursive_doubling", None, Some("MPIR_Reduce_scatter_block_inter_remote_reduce_local_scatter")),
+    d(
+        "ineighbor_allgather",
+        "MPIR_Ineighbor_allgather_allcomm_sched_linear",
+        None,
+        None,
+    ),
+    d(
+        "ineighbor_allgatherv",
+        "MPIR_Ineighbor_allgatherv_allcomm_sched_linear",
+        None,
+        None,
+    ),
+    d(
+        "ineighbor_alltoall",
+        "MPIR_Ineighbor_alltoall_allcomm_sched_linear",
+        None,
+        None,
+    ),
+    d(
+        "ineighbor_alltoallv",
+        "MPIR_Ineighbor_alltoallv_allcomm_sched_linear",
+        None,
+        None,
+    ),
+    d(
+        "ineighbor_alltoallw",
+        "MPIR_Ineighbor_alltoallw_allcomm_sched_linear",
+        None,
+        None,
+    ),
+    d(
+        "ireduce",
+        "MPIR_Ireduce_intra_sched_binomial",
+        None,
+        Some("MPIR_Ireduce_inter_sched_local_reduce_remote_send"),
+    ),
+    d(
+        "ireduce_scatter",
+        "MPIR_Ireduce_scatter_intra_sched_recursive_doubling",
+        None,
+        Some("MPIR_Ireduce_scatter_inter_sched_remote_reduce_local_scatterv"),
+    ),
+    d(
+        "ireduce_scatter_block",
+        "MPIR_Ireduce_scatter_block_intra_sched_recursive_doubling",
+        None,
+        Some("MPIR_Ireduce_scatter_block_inter_sched_remote_reduce_local_scatterv"),
+    ),
+    d(
+        "iscan",
+        "MPIR_Iscan_intra_sched_recursive_doubling",
+        None,
+        None,
+    ),
+    d(
+        "iscatter",
+        "MPIR_Iscatter_intra_sched_binomial",
+        None,
+        Some("MPIR_Iscatter_inter_sched_linear"),
+    ),
+    d(
+        "iscatterv",
+        "MPIR_Iscatterv_allcomm_sched_linear",
+        None,
+        None,
+    ),
+    d(
+        "neighbor_allgather",
+        "MPIR_Neighbor_allgather_allcomm_nb",
+        None,
+        None,
+    ),
+    d(
+        "neighbor_allgatherv",
+        "MPIR_Neighbor_allgatherv_allcomm_nb",
+        None,
+        None,
+    ),
+    d(
+        "neighbor_alltoall",
+        "MPIR_Neighbor_alltoall_allcomm_nb",
+        None,
+        None,
+    ),
+    d(
+        "neighbor_alltoallv",
+        "MPIR_Neighbor_alltoallv_allcomm_nb",
+        None,
+        None,
+    ),
+    d(
+        "neighbor_alltoallw",
+        "MPIR_Neighbor_alltoallw_allcomm_nb",
+        None,
+        None,
+    ),
+    d(
+        "reduce",
+        "MPIR_Reduce_intra_binomial",
+        None,
+        Some("MPIR_Reduce_inter_local_reduce_remote_send"),
+    ),
+    d(
+        "reduce_scatter",
+        "MPIR_Reduce_scatter_intra_recursive_doubling",
+        None,
+        Some("MPIR_Reduce_scatter_inter_remote_reduce_local_scatter"),
+    ),
+    d(
+        "reduce_scatter_block",
+        "MPIR_Reduce_scatter_block_intra_recursive_doubling",
+        None,
+        Some("MPIR_Reduce_scatter_block_inter_remote_reduce_local_scatter"),
+    ),
     d("scan", "MPIR_Scan_intra_recursive_doubling", None, None),
-    d("scatter", "MPIR_Scatter_intra_binomial", None, Some("MPIR_Scatter_inter_linear")),
+    d(
+        "scatter",
+        "MPIR_Scatter_intra_binomial",
+        None,
+        Some("MPIR_Scatter_inter_linear"),
+    ),
     d("scatterv", "MPIR_Scatterv_allcomm_linear", None, None),
 ];
 
@@ -396,7 +658,10 @@ fn default_tree(def: &MpichDefault) -> Json {
         None => alg(def.intra),
     };
     match def.inter {
-        Some(inter) => Json::obj(vec![("comm_type=intra", intra), ("comm_type=inter", alg(inter))]),
+        Some(inter) => Json::obj(vec![
+            ("comm_type=intra", intra),
+            ("comm_type=inter", alg(inter)),
+        ]),
         None => intra,
     }
 }
@@ -447,7 +712,10 @@ pub fn write(
                         Some(max) => int_key(prefix, max)?,
                         None => any.to_string(),
                     };
-                    sizes.push((key, leaf(version, ct.collective, &rule.decision, &mut warnings)?));
+                    sizes.push((
+                        key,
+                        leaf(version, ct.collective, &rule.decision, &mut warnings)?,
+                    ));
                 }
                 Json::Obj(sizes)
             };

@@ -23,9 +23,9 @@
 //! model's size is per process: allgather thresholds are multiplied by the communicator rule's
 //! smallest size (the grid point where the decision was computed).
 
+use crate::ordered::Json;
 use crate::{sorted_unique, Decision, DecisionTable, ExportError, Output, Provenance};
 use modelopt_model::Collective;
-use crate::ordered::Json;
 
 /// How a target algorithm takes the model's `radix` parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,6 +71,8 @@ const REDUCE_SRC: &str = "ompi/mca/coll/tuned/coll_tuned_reduce_decision.c (redu
 const ALLREDUCE_SRC: &str = "ompi/mca/coll/tuned/coll_tuned_allreduce_decision.c (allreduce_algorithms[], ompi_coll_tuned_allreduce_intra_do_this)";
 const ALLGATHER_SRC: &str = "ompi/mca/coll/tuned/coll_tuned_allgather_decision.c (allgather_algorithms[], ompi_coll_tuned_allgather_intra_do_this)";
 
+// Eight fields of one table row; a builder would hide the table's shape.
+#[allow(clippy::too_many_arguments)]
 const fn row(
     collective: Collective,
     ours: &'static str,
@@ -100,12 +102,66 @@ use Collective::{Allgather, Allreduce, Barrier, Bcast, Reduce};
 /// The model's algorithms and their Open MPI coll/tuned ids, one row per algorithm, each citing
 /// its source (ids are the same in v4.1.4, v5.0.x and main for these rows).
 pub const OMPI_ALGORITHMS: &[OmpiAlgorithm] = &[
-    row(Bcast, "linear", 1, "basic_linear", false, false, Radix::None, BCAST_SRC),
-    row(Bcast, "chain", 2, "chain", true, true, Radix::None, BCAST_SRC),
-    row(Bcast, "pipeline", 3, "pipeline", true, false, Radix::None, BCAST_SRC),
-    row(Bcast, "split-binary", 4, "split_binary_tree", true, false, Radix::None, BCAST_SRC),
-    row(Bcast, "binary", 5, "binary_tree", true, false, Radix::None, BCAST_SRC),
-    row(Bcast, "binomial", 6, "binomial", true, false, Radix::None, BCAST_SRC),
+    row(
+        Bcast,
+        "linear",
+        1,
+        "basic_linear",
+        false,
+        false,
+        Radix::None,
+        BCAST_SRC,
+    ),
+    row(
+        Bcast,
+        "chain",
+        2,
+        "chain",
+        true,
+        true,
+        Radix::None,
+        BCAST_SRC,
+    ),
+    row(
+        Bcast,
+        "pipeline",
+        3,
+        "pipeline",
+        true,
+        false,
+        Radix::None,
+        BCAST_SRC,
+    ),
+    row(
+        Bcast,
+        "split-binary",
+        4,
+        "split_binary_tree",
+        true,
+        false,
+        Radix::None,
+        BCAST_SRC,
+    ),
+    row(
+        Bcast,
+        "binary",
+        5,
+        "binary_tree",
+        true,
+        false,
+        Radix::None,
+        BCAST_SRC,
+    ),
+    row(
+        Bcast,
+        "binomial",
+        6,
+        "binomial",
+        true,
+        false,
+        Radix::None,
+        BCAST_SRC,
+    ),
     row(
         Bcast,
         "knomial",
@@ -116,7 +172,16 @@ pub const OMPI_ALGORITHMS: &[OmpiAlgorithm] = &[
         Radix::Global("coll_tuned_bcast_knomial_radix"),
         BCAST_SRC,
     ),
-    row(Bcast, "scatter-rd-allgather", 8, "scatter_allgather", true, false, Radix::None, BCAST_SRC),
+    row(
+        Bcast,
+        "scatter-rd-allgather",
+        8,
+        "scatter_allgather",
+        true,
+        false,
+        Radix::None,
+        BCAST_SRC,
+    ),
     row(
         Bcast,
         "scatter-ring-allgather",
@@ -127,25 +192,196 @@ pub const OMPI_ALGORITHMS: &[OmpiAlgorithm] = &[
         Radix::None,
         BCAST_SRC,
     ),
-    row(Barrier, "linear", 1, "linear", false, false, Radix::None, BARRIER_SRC),
-    row(Barrier, "double-ring", 2, "double_ring", false, false, Radix::None, BARRIER_SRC),
-    row(Barrier, "recursive-doubling", 3, "recursive_doubling", false, false, Radix::None, BARRIER_SRC),
-    row(Barrier, "bruck", 4, "bruck", false, false, Radix::FixedTwo, BARRIER_SRC),
-    row(Barrier, "tree", 6, "tree", false, false, Radix::None, BARRIER_SRC),
-    row(Reduce, "linear", 1, "linear", false, false, Radix::None, REDUCE_SRC),
-    row(Reduce, "chain", 2, "chain", true, true, Radix::None, REDUCE_SRC),
-    row(Reduce, "pipeline", 3, "pipeline", true, false, Radix::None, REDUCE_SRC),
-    row(Reduce, "binary", 4, "binary", true, false, Radix::None, REDUCE_SRC),
-    row(Reduce, "binomial", 5, "binomial", true, false, Radix::None, REDUCE_SRC),
-    row(Reduce, "in-order-binary", 6, "in-order_binary", true, false, Radix::None, REDUCE_SRC),
-    row(Reduce, "rabenseifner", 7, "rabenseifner", false, false, Radix::None, REDUCE_SRC),
-    row(Allreduce, "linear", 1, "basic_linear", false, false, Radix::None, ALLREDUCE_SRC),
-    row(Allreduce, "nonoverlapping", 2, "nonoverlapping", false, false, Radix::None, ALLREDUCE_SRC),
-    row(Allreduce, "recursive-doubling", 3, "recursive_doubling", false, false, Radix::None, ALLREDUCE_SRC),
-    row(Allreduce, "ring", 4, "ring", false, false, Radix::None, ALLREDUCE_SRC),
-    row(Allreduce, "segmented-ring", 5, "segmented_ring", true, false, Radix::None, ALLREDUCE_SRC),
-    row(Allreduce, "rabenseifner", 6, "rabenseifner", false, false, Radix::None, ALLREDUCE_SRC),
-    row(Allgather, "linear", 1, "linear", false, false, Radix::None, ALLGATHER_SRC),
+    row(
+        Barrier,
+        "linear",
+        1,
+        "linear",
+        false,
+        false,
+        Radix::None,
+        BARRIER_SRC,
+    ),
+    row(
+        Barrier,
+        "double-ring",
+        2,
+        "double_ring",
+        false,
+        false,
+        Radix::None,
+        BARRIER_SRC,
+    ),
+    row(
+        Barrier,
+        "recursive-doubling",
+        3,
+        "recursive_doubling",
+        false,
+        false,
+        Radix::None,
+        BARRIER_SRC,
+    ),
+    row(
+        Barrier,
+        "bruck",
+        4,
+        "bruck",
+        false,
+        false,
+        Radix::FixedTwo,
+        BARRIER_SRC,
+    ),
+    row(
+        Barrier,
+        "tree",
+        6,
+        "tree",
+        false,
+        false,
+        Radix::None,
+        BARRIER_SRC,
+    ),
+    row(
+        Reduce,
+        "linear",
+        1,
+        "linear",
+        false,
+        false,
+        Radix::None,
+        REDUCE_SRC,
+    ),
+    row(
+        Reduce,
+        "chain",
+        2,
+        "chain",
+        true,
+        true,
+        Radix::None,
+        REDUCE_SRC,
+    ),
+    row(
+        Reduce,
+        "pipeline",
+        3,
+        "pipeline",
+        true,
+        false,
+        Radix::None,
+        REDUCE_SRC,
+    ),
+    row(
+        Reduce,
+        "binary",
+        4,
+        "binary",
+        true,
+        false,
+        Radix::None,
+        REDUCE_SRC,
+    ),
+    row(
+        Reduce,
+        "binomial",
+        5,
+        "binomial",
+        true,
+        false,
+        Radix::None,
+        REDUCE_SRC,
+    ),
+    row(
+        Reduce,
+        "in-order-binary",
+        6,
+        "in-order_binary",
+        true,
+        false,
+        Radix::None,
+        REDUCE_SRC,
+    ),
+    row(
+        Reduce,
+        "rabenseifner",
+        7,
+        "rabenseifner",
+        false,
+        false,
+        Radix::None,
+        REDUCE_SRC,
+    ),
+    row(
+        Allreduce,
+        "linear",
+        1,
+        "basic_linear",
+        false,
+        false,
+        Radix::None,
+        ALLREDUCE_SRC,
+    ),
+    row(
+        Allreduce,
+        "nonoverlapping",
+        2,
+        "nonoverlapping",
+        false,
+        false,
+        Radix::None,
+        ALLREDUCE_SRC,
+    ),
+    row(
+        Allreduce,
+        "recursive-doubling",
+        3,
+        "recursive_doubling",
+        false,
+        false,
+        Radix::None,
+        ALLREDUCE_SRC,
+    ),
+    row(
+        Allreduce,
+        "ring",
+        4,
+        "ring",
+        false,
+        false,
+        Radix::None,
+        ALLREDUCE_SRC,
+    ),
+    row(
+        Allreduce,
+        "segmented-ring",
+        5,
+        "segmented_ring",
+        true,
+        false,
+        Radix::None,
+        ALLREDUCE_SRC,
+    ),
+    row(
+        Allreduce,
+        "rabenseifner",
+        6,
+        "rabenseifner",
+        false,
+        false,
+        Radix::None,
+        ALLREDUCE_SRC,
+    ),
+    row(
+        Allgather,
+        "linear",
+        1,
+        "linear",
+        false,
+        false,
+        Radix::None,
+        ALLGATHER_SRC,
+    ),
     // 4.1/5.0 call ompi_coll_base_allgather_intra_bruck (radix 2); main calls
     // ompi_coll_base_allgather_intra_k_bruck(..., faninout) and names it "bruck-k-fanout".
     OmpiAlgorithm {
@@ -160,8 +396,26 @@ pub const OMPI_ALGORITHMS: &[OmpiAlgorithm] = &[
         radix_v6: Radix::Faninout,
         source: ALLGATHER_SRC,
     },
-    row(Allgather, "recursive-doubling", 3, "recursive_doubling", false, false, Radix::None, ALLGATHER_SRC),
-    row(Allgather, "ring", 4, "ring", false, false, Radix::None, ALLGATHER_SRC),
+    row(
+        Allgather,
+        "recursive-doubling",
+        3,
+        "recursive_doubling",
+        false,
+        false,
+        Radix::None,
+        ALLGATHER_SRC,
+    ),
+    row(
+        Allgather,
+        "ring",
+        4,
+        "ring",
+        false,
+        false,
+        Radix::None,
+        ALLGATHER_SRC,
+    ),
     OmpiAlgorithm {
         collective: Allgather,
         ours: "neighbor-exchange",
@@ -297,16 +551,21 @@ fn resolve(
     })
 }
 
-fn check_collective(flavor: Flavor, collective: Collective) -> Result<(u32, &'static str), ExportError> {
+fn check_collective(
+    flavor: Flavor,
+    collective: Collective,
+) -> Result<(u32, &'static str), ExportError> {
     match collective {
         Collective::Bcast
         | Collective::Barrier
         | Collective::Reduce
         | Collective::Allreduce
-        | Collective::Allgather => collective_id(collective).ok_or(ExportError::UnsupportedCollective {
-            target: flavor.target(),
-            collective,
-        }),
+        | Collective::Allgather => {
+            collective_id(collective).ok_or(ExportError::UnsupportedCollective {
+                target: flavor.target(),
+                collective,
+            })
+        }
         _ => Err(ExportError::UnsupportedCollective {
             target: flavor.target(),
             collective,
@@ -314,7 +573,11 @@ fn check_collective(flavor: Flavor, collective: Collective) -> Result<(u32, &'st
     }
 }
 
-fn write_text(table: &DecisionTable, prov: &Provenance, flavor: Flavor) -> Result<Output, ExportError> {
+fn write_text(
+    table: &DecisionTable,
+    prov: &Provenance,
+    flavor: Flavor,
+) -> Result<Output, ExportError> {
     let mut warnings = Vec::new();
     let mut body = String::new();
     body.push_str(&format!(
@@ -413,7 +676,10 @@ pub fn write_json(table: &DecisionTable, prov: &Provenance) -> Result<Output, Ex
                 }
                 rules.push(Json::Obj(m));
             }
-            let mut c = vec![("comm_size_min".to_string(), Json::Num(comm.ranks_min.into()))];
+            let mut c = vec![(
+                "comm_size_min".to_string(),
+                Json::Num(comm.ranks_min.into()),
+            )];
             if let Some(max) = comm.ranks_max {
                 c.push(("comm_size_max".into(), Json::Num(max.into())));
             }
@@ -428,7 +694,10 @@ pub fn write_json(table: &DecisionTable, prov: &Provenance) -> Result<Output, Ex
     comment.extend(table.notes.iter().map(|n| format!("note: {n}")));
     comment.extend(warnings.iter().map(|w| format!("warning: {w}")));
     let root = Json::obj(vec![
-        ("comment", Json::Arr(comment.into_iter().map(Json::Str).collect())),
+        (
+            "comment",
+            Json::Arr(comment.into_iter().map(Json::Str).collect()),
+        ),
         ("rule_file_version", Json::Num(3)),
         ("module", Json::Str("tuned".into())),
         ("collectives", Json::Obj(collectives)),

@@ -27,7 +27,10 @@ impl Decision {
     pub fn new<const N: usize>(algorithm: &str, params: [(&str, i64); N]) -> Self {
         Decision {
             algorithm: algorithm.to_string(),
-            params: params.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            params: params
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
         }
     }
 
@@ -133,15 +136,8 @@ impl Grid {
             r.push(rhi);
         }
         let mut s = vec![0u64];
-        s.extend(
-            (0..31)
-                .map(|k| 1u64 << k)
-                .filter(|&p| p >= slo && p <= shi),
-        );
-        Ok(Grid {
-            ranks: r,
-            sizes: s,
-        })
+        s.extend((0..31).map(|k| 1u64 << k).filter(|&p| p >= slo && p <= shi));
+        Ok(Grid { ranks: r, sizes: s })
     }
 }
 
@@ -164,7 +160,9 @@ pub fn merge_grid(
         )));
     }
     if ranks.windows(2).any(|w| w[0] >= w[1]) || sizes.windows(2).any(|w| w[0] >= w[1]) {
-        return Err(ExportError::Grid("grid axes must be strictly ascending".into()));
+        return Err(ExportError::Grid(
+            "grid axes must be strictly ascending".into(),
+        ));
     }
     let mut comms: Vec<CommRule> = Vec::new();
     for (i, row) in cells.iter().enumerate() {
@@ -237,8 +235,8 @@ pub fn fill(
                 let request = Request::new(collective, ranks)
                     .and_then(|r| r.with_size(size))
                     .map_err(|e| cell_error(e.to_string()))?;
-                let tuning =
-                    tune(machine, &request, options, None).map_err(|e| cell_error(e.to_string()))?;
+                let tuning = tune(machine, &request, options, None)
+                    .map_err(|e| cell_error(e.to_string()))?;
                 let mut ranked = tuning
                     .ranking
                     .iter()

@@ -51,20 +51,104 @@ const fn row(
 /// double-ring, bruck, tree; reduce linear, chain, pipeline, binary, in-order-binary; allreduce
 /// linear, nonoverlapping, segmented-ring.
 pub const UCC_ALGORITHMS: &[UccAlgorithm] = &[
-    row(Bcast, "binomial", "knomial", Some((2, "UCC_TL_UCP_BCAST_KN_RADIX")), "src/components/tl/ucp/bcast/bcast.c (ucc_tl_ucp_bcast_algs)"),
-    row(Bcast, "knomial", "knomial", Some((0, "UCC_TL_UCP_BCAST_KN_RADIX")), "src/components/tl/ucp/bcast/bcast.c (ucc_tl_ucp_bcast_algs)"),
-    row(Bcast, "scatter-rd-allgather", "sag_knomial", Some((2, "UCC_TL_UCP_BCAST_KN_RADIX")), "src/components/tl/ucp/bcast/bcast.c (ucc_tl_ucp_bcast_algs)"),
-    row(Barrier, "recursive-doubling", "knomial", Some((2, "UCC_TL_UCP_BARRIER_KN_RADIX")), "src/components/tl/ucp/barrier/barrier.c (ucc_tl_ucp_barrier_algs)"),
-    row(Reduce, "binomial", "knomial", Some((2, "UCC_TL_UCP_KN_RADIX")), "src/components/tl/ucp/reduce/reduce.c (ucc_tl_ucp_reduce_algs)"),
-    row(Reduce, "rabenseifner", "srg", None, "src/components/tl/ucp/reduce/reduce.c (ucc_tl_ucp_reduce_algs)"),
-    row(Allreduce, "recursive-doubling", "knomial", Some((2, "UCC_TL_UCP_ALLREDUCE_KN_RADIX")), "src/components/tl/ucp/allreduce/allreduce.c (ucc_tl_ucp_allreduce_algs)"),
-    row(Allreduce, "rabenseifner", "sra_knomial", Some((2, "UCC_TL_UCP_ALLREDUCE_SRA_KN_RADIX")), "src/components/tl/ucp/allreduce/allreduce.c (ucc_tl_ucp_allreduce_algs)"),
-    row(Allreduce, "ring", "ring", None, "src/components/tl/ucp/allreduce/allreduce.c (ucc_tl_ucp_allreduce_algs)"),
-    row(Allgather, "linear", "linear", None, "src/components/tl/ucp/allgather/allgather.c (ucc_tl_ucp_allgather_algs)"),
-    row(Allgather, "bruck", "bruck", None, "src/components/tl/ucp/allgather/allgather.c (ucc_tl_ucp_allgather_algs)"),
-    row(Allgather, "recursive-doubling", "knomial", Some((2, "UCC_TL_UCP_ALLGATHER_KN_RADIX")), "src/components/tl/ucp/allgather/allgather.c (ucc_tl_ucp_allgather_algs)"),
-    row(Allgather, "ring", "ring", None, "src/components/tl/ucp/allgather/allgather.c (ucc_tl_ucp_allgather_algs)"),
-    row(Allgather, "neighbor-exchange", "neighbor", None, "src/components/tl/ucp/allgather/allgather.c (ucc_tl_ucp_allgather_algs)"),
+    row(
+        Bcast,
+        "binomial",
+        "knomial",
+        Some((2, "UCC_TL_UCP_BCAST_KN_RADIX")),
+        "src/components/tl/ucp/bcast/bcast.c (ucc_tl_ucp_bcast_algs)",
+    ),
+    row(
+        Bcast,
+        "knomial",
+        "knomial",
+        Some((0, "UCC_TL_UCP_BCAST_KN_RADIX")),
+        "src/components/tl/ucp/bcast/bcast.c (ucc_tl_ucp_bcast_algs)",
+    ),
+    row(
+        Bcast,
+        "scatter-rd-allgather",
+        "sag_knomial",
+        Some((2, "UCC_TL_UCP_BCAST_KN_RADIX")),
+        "src/components/tl/ucp/bcast/bcast.c (ucc_tl_ucp_bcast_algs)",
+    ),
+    row(
+        Barrier,
+        "recursive-doubling",
+        "knomial",
+        Some((2, "UCC_TL_UCP_BARRIER_KN_RADIX")),
+        "src/components/tl/ucp/barrier/barrier.c (ucc_tl_ucp_barrier_algs)",
+    ),
+    row(
+        Reduce,
+        "binomial",
+        "knomial",
+        Some((2, "UCC_TL_UCP_KN_RADIX")),
+        "src/components/tl/ucp/reduce/reduce.c (ucc_tl_ucp_reduce_algs)",
+    ),
+    row(
+        Reduce,
+        "rabenseifner",
+        "srg",
+        None,
+        "src/components/tl/ucp/reduce/reduce.c (ucc_tl_ucp_reduce_algs)",
+    ),
+    row(
+        Allreduce,
+        "recursive-doubling",
+        "knomial",
+        Some((2, "UCC_TL_UCP_ALLREDUCE_KN_RADIX")),
+        "src/components/tl/ucp/allreduce/allreduce.c (ucc_tl_ucp_allreduce_algs)",
+    ),
+    row(
+        Allreduce,
+        "rabenseifner",
+        "sra_knomial",
+        Some((2, "UCC_TL_UCP_ALLREDUCE_SRA_KN_RADIX")),
+        "src/components/tl/ucp/allreduce/allreduce.c (ucc_tl_ucp_allreduce_algs)",
+    ),
+    row(
+        Allreduce,
+        "ring",
+        "ring",
+        None,
+        "src/components/tl/ucp/allreduce/allreduce.c (ucc_tl_ucp_allreduce_algs)",
+    ),
+    row(
+        Allgather,
+        "linear",
+        "linear",
+        None,
+        "src/components/tl/ucp/allgather/allgather.c (ucc_tl_ucp_allgather_algs)",
+    ),
+    row(
+        Allgather,
+        "bruck",
+        "bruck",
+        None,
+        "src/components/tl/ucp/allgather/allgather.c (ucc_tl_ucp_allgather_algs)",
+    ),
+    row(
+        Allgather,
+        "recursive-doubling",
+        "knomial",
+        Some((2, "UCC_TL_UCP_ALLGATHER_KN_RADIX")),
+        "src/components/tl/ucp/allgather/allgather.c (ucc_tl_ucp_allgather_algs)",
+    ),
+    row(
+        Allgather,
+        "ring",
+        "ring",
+        None,
+        "src/components/tl/ucp/allgather/allgather.c (ucc_tl_ucp_allgather_algs)",
+    ),
+    row(
+        Allgather,
+        "neighbor-exchange",
+        "neighbor",
+        None,
+        "src/components/tl/ucp/allgather/allgather.c (ucc_tl_ucp_allgather_algs)",
+    ),
 ];
 
 /// The mapping row for a model algorithm.
@@ -127,6 +211,8 @@ pub fn write(table: &DecisionTable, prov: &Provenance) -> Result<Output, ExportE
                     let needed = match (p.as_str(), row.radix) {
                         ("radix", Some((0, var))) => Some((v, var)),
                         ("radix", Some((k, _))) if k == v => None,
+                        // TL/UCP bruck is the classic radix-2 Bruck allgather.
+                        ("radix", None) if v == 2 && row.name == "bruck" => None,
                         _ => {
                             warnings.push(format!(
                                 "{} {} {p}={v} is not settable per token in {TARGET}",
