@@ -82,6 +82,14 @@ else
     fail "forced pipeline bcast not clearly slower than binomial"
 fi
 
+# 3b. Version note, shown live: Open MPI before 5.0.7 does not know `rule-file-version-2` and
+#     silently falls back to its fixed rules, so the same slow pipeline written as a v2 file is
+#     NOT applied there (reported as info; from 5.0.7 on the v2 file is applied).
+ompi_version="$(mpirun.openmpi --version 2>&1 | sed -n 's/.*(Open[A-Za-z ]*) \([0-9.]*\).*/\1/p' | head -1)"
+{ echo "rule-file-version-2"; cat "$dir/slow.rules"; } >"$work/slow-v2.rules"
+tv="$(best_time "$work/slow-v2.rules")"
+echo "info: Open MPI ${ompi_version:-?}: the same slow pipeline as rule-file-version-2: ${tv:-?} us (applied only from 5.0.7 on)"
+
 # 4. MPICH accepts the JSON.
 mpich() { # json -> run
     MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$1" timeout 120 mpiexec.mpich -n 4 -hosts localhost \

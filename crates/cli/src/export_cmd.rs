@@ -164,3 +164,57 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<String> {
     std::fs::write(&args.out, &out.text).with_context(|| format!("cannot write {}", args.out))?;
     Ok(format!("wrote {}\n", args.out))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(target: TargetArg, out: &str) -> ExportArgs {
+        ExportArgs {
+            target,
+            machine: "xeon-phi".into(),
+            ranks: "2..=4".into(),
+            sizes: "0..=2".into(),
+            collectives: vec![Collective::Bcast],
+            mpich_version: MpichArg::V4_0,
+            objective: Objective::Min,
+            out: out.into(),
+            time: Some(0),
+        }
+    }
+
+    #[test]
+    fn size_ranges_take_suffixes() {
+        assert_eq!(parse_size_range("0..=64MiB").unwrap(), (0, 64 << 20));
+        assert!(parse_size_range("64MiB").is_err());
+    }
+
+    #[test]
+    fn json_export_is_deterministic_and_stamped() {
+        let a = run(&args(TargetArg::Json, "-")).unwrap();
+        let b = run(&args(TargetArg::Json, "-")).unwrap();
+        assert_eq!(a, b);
+        assert!(a.contains("\"generated_utc\": \"1970-01-01T00:00:00Z\""));
+        assert!(a.contains("\"machine_file\": \"bundled:xeon-phi\""));
+    }
+
+    #[test]
+    fn library_target_refuses_algorithms_it_cannot_express() {
+        // xeon-phi's bcast algorithms are its own (trees of cache lines), not MPI's.
+        let err = run(&args(TargetArg::OmpiRules, "-"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no ranked algorithm is expressible"), "{err}");
+    }
+
+    #[test]
+    fn writes_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("table.json");
+        let msg = run(&args(TargetArg::Json, path.to_str().unwrap())).unwrap();
+        assert!(msg.starts_with("wrote "));
+        assert!(std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("\"collective\": \"bcast\""));
+    }
+}

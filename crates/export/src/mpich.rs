@@ -67,6 +67,8 @@ pub struct MpichAlgorithm {
     pub name: &'static str,
     /// First release line with it.
     pub since: MpichVersion,
+    /// First release line without it (`None` = still there).
+    pub until: Option<MpichVersion>,
     /// Parameters.
     pub leaf: Leaf,
     /// Precondition guard.
@@ -95,6 +97,7 @@ const fn row(
         ours,
         name,
         since,
+        until: None,
         leaf,
         guard: Guard::None,
         radix_two: false,
@@ -151,7 +154,9 @@ pub const MPICH_ALGORITHMS: &[MpichAlgorithm] = &[
         Leaf::PipelinedKary(1),
     ),
     MpichAlgorithm {
+        // 4.1 replaced the radix-2 dissemination barrier by the k-ary one.
         radix_two: true,
+        until: Some(V4_1),
         ..row(
             Barrier,
             "bruck",
@@ -160,6 +165,13 @@ pub const MPICH_ALGORITHMS: &[MpichAlgorithm] = &[
             Leaf::Plain,
         )
     },
+    row(
+        Barrier,
+        "bruck",
+        "MPIR_Barrier_intra_k_dissemination",
+        V4_1,
+        Leaf::K,
+    ),
     row(
         Barrier,
         "recursive-doubling",
@@ -235,10 +247,8 @@ pub const MPICH_ALGORITHMS: &[MpichAlgorithm] = &[
 ];
 
 /// k-parameterised replacements from 4.1 on, when the model's radix is not 2.
-const K_VARIANTS: &[(Collective, &str, &str)] = &[
-    (Barrier, "bruck", "MPIR_Barrier_intra_k_dissemination"),
-    (Allgather, "bruck", "MPIR_Allgather_intra_k_brucks"),
-];
+const K_VARIANTS: &[(Collective, &str, &str)] =
+    &[(Allgather, "bruck", "MPIR_Allgather_intra_k_brucks")];
 
 /// MPICH's own choice for a collective the model does not decide: the intra-communicator
 /// algorithm (and the one for an in-place send buffer where MPICH's default distinguishes it),
@@ -256,6 +266,10 @@ pub struct MpichDefault {
     /// Inter-communicator algorithm.
     pub inter: Option<&'static str>,
 }
+
+/// MPICH ≥ 4.1 removed `MPIR_Barrier_intra_dissemination`; its default barrier is
+/// `MPIR_Barrier_intra_k_dissemination` with `k=2` (`maint/tuning/coll/mpir/generic.json`, main).
+const BARRIER_DEFAULT_41: (&str, &str) = ("MPIR_Barrier_intra_k_dissemination", "k=2");
 
 const fn d(
     collective: &'static str,
@@ -521,9 +535,12 @@ pub fn lookup(
     collective: Collective,
     ours: &str,
 ) -> Option<&'static MpichAlgorithm> {
-    MPICH_ALGORITHMS
-        .iter()
-        .find(|r| r.collective == collective && r.ours == ours && r.since <= version)
+    MPICH_ALGORITHMS.iter().find(|r| {
+        r.collective == collective
+            && r.ours == ours
+            && r.since <= version
+            && r.until.is_none_or(|u| version < u)
+    })
 }
 
 /// Whether `mpich-json` for `version` can express a decision (for [`crate::fill`]).
@@ -648,9 +665,16 @@ fn leaf(
     })
 }
 
-fn default_tree(def: &MpichDefault) -> Json {
+fn default_tree(def: &MpichDefault, version: MpichVersion) -> Json {
     let alg = |name: &str| Json::Obj(vec![(format!("algorithm={name}"), Json::obj(vec![]))]);
     let intra = match def.intra_inplace {
+        None if def.collective == "barrier" && version >= V4_1 => {
+            let (name, k) = BARRIER_DEFAULT_41;
+            Json::Obj(vec![(
+                format!("algorithm={name}"),
+                Json::Obj(vec![(k.to_string(), Json::obj(vec![]))]),
+            )])
+        }
         Some(inplace) => Json::obj(vec![
             ("is_sendbuf_inplace=yes", alg(inplace)),
             ("is_sendbuf_inplace=no", alg(def.intra)),
@@ -745,7 +769,7 @@ pub fn write(
             Some(i) => root.push((key, decided[i].1.clone())),
             None => {
                 defaulted.push(def.collective);
-                root.push((key, default_tree(def)));
+                root.push((key, default_tree(def, version)));
             }
         }
     }

@@ -443,3 +443,48 @@ fn every_loggp_algorithm_maps_or_is_documented_unmapped() {
         assert!(mpich::lookup(MpichVersion::V4_1, c, n).is_some(), "{c} {n}");
     }
 }
+
+#[test]
+fn mpich_barrier_follows_the_release_line() {
+    // bruck radix 2: 4.0 has only the radix-2 dissemination barrier; 4.1 removed it and has the
+    // k-ary one, written with k=2.
+    let comms = merge_grid(&[2], &[0], &[vec![Decision::new("bruck", [("radix", 2)])]]).unwrap();
+    let t = table(vec![CollectiveTable {
+        collective: Collective::Barrier,
+        comms,
+    }]);
+    let v40 = mpich::write(&t, &prov(&t), MpichVersion::V4_0)
+        .unwrap()
+        .text;
+    assert!(v40.contains(
+        "      \"comm_size=any\": {\n        \"algorithm=MPIR_Barrier_intra_dissemination\": {}\n      }"
+    ));
+    let v41 = mpich::write(&t, &prov(&t), MpichVersion::V4_1)
+        .unwrap()
+        .text;
+    assert!(
+        v41.contains(
+            "        \"algorithm=MPIR_Barrier_intra_k_dissemination\": {\n          \"k=2\": {}\n        }"
+        ),
+        "{v41}"
+    );
+    assert!(!v41.contains("MPIR_Barrier_intra_dissemination\""));
+    // A radix-4 bruck is not expressible in 4.0.
+    let comms = merge_grid(&[2], &[0], &[vec![Decision::new("bruck", [("radix", 4)])]]).unwrap();
+    let t4 = table(vec![CollectiveTable {
+        collective: Collective::Barrier,
+        comms,
+    }]);
+    assert!(mpich::write(&t4, &prov(&t4), MpichVersion::V4_0).is_err());
+    assert!(mpich::write(&t4, &prov(&t4), MpichVersion::V4_1)
+        .unwrap()
+        .text
+        .contains("\"k=4\": {}"));
+    // The default barrier (model decides only bcast) follows the line too.
+    let b = bcast_table();
+    let v41 = mpich::write(&b, &prov(&b), MpichVersion::V4_1)
+        .unwrap()
+        .text;
+    assert!(v41.contains("MPIR_Barrier_intra_k_dissemination"));
+    assert!(!v41.contains("MPIR_Barrier_intra_dissemination\""));
+}
