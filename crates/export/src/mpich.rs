@@ -580,6 +580,28 @@ fn int_key(prefix: &str, value: u64) -> Result<String, ExportError> {
     Ok(format!("{prefix}{value}"))
 }
 
+/// `prefix` and a value MPICH's `atoi` reads as a positive int.
+fn positive_key(prefix: &str, value: i64) -> Result<String, ExportError> {
+    match u64::try_from(value) {
+        Ok(v) if v > 0 => int_key(prefix, v),
+        _ => Err(ExportError::Overflow {
+            target: TARGET,
+            what: format!("`{prefix}{value}` (must be positive)"),
+        }),
+    }
+}
+
+/// `k=` for a radix of at least 2.
+fn k_key(radix: i64) -> Result<String, ExportError> {
+    if radix < 2 {
+        return Err(ExportError::Overflow {
+            target: TARGET,
+            what: format!("radix {radix} (a k-ary algorithm needs k >= 2)"),
+        });
+    }
+    positive_key("k=", radix)
+}
+
 fn leaf(
     version: MpichVersion,
     collective: Collective,
@@ -611,7 +633,7 @@ fn leaf(
         {
             Some((_, _, k_name)) if version >= V4_1 => {
                 name = k_name;
-                params.push((format!("k={}", radix.unwrap_or(2)), Json::obj(vec![])));
+                params.push((k_key(radix.unwrap_or(2))?, Json::obj(vec![])));
             }
             _ => {
                 return Err(unmapped(&format!(
@@ -624,19 +646,16 @@ fn leaf(
     }
     match row.leaf {
         Leaf::Plain => {}
-        Leaf::K => params.push((format!("k={}", radix.unwrap_or(2)), Json::obj(vec![]))),
+        Leaf::K => params.push((k_key(radix.unwrap_or(2))?, Json::obj(vec![]))),
         Leaf::Tree(tree_type) => {
             params.push((format!("tree_type={tree_type}"), Json::obj(vec![])));
-            params.push((format!("k={}", radix.unwrap_or(2)), Json::obj(vec![])));
+            params.push((k_key(radix.unwrap_or(2))?, Json::obj(vec![])));
         }
         Leaf::PipelinedKary(k) => {
             params.push(("tree_type=0".into(), Json::obj(vec![])));
             params.push((format!("k={k}"), Json::obj(vec![])));
             if let Some(seg) = decision.params.get("segment") {
-                params.push((
-                    int_key("chunk_size=", seg.unsigned_abs())?,
-                    Json::obj(vec![]),
-                ));
+                params.push((positive_key("chunk_size=", *seg)?, Json::obj(vec![])));
             }
             used.push("segment");
         }
@@ -727,10 +746,10 @@ pub fn write(
                 for rule in &comm.sizes {
                     let key = match rule.size_max {
                         Some(max) if ct.collective == Collective::Allgather => {
-                            let total = (max + 1)
-                                .checked_mul(u64::from(comm.ranks_min))
-                                .map(|t| t - 1)
-                                .unwrap_or(u64::MAX);
+                            let total = max
+                                .checked_add(1)
+                                .and_then(|n| n.checked_mul(u64::from(comm.ranks_min)))
+                                .map_or(u64::MAX, |t| t.saturating_sub(1));
                             int_key(prefix, total)?
                         }
                         Some(max) => int_key(prefix, max)?,

@@ -539,9 +539,18 @@ fn resolve(
         }
     };
     let size_max = match rule.size_max {
-        Some(m) => Some(scale(m + 1)? - 1),
+        Some(m) => Some(scale(m.saturating_add(1))?.saturating_sub(1)),
         None => None,
     };
+    // The readers take these as C ints and reject negatives.
+    for (what, v) in [("faninout", faninout), ("segsize", segsize)] {
+        if !(0..=i64::from(i32::MAX)).contains(&v) {
+            return Err(ExportError::Overflow {
+                target,
+                what: format!("{collective} {} {what} {v}", decision.algorithm),
+            });
+        }
+    }
     Ok(Resolved {
         size: scale(rule.size_min)?,
         size_max,
