@@ -45,6 +45,8 @@ pub enum Command {
     Explore(crate::explore::ExploreCommand),
     /// Build the CLa dependency graph of a `.cla` program on a tree: critical path, T_min, T_max.
     Graph(crate::graph_cmd::GraphArgs),
+    /// Tuning files for MPI libraries (Open MPI rules, MPICH JSON, UCC tune) from a model.
+    Export(crate::export_cmd::ExportArgs),
 }
 
 /// Output formats of the tuning commands.

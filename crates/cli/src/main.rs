@@ -5,6 +5,7 @@
 
 mod args;
 mod explore;
+mod export_cmd;
 mod graph_cmd;
 mod job;
 mod machines_cmd;
@@ -32,6 +33,7 @@ fn run(cli: &Cli) -> anyhow::Result<String> {
         Command::Machines(a) => machines_cmd::run(a),
         Command::Explore(c) => explore::run(c),
         Command::Graph(a) => graph_cmd::render(a),
+        Command::Export(a) => export_cmd::run(a),
     }
 }
 
