@@ -26,8 +26,15 @@ pub fn run(collective: Collective, args: &TuneArgs) -> anyhow::Result<String> {
         .with_state(args.state)
         .with_metric(args.metric);
     let options = args.search.options(args.top, Some(&args.trees));
-    let tuning = tune(&machine, &request, &options, args.algorithm.as_deref())
-        .map_err(|e| anyhow!("{} on {}: {e}", collective, machine.name))?;
+    let tuning = tune(&machine, &request, &options, args.algorithm.as_deref()).map_err(|e| {
+        let hint = match &e {
+            modelopt_optimizer::TuneError::NothingApplies {
+                needs_size: true, ..
+            } => " (pass --size BYTES)",
+            _ => "",
+        };
+        anyhow!("{} on {}: {e}{hint}", collective, machine.name)
+    })?;
     let mut report = Report::new(&machine.name, &tuning, &args.search.objective, args.top - 1)
         .context("no configuration was found")?;
     report.estimated_params = estimates_used(&machine, &request, &report);
@@ -301,7 +308,12 @@ fn render_text(machine: &Machine, report: &Report) -> String {
                 let _ = writeln!(out, "  {:<width$}  {}", "", a.summary);
             }
             (None, Some(why)) => {
-                let _ = writeln!(out, "  {:<width$}  not applicable: {why}", a.algorithm);
+                let hint = if a.needs_size { " (--size BYTES)" } else { "" };
+                let _ = writeln!(
+                    out,
+                    "  {:<width$}  not applicable: {why}{hint}",
+                    a.algorithm
+                );
             }
             (None, None) => {}
         }

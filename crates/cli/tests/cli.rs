@@ -254,7 +254,7 @@ fn bad_input_is_one_line_and_exit_2() {
     );
     fails_with(
         &["bcast", "-m", "xeon-phi", "-n", "8", "--size", "2GiB"],
-        "above the largest modelled size",
+        "is more than the largest message size modelopt models",
     );
     fails_with(
         &["bcast", "-m", "xeon-phi", "-n", "8", "--fix", "k"],

@@ -73,9 +73,76 @@ pub enum ModelError {
         /// Why it is not allowed.
         reason: String,
     },
-    /// The request cannot be served by this model (e.g. size 0, unsupported state).
+    /// The configuration is of the wrong kind for the algorithm (e.g. a barrier degree given to
+    /// a tree algorithm).
+    #[error("{algorithm} takes {expected}, got `{got}`")]
+    WrongParams {
+        /// The algorithm, or the kind of algorithm.
+        algorithm: String,
+        /// What it takes.
+        expected: String,
+        /// What it was given, rendered.
+        got: String,
+    },
+    /// A parameter the algorithm needs is missing.
+    #[error("{algorithm} needs the parameter `{name}` (e.g. {example})")]
+    MissingParameter {
+        /// The algorithm.
+        algorithm: String,
+        /// The missing parameter.
+        name: String,
+        /// An example value, `name=value`.
+        example: String,
+    },
+    /// The models price messages, and the request is for one small item (size 0).
+    #[error("{models} need a message size of at least 1 byte")]
+    SizeRequired {
+        /// Which models, e.g. "the large-broadcast models".
+        models: String,
+    },
+    /// The message size is above what the model covers.
+    #[error("{size_bytes} B is more than {what} ({limit_bytes} B)")]
+    SizeLimit {
+        /// The requested size.
+        size_bytes: u64,
+        /// The largest size the model covers.
+        limit_bytes: u64,
+        /// What sets the limit.
+        what: String,
+    },
+    /// The machine file lacks the parameters this request needs.
+    #[error("{machine} has no {what}")]
+    NotMeasured {
+        /// The machine.
+        machine: String,
+        /// What is missing (and, where useful, what there is).
+        what: String,
+    },
+    /// The model does not cover this case at all.
+    #[error("{what} is not modelled: {why}")]
+    NotModelled {
+        /// The case.
+        what: String,
+        /// Why, with the seed's words where it gives them.
+        why: String,
+    },
+    /// The configuration lies outside the range where the model is valid (e.g. more readers of
+    /// one SCC MPB than seed 004 measured); the optimizer skips it.
+    #[error("outside the model's validity: {reason}")]
+    OutsideValidity {
+        /// Why, with the source.
+        reason: String,
+    },
+    /// The request cannot be served by this model, for a reason no other variant names.
     #[error("{0}")]
     Unsupported(String),
+}
+
+impl ModelError {
+    /// Whether the request would apply with a message size (the CLI then hints at `--size`).
+    pub fn needs_size(&self) -> bool {
+        matches!(self, ModelError::SizeRequired { .. })
+    }
 }
 
 /// User text short enough for a one-line error: at most 60 characters, then an ellipsis and

@@ -248,9 +248,11 @@ impl Request {
     /// The same request with a message size.
     pub fn with_size(mut self, size_bytes: u64) -> Result<Self, ModelError> {
         if size_bytes > MAX_SIZE_BYTES {
-            return Err(ModelError::Unsupported(format!(
-                "message size {size_bytes} B is above the largest modelled size ({MAX_SIZE_BYTES} B)"
-            )));
+            return Err(ModelError::SizeLimit {
+                size_bytes,
+                limit_bytes: MAX_SIZE_BYTES,
+                what: "the largest message size modelopt models".into(),
+            });
         }
         self.size_bytes = size_bytes;
         Ok(self)

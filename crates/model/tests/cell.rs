@@ -611,7 +611,7 @@ fn size_zero_is_refused_where_a_size_is_needed() {
         let r = request(collective, 16, 0);
         let a = algorithm(blade(), collective, name);
         match a.space(&r, &SpaceOptions::default()) {
-            Err(ModelError::Unsupported(msg)) => assert!(msg.contains("--size"), "{msg}"),
+            Err(e @ ModelError::SizeRequired { .. }) => assert!(e.needs_size(), "{e}"),
             other => panic!("{name}: expected an error for size 0, got {other:?}"),
         }
     }
@@ -627,7 +627,7 @@ fn buffers_must_fit_the_local_store() {
     // All-gather of 32 KiB from each of 16 SPEs: a 512 KiB receive buffer.
     let r = request(Collective::Allgather, 16, 32768);
     match algorithm(blade(), Collective::Allgather, "recursive-doubling").cost(&r, &Params::None) {
-        Err(ModelError::Unsupported(msg)) => assert!(msg.contains("local store"), "{msg}"),
+        Err(ModelError::SizeLimit { what, .. }) => assert!(what.contains("local store"), "{what}"),
         other => panic!("expected a local-store error, got {other:?}"),
     }
     // 16 KiB each fills the 256 KiB local store exactly: allowed.

@@ -68,6 +68,9 @@ pub struct AlgorithmLine {
     /// Why it does not apply, when it does not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// Present (and `true`) when it would apply with a message size.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub needs_size: bool,
 }
 
 /// A ranked alternative.
@@ -155,6 +158,7 @@ impl Report {
                         })
                     }),
                     skipped: a.skipped.clone(),
+                    needs_size: a.needs_size,
                 })
                 .collect(),
             why: tuning

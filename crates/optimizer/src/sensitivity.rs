@@ -271,9 +271,10 @@ impl<'m> Analysis<'m> {
     ) -> Result<Self, SensitivityError> {
         let search = SearchOptions { top: 1, ..search };
         let tuning = tune(machine, &request, &search, None)?;
-        let best = tuning
-            .best()
-            .ok_or_else(|| TuneError::NothingApplies(Vec::new()))?;
+        let best = tuning.best().ok_or_else(|| TuneError::NothingApplies {
+            reasons: Vec::new(),
+            needs_size: false,
+        })?;
         let chosen = Chosen {
             algorithm: best.algorithm.clone(),
             params: best.scored.params.clone(),

@@ -21,6 +21,10 @@ pub struct AlgorithmOutcome {
     pub skipped: Option<String>,
     /// Whether its best configuration is proven optimal under the model.
     pub exact: bool,
+    /// Whether it would apply with a message size (it models messages, and the request is for
+    /// one small item).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub needs_size: bool,
 }
 
 /// A configuration of some algorithm.
@@ -71,8 +75,13 @@ pub enum TuneError {
     #[error("{0}")]
     NoAlgorithm(String),
     /// No algorithm could price the request; the reasons, one per algorithm.
-    #[error("no algorithm applies: {}", .0.join("; "))]
-    NothingApplies(Vec<String>),
+    #[error("no algorithm applies: {}", .reasons.join("; "))]
+    NothingApplies {
+        /// `algorithm: why`, one per algorithm.
+        reasons: Vec<String>,
+        /// Whether some algorithm would apply with a message size.
+        needs_size: bool,
+    },
 }
 
 /// Why an algorithm has no feasible configuration: the fixed parameters fall outside its space,
@@ -210,6 +219,7 @@ pub fn tune(
                     best: Vec::new(),
                     skipped: Some(why),
                     exact: true,
+                    needs_size: false,
                 }
             }
             Ok(ranked) => {
@@ -228,6 +238,7 @@ pub fn tune(
                     exact: ranked.exact,
                     best: ranked.best,
                     skipped: None,
+                    needs_size: false,
                 }
             }
             Err(e) => {
@@ -238,13 +249,17 @@ pub fn tune(
                     best: Vec::new(),
                     skipped: Some(e.to_string()),
                     exact: true,
+                    needs_size: e.needs_size(),
                 }
             }
         };
         outcomes.push(outcome);
     }
     if ranking.is_empty() {
-        return Err(TuneError::NothingApplies(reasons));
+        return Err(TuneError::NothingApplies {
+            reasons,
+            needs_size: outcomes.iter().any(|o| o.needs_size),
+        });
     }
     let objective = options.objective;
     ranking.sort_by(|(ia, a), (ib, b)| {

@@ -30,9 +30,11 @@ pub fn all(model: &CacheCoherent) -> Vec<Box<dyn Algorithm + '_>> {
 
 fn tree_degrees<'p>(request: &Request, params: &'p Params) -> Result<&'p [u32], ModelError> {
     let Params::Tree { depth, degrees } = params else {
-        return Err(ModelError::Unsupported(format!(
-            "a tree algorithm needs tree parameters (depth, degrees), got `{params}`"
-        )));
+        return Err(ModelError::WrongParams {
+            algorithm: "a tree algorithm".into(),
+            expected: "tree parameters (depth, degrees)".into(),
+            got: params.to_string(),
+        });
     };
     if degrees.is_empty() || *depth as usize != degrees.len() {
         return Err(ModelError::Parameter {
@@ -76,19 +78,20 @@ pub fn tree_coverage(degrees: &[u32]) -> u64 {
 fn small_item(model: &CacheCoherent, request: &Request, what: &str) -> Result<(), ModelError> {
     let line = u64::from(model.topology.line_bytes);
     if request.size_bytes > line {
-        return Err(ModelError::Unsupported(format!(
-            "the {what} model carries one item in the notification line: at most {line} B (got {} B)",
-            request.size_bytes
-        )));
+        return Err(ModelError::SizeLimit {
+            size_bytes: request.size_bytes,
+            limit_bytes: u64::from(line),
+            what: format!("the one item the {what} model carries in its notification line"),
+        });
     }
     Ok(())
 }
 
 fn large_message(request: &Request) -> Result<(), ModelError> {
     if request.size_bytes == 0 {
-        return Err(ModelError::Unsupported(
-            "the large-broadcast models need a message size (--size BYTES)".into(),
-        ));
+        return Err(ModelError::SizeRequired {
+            models: "the large-broadcast models".into(),
+        });
     }
     Ok(())
 }
@@ -329,9 +332,11 @@ impl Algorithm for DisseminationBarrier<'_> {
     }
     fn cost(&self, request: &Request, params: &Params) -> Result<Cost, ModelError> {
         let Params::Dissemination { degree, rounds } = params else {
-            return Err(ModelError::Unsupported(format!(
-                "the dissemination barrier needs degree and rounds, got `{params}`"
-            )));
+            return Err(ModelError::WrongParams {
+                algorithm: "the dissemination barrier".into(),
+                expected: "degree and rounds".into(),
+                got: params.to_string(),
+            });
         };
         if *degree == 0 || *degree >= request.threads {
             return Err(ModelError::Parameter {

@@ -192,20 +192,26 @@ impl CacheCoherent {
         let known = |m: &mut dyn Iterator<Item = &BufferStates>| {
             m.map(ToString::to_string).collect::<Vec<_>>().join(", ")
         };
-        let contention = *self.contention.get(&states).ok_or_else(|| {
-            ModelError::Unsupported(format!(
-                "{} has no contention parameters for buffer states {states} (it has: {})",
-                self.name,
-                known(&mut self.contention.keys())
-            ))
-        })?;
-        let multi_line = *self.multi_line.get(&states).ok_or_else(|| {
-            ModelError::Unsupported(format!(
-                "{} has no multi-line parameters for buffer states {states} (it has: {})",
-                self.name,
-                known(&mut self.multi_line.keys())
-            ))
-        })?;
+        let contention = *self
+            .contention
+            .get(&states)
+            .ok_or_else(|| ModelError::NotMeasured {
+                machine: self.name.clone(),
+                what: format!(
+                    "contention parameters for buffer states {states} (it has: {})",
+                    known(&mut self.contention.keys())
+                ),
+            })?;
+        let multi_line = *self
+            .multi_line
+            .get(&states)
+            .ok_or_else(|| ModelError::NotMeasured {
+                machine: self.name.clone(),
+                what: format!(
+                    "multi-line parameters for buffer states {states} (it has: {})",
+                    known(&mut self.multi_line.keys())
+                ),
+            })?;
         Ok(Costs {
             r_l: self.line.local,
             r_r,

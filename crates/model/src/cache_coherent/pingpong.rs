@@ -28,11 +28,9 @@ impl CacheCoherent {
             .get(location)
             .and_then(|row| row.get(&state))
             .copied()
-            .ok_or_else(|| {
-                ModelError::Unsupported(format!(
-                    "{} has no measured read for state {state} at location `{location}`",
-                    self.name
-                ))
+            .ok_or_else(|| ModelError::NotMeasured {
+                machine: self.name.clone(),
+                what: format!("measured read for state {state} at location `{location}`"),
             })
     }
 
@@ -45,17 +43,18 @@ impl CacheCoherent {
         send: LineState,
         recv: LineState,
     ) -> Result<PingPong, ModelError> {
-        let local = self.local_location.as_deref().ok_or_else(|| {
-            ModelError::Unsupported(format!(
-                "{} does not say which location is the local cache (topology.local_location)",
-                self.name
-            ))
-        })?;
+        let local = self
+            .local_location
+            .as_deref()
+            .ok_or_else(|| ModelError::NotMeasured {
+                machine: self.name.clone(),
+                what: "local-cache location (topology.local_location)".into(),
+            })?;
         if recv == LineState::I {
-            return Err(ModelError::Unsupported(
-                "a receive buffer in I is not modelled: the receiver polls it (seed 000, ch. 2)"
-                    .into(),
-            ));
+            return Err(ModelError::NotModelled {
+                what: "a receive buffer in I".into(),
+                why: "the receiver polls it (seed 000, ch. 2)".into(),
+            });
         }
         let r0 = self.read(local, send)?;
         let r1 = self.read(location, recv)?;

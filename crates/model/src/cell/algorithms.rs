@@ -284,10 +284,9 @@ impl<'a> CellAlgorithm<'a> {
             return Ok(m);
         }
         if m == 0 {
-            return Err(ModelError::Unsupported(format!(
-                "the {} models of seed 002 need a message size of at least 1 byte (--size BYTES)",
-                self.kind.collective()
-            )));
+            return Err(ModelError::SizeRequired {
+                models: format!("the {} models of seed 002", self.kind.collective()),
+            });
         }
         let (largest, what) = if self.kind.collective() == Collective::Allgather {
             (
@@ -298,10 +297,13 @@ impl<'a> CellAlgorithm<'a> {
             (m, "the message")
         };
         if largest > self.model.local_store_bytes {
-            return Err(ModelError::Unsupported(format!(
-                "{what} ({largest} B) does not fit the SPE local store ({} B); seed 002's algorithms keep their buffers in the local store (§5)",
-                self.model.local_store_bytes
-            )));
+            return Err(ModelError::SizeLimit {
+                size_bytes: largest,
+                limit_bytes: self.model.local_store_bytes,
+                what: format!(
+                    "the SPE local store holds for {what} (seed 002's algorithms keep their buffers there, §5)"
+                ),
+            });
         }
         Ok(m)
     }

@@ -87,9 +87,11 @@ impl KsrAlgorithm<'_> {
     /// The shift distance of `params`, checked against 1 ≤ distance ≤ P − 1.
     fn distance(&self, request: &Request, params: &Params) -> Result<u32, ModelError> {
         let Params::Named(map) = params else {
-            return Err(ModelError::Unsupported(format!(
-                "ring-shift needs the shift distance (e.g. distance=1), got `{params}`"
-            )));
+            return Err(ModelError::WrongParams {
+                algorithm: "ring-shift".into(),
+                expected: "the shift distance (e.g. distance=1)".into(),
+                got: params.to_string(),
+            });
         };
         if let Some(other) = map.keys().find(|name| name.as_str() != "distance") {
             return Err(ModelError::Parameter {
@@ -98,9 +100,13 @@ impl KsrAlgorithm<'_> {
                 reason: "ring-shift has one parameter, distance".into(),
             });
         }
-        let d = *map.get("distance").ok_or_else(|| {
-            ModelError::Unsupported("ring-shift needs the shift distance (e.g. distance=1)".into())
-        })?;
+        let d = *map
+            .get("distance")
+            .ok_or_else(|| ModelError::MissingParameter {
+                algorithm: "ring-shift".into(),
+                name: "distance".into(),
+                example: "distance=1".into(),
+            })?;
         let p = i64::from(request.threads);
         if d < 1 || d >= p {
             return Err(ModelError::Parameter {
@@ -120,10 +126,11 @@ impl KsrAlgorithm<'_> {
         match params {
             Params::None => Ok(()),
             Params::Named(map) if map.is_empty() => Ok(()),
-            other => Err(ModelError::Unsupported(format!(
-                "`{}` has no free parameter (got `{other}`)",
-                self.name()
-            ))),
+            other => Err(ModelError::WrongParams {
+                algorithm: self.name().into(),
+                expected: "no free parameter".into(),
+                got: other.to_string(),
+            }),
         }
     }
 

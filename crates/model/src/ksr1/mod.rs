@@ -240,10 +240,9 @@ impl Ksr1 {
             });
         }
         if request.collective != Collective::Barrier && request.size_bytes == 0 {
-            return Err(ModelError::Unsupported(format!(
-                "the KSR-1 {} models need a message size of at least 1 byte (--size BYTES)",
-                request.collective
-            )));
+            return Err(ModelError::SizeRequired {
+                models: format!("the KSR-1 {} models", request.collective),
+            });
         }
         Ok(self.subpages(request.size_bytes))
     }
