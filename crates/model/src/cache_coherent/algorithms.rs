@@ -80,7 +80,7 @@ fn small_item(model: &CacheCoherent, request: &Request, what: &str) -> Result<()
     if request.size_bytes > line {
         return Err(ModelError::SizeLimit {
             size_bytes: request.size_bytes,
-            limit_bytes: u64::from(line),
+            limit_bytes: line,
             what: format!("the one item the {what} model carries in its notification line"),
         });
     }
