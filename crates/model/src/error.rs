@@ -76,4 +76,13 @@ pub enum ModelError {
     /// The request cannot be served by this model (e.g. size 0, unsupported state).
     #[error("{0}")]
     Unsupported(String),
+    /// The configuration is well defined, but outside the domain where the model's source
+    /// validates it (e.g. more concurrent readers of one buffer than the contention-free model
+    /// covers). A search skips it like an infeasible configuration: its price would be a number
+    /// the model cannot stand behind.
+    #[error("outside the model's validity: {reason}")]
+    OutsideValidity {
+        /// Why, with the source that sets the limit.
+        reason: String,
+    },
 }
