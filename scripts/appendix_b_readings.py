@@ -84,3 +84,30 @@ for name,Tk in readings.items():
         if best==ks: agree+=1
         elif abs(red(best,Tk)-red(ks,Tk))<1e-6: tie+=1
     print(f"B.3 with that b, {name}: {agree} agree, {tie} tie")
+
+# --- Further readings with the printed b = 320.5 (issue 12; docs/appendix-b.md lists them all) ---
+b=320.5
+def bc_nb(ks):
+    # T_nb(k_i) instead of T_nb(k_i + 1): each level's notification backwards counts k_i threads.
+    Tnb=lambda n: RI+(n-1)*RR
+    return (len(ks)+1)*RI+2*len(ks)*RL+sum(c*k+b+Tnb(k) for k in ks)
+agree=tie=0
+for n,ks in B1.items():
+    best=min(covers(n),key=lambda cc:(round(bc_nb(cc),6),len(cc),cc))
+    if best==ks: agree+=1
+    elif abs(bc_nb(best)-bc_nb(ks))<1e-6: tie+=1
+L_nb=2*RI+2*RL+b-RR; K_nb=c+RR
+print(f"B.1 with b = 320.5 and T_nb(k_i): rho = {L_nb:.1f}/{K_nb:.1f} = {L_nb/K_nb:.3f}; {agree} agree, {tie} tie of {len(B1)}")
+for bb in (320.5, RL+RR-c):
+    b=bb
+    Tk=lambda k: k*RR
+    agree=tie=0
+    for n,ks in B3.items():
+        best=min(covers(n),key=lambda cc:(round(red(cc,Tk),6),len(cc),cc))
+        if best==ks: agree+=1
+        elif abs(red(best,Tk)-red(ks,Tk))<1e-6: tie+=1
+    Lr=RI+b+RR+RL; Kr=c+2*RR
+    print(f"B.3 with b = {b:.1f} and T_k = k R_R: rho = {Lr:.1f}/{Kr:.1f} = {Lr/Kr:.3f}; {agree} agree, {tie} tie of {len(B3)}")
+b=RL+RR-c
+Lo=RI+b+RR+RL; Ko=c+RR+o
+print(f"B.3 with b = {b:.1f} and T_k = o k: rho = {Lo:.1f}/{Ko:.1f} = {Lo/Ko:.3f}")

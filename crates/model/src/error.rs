@@ -126,16 +126,18 @@ pub enum ModelError {
         /// Why, with the seed's words where it gives them.
         why: String,
     },
-    /// The configuration lies outside the range where the model is valid (e.g. more readers of
-    /// one SCC MPB than seed 004 measured); the optimizer skips it.
-    #[error("outside the model's validity: {reason}")]
-    OutsideValidity {
-        /// Why, with the source.
-        reason: String,
-    },
     /// The request cannot be served by this model, for a reason no other variant names.
     #[error("{0}")]
     Unsupported(String),
+    /// The configuration is well defined, but outside the domain where the model's source
+    /// validates it (e.g. more concurrent readers of one buffer than the contention-free model
+    /// covers). A search skips it like an infeasible configuration: its price would be a number
+    /// the model cannot stand behind.
+    #[error("outside the model's validity: {reason}")]
+    OutsideValidity {
+        /// Why, with the source that sets the limit.
+        reason: String,
+    },
 }
 
 impl ModelError {

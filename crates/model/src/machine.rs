@@ -1,8 +1,23 @@
 //! Machines: loading a specification (bundled or from a file) into a checked model.
 //!
 //! Bundled machines are the TOML files of the repository's `machines/` folder, embedded in the
-//! binary, so `xeon-phi` works from any directory. A name is resolved as a file in the current
-//! directory first (`xeon-phi.toml`), then as a bundled name (with or without `.toml`).
+//! binary, so `xeon-phi` works from any directory.
+//!
+//! # Names and paths
+//!
+//! [`load`] takes one argument and decides from its spelling alone, never from what happens to
+//! be on disk, whether it is a bundled name or a file ([`is_path`]):
+//!
+//! - it is a **path** if and only if it contains `/` or ends in `.toml` (`./scc`,
+//!   `machines/scc.toml`, `my-phi.toml`); the path must name a regular file — a symbolic link is
+//!   followed, and must end at a regular file; directories, FIFOs, sockets and devices are refused
+//!   before anything is opened, so a FIFO cannot block the loader; files above [`MAX_FILE_BYTES`]
+//!   are refused;
+//! - anything else is a **bundled name** (`xeon-phi`, `scc`), looked up in the family registry ([`crate::registry::bundled`]) only: the
+//!   filesystem is never consulted, so a file named `xeon-phi` in the current directory cannot
+//!   replace the bundled machine. To load such a file, write `./xeon-phi`.
+//!
+//! [`Machine::origin`] says which was loaded: `bundled:NAME`, or the path as given.
 
 use crate::algorithm::Algorithm;
 use crate::error::SpecError;
@@ -91,36 +106,104 @@ pub fn bundled_names() -> Vec<&'static str> {
     crate::registry::bundled().map(|(name, _)| name).collect()
 }
 
-/// Load a machine by file path or bundled name (see the module docs for the resolution order).
+/// The largest machine file [`load`] reads, in bytes (the bundled ones are under 20 KiB).
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// Whether a `--machine` argument names a file rather than a bundled machine: it contains `/` or
+/// ends in `.toml` (see the module docs). Decided from the spelling alone.
+pub fn is_path(arg: &str) -> bool {
+    arg.contains('/') || arg.ends_with(".toml")
+}
+
+/// Load a machine by bundled name or file path; which one is decided by [`is_path`] (see the
+/// module docs). Bundled names never touch the filesystem.
 pub fn load(name_or_path: &str) -> Result<Machine, SpecError> {
-    let path = Path::new(name_or_path);
-    if path.is_file() {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| SpecError::file(name_or_path, format!("cannot read file: {e}")))?;
+    if is_path(name_or_path) {
+        let text = read_machine_file(name_or_path)?;
         return from_text(name_or_path, &text);
     }
-    if path.exists() {
-        return Err(SpecError::file(name_or_path, "is not a regular file"));
+    if let Some((name, text)) = crate::registry::bundled().find(|(name, _)| *name == name_or_path) {
+        return from_text(&format!("bundled:{name}"), text);
     }
-    let looks_like_path = name_or_path.contains('/') || name_or_path.contains('\\');
-    if !looks_like_path {
-        let bare = name_or_path.strip_suffix(".toml").unwrap_or(name_or_path);
-        if let Some((name, text)) = crate::registry::bundled().find(|(name, _)| *name == bare) {
-            return from_text(&format!("bundled:{name}"), text);
-        }
-    }
-    let what = if looks_like_path || name_or_path.ends_with(".toml") {
-        "no such file, and no bundled machine of that name"
-    } else {
-        "unknown machine"
-    };
     Err(SpecError::file(
         name_or_path,
         format!(
-            "{what} (bundled: {}; or give the path of a TOML machine file)",
+            "unknown machine (bundled: {}; a file path must contain `/` or end in `.toml`, e.g. \
+             ./{name_or_path})",
             bundled_names().join(", ")
         ),
     ))
+}
+
+/// Read a machine file: a regular file (symbolic links followed) of at most [`MAX_FILE_BYTES`],
+/// in UTF-8. Errors are one line naming the path (and the line and column of invalid UTF-8).
+fn read_machine_file(path: &str) -> Result<String, SpecError> {
+    use std::io::Read;
+    let bundled_hint = || {
+        let bare = Path::new(path)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .map(|n| n.strip_suffix(".toml").unwrap_or(n));
+        match bare {
+            Some(bare) if crate::registry::bundled().any(|(name, _)| name == bare) => {
+                format!(" (the bundled machine is named `{bare}`, without `/` or `.toml`)")
+            }
+            _ => String::new(),
+        }
+    };
+    // `metadata` follows symbolic links: a link to a regular file is accepted.
+    let meta = std::fs::metadata(path).map_err(|e| {
+        let what = if e.kind() == std::io::ErrorKind::NotFound {
+            "no such file".to_string()
+        } else {
+            format!("cannot read file: {e}")
+        };
+        SpecError::file(path, format!("{what}{}", bundled_hint()))
+    })?;
+    if !meta.is_file() {
+        let kind = if meta.is_dir() {
+            "a directory"
+        } else {
+            "a FIFO, socket or device"
+        };
+        return Err(SpecError::file(
+            path,
+            format!("is not a regular file (it is {kind}); give a TOML machine file"),
+        ));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(SpecError::file(
+            path,
+            format!(
+                "is {} bytes; machine files are at most {MAX_FILE_BYTES} bytes",
+                meta.len()
+            ),
+        ));
+    }
+    let file = std::fs::File::open(path)
+        .map_err(|e| SpecError::file(path, format!("cannot read file: {e}")))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| SpecError::file(path, format!("cannot read file: {e}")))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(SpecError::file(
+            path,
+            format!("grew past {MAX_FILE_BYTES} bytes while being read"),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let good = e.utf8_error().valid_up_to();
+        let valid = String::from_utf8_lossy(&e.as_bytes()[..good]).into_owned();
+        let position = SpecContext::new(path, &valid).position(good);
+        SpecError {
+            position: Some(position),
+            ..SpecError::file(
+                path,
+                format!("invalid UTF-8 at byte {good}; machine files are UTF-8 text"),
+            )
+        }
+    })
 }
 
 /// Build a machine from the text of a specification; `origin` names it in errors.
@@ -195,7 +278,24 @@ mod tests {
     }
 
     #[test]
-    fn bundled_name_with_toml_suffix_resolves() {
-        assert_eq!(load("xeon-phi.toml").unwrap().name, "xeon-phi");
+    fn a_name_ending_in_toml_is_a_path_and_hints_at_the_bundled_name() {
+        // No file `xeon-phi.toml` exists in the crate directory the tests run in.
+        let err = load("xeon-phi.toml").unwrap_err().to_string();
+        assert!(err.contains("no such file"), "{err}");
+        assert!(err.contains("bundled machine is named `xeon-phi`"), "{err}");
+    }
+
+    #[test]
+    fn bundled_machines_say_so_in_their_origin() {
+        assert_eq!(load("scc").unwrap().origin, "bundled:scc");
+    }
+
+    #[test]
+    fn path_rule_is_spelling_only() {
+        assert!(is_path("./scc"));
+        assert!(is_path("scc.toml"));
+        assert!(is_path("/tmp/x"));
+        assert!(!is_path("scc"));
+        assert!(!is_path("xeon-phi"));
     }
 }

@@ -105,24 +105,53 @@ impl<'a> SpecContext<'a> {
     }
 
     /// Parse the whole file into `T`, turning TOML and serde errors into one-line [`SpecError`]s
-    /// with line and column.
+    /// with line, column and, where the error lies inside a key or its value, the dotted key.
+    ///
+    /// The key comes from [`toml_error_key`].
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, SpecError> {
-        toml::from_str::<T>(self.text).map_err(|err| {
-            let position = err.span().map(|span| self.position(span.start));
-            SpecError {
-                origin: self.origin.to_string(),
-                position,
-                key: None,
-                message: err.message().to_string(),
-            }
+        toml::from_str::<T>(self.text).map_err(|err| SpecError {
+            origin: self.origin.to_string(),
+            position: err.span().map(|span| self.position(span.start)),
+            key: toml_error_key(&err, self.text),
+            message: err.message().to_string(),
         })
     }
 
-    /// Check a count (sockets, cores, line size, ...): at least 1. Returns the value.
+    /// Check a count (sockets, cores, line size, ...): at least 1 and at most [`MAX_COUNT`].
+    /// Returns the value.
     pub fn count(&self, value: &Spanned<u32>, key: &str) -> Result<u32, SpecError> {
         let v = *value.get_ref();
         if v == 0 {
             return Err(self.error_at(value.span(), key, "must be at least 1"));
+        }
+        if v > MAX_COUNT {
+            return Err(self.error_at(
+                value.span(),
+                key,
+                format!(
+                    "{v} is above the largest count a machine file may give ({MAX_COUNT}, \
+                     the CLI's thread limit): a typo?"
+                ),
+            ));
+        }
+        Ok(v)
+    }
+
+    /// Check the size in bytes of a cache line or subpage: a power of two in
+    /// [`LINE_BYTES`] (8 to 4096). Returns the value.
+    pub fn line_size(&self, value: &Spanned<u32>, key: &str) -> Result<u32, SpecError> {
+        let v = *value.get_ref();
+        if !v.is_power_of_two() || !LINE_BYTES.contains(&v) {
+            return Err(self.error_at(
+                value.span(),
+                key,
+                format!(
+                    "{v} bytes is not a line size: must be a power of two from {} to {} \
+                     (every coherence unit of the seeds' machines is 32 to 128 bytes)",
+                    LINE_BYTES.start(),
+                    LINE_BYTES.end()
+                ),
+            ));
         }
         Ok(v)
     }
@@ -149,7 +178,7 @@ impl<'a> SpecContext<'a> {
             return Err(self.error_at(
                 span,
                 key,
-                format!("value must be a finite number (got {value})"),
+                format!("value must be a finite number (got {})", compact(value)),
             ));
         }
         let ok = match domain {
@@ -163,17 +192,41 @@ impl<'a> SpecContext<'a> {
                 Domain::NonNegative => "must not be negative",
                 Domain::Finite => "must be finite",
             };
-            return Err(self.error_at(span, key, format!("value {rule} (got {value})")));
+            return Err(self.error_at(span, key, format!("value {rule} (got {})", compact(value))));
         }
-        if value.abs() > ABSURD {
-            return Err(self.error_at(span, key, format!("value {value} is absurdly large")));
-        }
-        if let Some(stdev) = param.stdev {
-            if !stdev.is_finite() || stdev < 0.0 {
+        if let Some(range) = unit_range(unit) {
+            if value != 0.0 && !range.contains(value.abs()) {
+                let sign = if value < 0.0 { "the magnitude of " } else { "" };
                 return Err(self.error_at(
                     span,
                     key,
-                    format!("stdev must be a non-negative finite number (got {stdev})"),
+                    format!(
+                        "{sign}value {} {unit} is outside the sane range {} to {} {unit} ({})",
+                        compact(value),
+                        compact(range.min),
+                        compact(range.max),
+                        range.why
+                    ),
+                ));
+            }
+        } else if value.abs() > ABSURD {
+            return Err(self.error_at(
+                span,
+                key,
+                format!("value {} is absurdly large", compact(value)),
+            ));
+        }
+        if let Some(stdev) = param.stdev {
+            let too_big = unit_range(unit).map_or(ABSURD, |r| r.max);
+            if !stdev.is_finite() || stdev < 0.0 || stdev > too_big {
+                return Err(self.error_at(
+                    span,
+                    key,
+                    format!(
+                        "stdev must be a non-negative finite number of at most {} {unit} (got {})",
+                        compact(too_big),
+                        compact(stdev)
+                    ),
                 ));
             }
         }
@@ -184,8 +237,193 @@ impl<'a> SpecContext<'a> {
     }
 }
 
-/// Values above this magnitude are rejected as typos (1e12 ns is a quarter of an hour).
+/// Values above this magnitude are rejected as typos when their unit has no entry in
+/// [`UNIT_RANGES`] (1e12 ns is a quarter of an hour).
 pub const ABSURD: f64 = 1e12;
+
+/// The largest count (sockets, cores, blades, chunk lines, ...) a machine file may give: the
+/// CLI's thread limit, 2^20.
+pub const MAX_COUNT: u32 = 1 << 20;
+
+/// Sizes of a cache line or subpage, in bytes, that a machine file may give (powers of two only).
+pub const LINE_BYTES: std::ops::RangeInclusive<u32> = 8..=4096;
+
+/// The sane magnitudes of a parameter in one unit, and why.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UnitRange {
+    /// The unit, exactly as machine files write it.
+    pub unit: &'static str,
+    /// Smallest non-zero magnitude accepted.
+    pub min: f64,
+    /// Largest magnitude accepted.
+    pub max: f64,
+    /// Why these bounds: what they are in physical terms.
+    pub why: &'static str,
+}
+
+impl UnitRange {
+    /// Whether a magnitude lies in `[min, max]`.
+    pub fn contains(&self, magnitude: f64) -> bool {
+        (self.min..=self.max).contains(&magnitude)
+    }
+}
+
+/// The one table of sane physical ranges, per unit (documented in `docs/machine-format.md`).
+///
+/// A non-zero value whose magnitude lies outside its unit's range is rejected when the machine is
+/// loaded: such numbers are typos or unit mistakes, and they make the models print meaningless
+/// figures (a machine of 1e-300 ns latencies prints 300-digit throughputs and `+inf%`). Zero is
+/// governed by the parameter's [`Domain`] alone; negative values (fitted overheads) are checked
+/// by magnitude. Every time-like bound spans 1 ps to 1 s, every bandwidth 1 kB/s to 1 PB/s.
+pub const UNIT_RANGES: &[UnitRange] = &[
+    UnitRange {
+        unit: "ns",
+        min: 1e-3,
+        max: 1e9,
+        why: "a latency from 1 ps to 1 s",
+    },
+    UnitRange {
+        unit: "us",
+        min: 1e-6,
+        max: 1e6,
+        why: "a latency from 1 ps to 1 s",
+    },
+    UnitRange {
+        unit: "ms",
+        min: 1e-9,
+        max: 1e3,
+        why: "a time from 1 ps to 1 s",
+    },
+    UnitRange {
+        unit: "ms/processor",
+        min: 1e-9,
+        max: 1e3,
+        why: "a time per processor from 1 ps to 1 s",
+    },
+    UnitRange {
+        unit: "ms/subpage",
+        min: 1e-9,
+        max: 1e3,
+        why: "a time per subpage from 1 ps to 1 s",
+    },
+    UnitRange {
+        unit: "ms/stage",
+        min: 1e-9,
+        max: 1e3,
+        why: "a time per stage from 1 ps to 1 s",
+    },
+    UnitRange {
+        unit: "cycles",
+        min: 1e-3,
+        max: 1e9,
+        why: "a latency from a thousandth of a clock cycle to a billion cycles",
+    },
+    UnitRange {
+        unit: "GB/s",
+        min: 1e-6,
+        max: 1e6,
+        why: "a bandwidth from 1 kB/s to 1 PB/s",
+    },
+    UnitRange {
+        unit: "ns/B",
+        min: 1e-6,
+        max: 1e6,
+        why: "a time per byte from 1 fs (1 PB/s) to 1 ms (1 kB/s)",
+    },
+    UnitRange {
+        unit: "B",
+        min: 1.0,
+        max: 1_099_511_627_776.0,
+        why: "a size from 1 byte to 1 TiB",
+    },
+    UnitRange {
+        unit: "messages",
+        min: 1.0,
+        max: 1e6,
+        why: "a count of messages in flight from 1 to a million",
+    },
+    UnitRange {
+        unit: "routers",
+        min: 1e-2,
+        max: 1e4,
+        why: "a distance in mesh routers from 0.01 (an average) to 10,000",
+    },
+];
+
+/// The sane range of `unit`, if the table has one.
+pub fn unit_range(unit: &str) -> Option<&'static UnitRange> {
+    UNIT_RANGES.iter().find(|r| r.unit == unit)
+}
+
+/// A number for an error message, never hundreds of digits long: plain notation for magnitudes
+/// from 1e-3 to below 1e6 (and zero), scientific (`1e308`, `1.5e-300`) otherwise.
+pub fn compact(value: f64) -> String {
+    let magnitude = value.abs();
+    if value == 0.0 || !value.is_finite() || (1e-3..1e6).contains(&magnitude) {
+        format!("{value}")
+    } else {
+        format!("{value:e}")
+    }
+}
+
+/// The dotted key of a TOML error: the path the `toml` crate tracked while deserializing
+/// (`line.remote.value`), extended by the bare key under the error's span when that is a key the
+/// path does not already end with (`ping_pong.bytes` for an unknown field); for errors the
+/// parser raises before deserializing (a duplicate key), the enclosing `[table]` header found by
+/// scanning back from the span, plus the key under the span (`line.remote`).
+///
+/// The `toml` crate keeps its key path private; it prints it as a last line "in `a.b`" when the
+/// error carries no input text, which is how it is read here.
+pub fn toml_error_key(err: &toml::de::Error, text: &str) -> Option<String> {
+    let mut bare_err = err.clone();
+    bare_err.set_input(None);
+    let rendered = bare_err.to_string();
+    let tracked = rendered
+        .lines()
+        .rev()
+        .find_map(|l| l.trim().strip_prefix("in `")?.strip_suffix('`'))
+        .filter(|k| !k.is_empty())
+        .map(str::to_string);
+    let span = err.span();
+    let under = span
+        .as_ref()
+        .and_then(|span| text.get(span.clone()))
+        .map(str::trim)
+        .filter(|u| {
+            !u.is_empty()
+                && u.len() <= 64
+                && u.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        });
+    let parent = match tracked {
+        Some(path) => Some(path),
+        None => span.and_then(|span| enclosing_header(text, span.start)),
+    };
+    match (parent, under) {
+        (Some(path), Some(key)) if path != key && !path.ends_with(&format!(".{key}")) => {
+            Some(format!("{path}.{key}"))
+        }
+        (Some(path), _) => Some(path),
+        (None, Some(key)) => Some(key.to_string()),
+        (None, None) => None,
+    }
+}
+
+/// The name of the `[table]` or `[[array]]` header above byte `offset`, if any.
+fn enclosing_header(text: &str, offset: usize) -> Option<String> {
+    let before = text.get(..offset.min(text.len()))?;
+    // The line holding `offset` is a header itself when the error is in the header.
+    let start_of_line = before.rfind('\n').map_or(0, |nl| nl + 1);
+    before[..start_of_line].lines().rev().find_map(|line| {
+        let line = line.trim();
+        let inner = line
+            .strip_prefix("[[")
+            .and_then(|l| l.split("]]").next())
+            .or_else(|| line.strip_prefix('[').and_then(|l| l.split(']').next()))?;
+        let name = inner.trim();
+        (!name.is_empty()).then(|| name.to_string())
+    })
+}
 
 /// One parameter of a machine file as listed by `machines show`: its dotted key and contents.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

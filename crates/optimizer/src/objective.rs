@@ -60,13 +60,14 @@ impl FromStr for Objective {
                         "unknown objective `{s}` (expected min, max or blend:W with W in [0, 1])"
                     )
                 })?;
-                let w: f64 = w
+                let parsed: f64 = w
                     .parse()
                     .map_err(|_| format!("blend weight `{w}` is not a number"))?;
-                if !(0.0..=1.0).contains(&w) {
+                if !(0.0..=1.0).contains(&parsed) {
+                    // Echo the weight as typed: `1e308` must not come back as 309 digits.
                     return Err(format!("blend weight {w} is outside [0, 1]"));
                 }
-                Ok(Objective::Blend(w))
+                Ok(Objective::Blend(parsed))
             }
         }
     }
@@ -77,6 +78,8 @@ impl fmt::Display for Objective {
         match self {
             Objective::Min => f.write_str("min"),
             Objective::Max => f.write_str("max"),
+            // Tiny weights in scientific notation, never hundreds of digits; parses back.
+            Objective::Blend(w) if *w != 0.0 && w.abs() < 1e-4 => write!(f, "blend:{w:e}"),
             Objective::Blend(w) => write!(f, "blend:{w}"),
         }
     }

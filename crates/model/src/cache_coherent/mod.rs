@@ -246,7 +246,7 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
         sockets: ctx.count(&t.sockets, "topology.sockets")?,
         cores_per_socket: ctx.count(&t.cores_per_socket, "topology.cores_per_socket")?,
         threads_per_core: ctx.count(&t.threads_per_core, "topology.threads_per_core")?,
-        line_bytes: ctx.count(&t.line_bytes, "topology.line_bytes")?,
+        line_bytes: ctx.line_size(&t.line_bytes, "topology.line_bytes")?,
     };
     let hardware = topology.sockets * topology.cores_per_socket * topology.threads_per_core;
     let max_threads = *spec.max_threads.get_ref();

@@ -218,7 +218,7 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
         sockets: ctx.count(&t.sockets, "topology.sockets")?,
         cores_per_socket: ctx.count(&t.cores_per_socket, "topology.cores_per_socket")?,
         threads_per_core: ctx.count(&t.threads_per_core, "topology.threads_per_core")?,
-        line_bytes: ctx.count(&t.line_bytes, "topology.line_bytes")?,
+        line_bytes: ctx.line_size(&t.line_bytes, "topology.line_bytes")?,
     };
     let hardware = u64::from(topology.sockets)
         * u64::from(topology.cores_per_socket)

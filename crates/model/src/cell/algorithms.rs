@@ -440,7 +440,7 @@ impl<'a> CellAlgorithm<'a> {
                     threads_error(p, format!("{} is not a cluster of blades", model.name))
                 })?;
                 let per_blade = model.spes_per_blade();
-                if p % per_blade != 0 {
+                if !p.is_multiple_of(per_blade) {
                     return Err(threads_error(
                         p,
                         format!(

@@ -299,7 +299,7 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
     let topology = Topology {
         cells_per_ring0: ctx.count(&t.cells_per_ring0, "topology.cells_per_ring0")?,
         ring0_per_ring1: ctx.count(&t.ring0_per_ring1, "topology.ring0_per_ring1")?,
-        subpage_bytes: ctx.count(&t.subpage_bytes, "topology.subpage_bytes")?,
+        subpage_bytes: ctx.line_size(&t.subpage_bytes, "topology.subpage_bytes")?,
     };
     let cells = u64::from(topology.cells_per_ring0) * u64::from(topology.ring0_per_ring1);
     if cells > 1 << 16 {

@@ -132,7 +132,7 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
     let columns = ctx.count(&m.columns, "mesh.columns")?;
     let rows = ctx.count(&m.rows, "mesh.rows")?;
     let cores_per_tile = ctx.count(&m.cores_per_tile, "mesh.cores_per_tile")?;
-    let line_bytes = ctx.count(&m.line_bytes, "mesh.line_bytes")?;
+    let line_bytes = ctx.line_size(&m.line_bytes, "mesh.line_bytes")?;
     let mpb_bytes = ctx.count(&m.mpb_bytes_per_tile, "mesh.mpb_bytes_per_tile")?;
     let cores = u64::from(columns) * u64::from(rows) * u64::from(cores_per_tile);
     if cores > 4096 {
