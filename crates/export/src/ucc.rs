@@ -169,7 +169,7 @@ const TARGET: &str = "ucc-tune";
 fn size(bytes: u64) -> String {
     const UNITS: [(u64, &str); 3] = [(1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")];
     for (unit, suffix) in UNITS {
-        if bytes >= unit && bytes % unit == 0 {
+        if bytes >= unit && bytes.is_multiple_of(unit) {
             return format!("{}{suffix}", bytes / unit);
         }
     }
