@@ -472,11 +472,7 @@ impl ClaGraph {
                     graph.add_edge(pair[0], pair[1], EdgeKind::E3);
                 }
                 let first = sources.iter().min().copied().unwrap_or(members[0]);
-                let before = log[*line]
-                    .iter()
-                    .find(|(i, _, _)| *i == first)
-                    .map(|(_, _, b)| b.clone())
-                    .unwrap_or(Loc::Memory { home: 0 });
+                let before = state_before(&log[*line], first);
                 groups.push(Group {
                     wait: *wait,
                     poller,
@@ -490,11 +486,7 @@ impl ClaGraph {
                         not_last.insert(s);
                     }
                 }
-                let before = log[*line]
-                    .iter()
-                    .find(|(i, _, _)| *i == first)
-                    .map(|(_, _, b)| b.clone())
-                    .unwrap_or(Loc::Memory { home: 0 });
+                let before = state_before(&log[*line], first);
                 chain_first.insert(first, before);
             }
         }
@@ -773,13 +765,17 @@ impl ClaGraph {
         }
         path.reverse();
         path.dedup();
+        // Node -> whether it enters its E3 group (the first group that lists it).
+        let mut entry_of: BTreeMap<usize, bool> = BTreeMap::new();
+        for o in &orders {
+            for (k, m) in o.iter().enumerate() {
+                entry_of.entry(m.index()).or_insert(k == 0);
+            }
+        }
         let mut path_finish = Vec::with_capacity(path.len());
         let mut in_group_segment = false;
         for (k, &v) in path.iter().enumerate() {
-            let member_of = orders
-                .iter()
-                .find(|o| o.iter().any(|m| m.index() == v))
-                .map(|o| o[0].index() == v);
+            let member_of = entry_of.get(&v).copied();
             let t = match member_of {
                 Some(true) => {
                     in_group_segment = true;
@@ -914,6 +910,15 @@ impl ClaGraph {
     pub fn is_empty(&self) -> bool {
         self.graph.node_count() == 0
     }
+}
+
+/// The line's state before the write `node`: the log is in execution order, and node indices
+/// grow in execution order, so a binary search finds it.
+fn state_before(log: &[(NodeIndex, u32, Loc)], node: NodeIndex) -> Loc {
+    log.binary_search_by_key(&node, |(i, _, _)| *i)
+        .ok()
+        .map(|k| log[k].2.clone())
+        .unwrap_or(Loc::Memory { home: 0 })
 }
 
 fn graph_thread(g: &DiGraph<Node, EdgeKind>, v: NodeIndex) -> u32 {
