@@ -52,6 +52,16 @@ pub enum GraphError {
         /// What failed.
         message: String,
     },
+    /// An analysis would need more steps than its budget (estimated before it starts).
+    #[error("the CLa graph is too large to analyse: {what} needs up to {needed} steps, over the limit of {limit}")]
+    TooLarge {
+        /// Which analysis.
+        what: &'static str,
+        /// Its estimated steps (an upper bound).
+        needed: u64,
+        /// The budget.
+        limit: u64,
+    },
     /// No thread can make progress: the blocked waits, one per thread.
     #[error("the program deadlocks: {0}")]
     Deadlock(String),

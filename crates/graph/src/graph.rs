@@ -19,6 +19,12 @@ use petgraph::visit::{EdgeFiltered, EdgeRef};
 use petgraph::Direction;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// The most elementary steps (node or edge visits, pair comparisons) an analysis of one graph may
+/// need, estimated before it starts: a graph whose E4 search or congestion fixed point could
+/// need more is refused with [`GraphError::TooLarge`] instead of running for minutes. The bundled
+/// programs on the bundled machines need a few thousand.
+pub const MAX_ANALYSIS_STEPS: u64 = 100_000_000;
+
 /// The four edge kinds of seed 001 §3.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub enum EdgeKind {
@@ -446,7 +452,17 @@ impl ClaGraph {
                         )
                     })
                     .collect();
-                return Err(GraphError::Deadlock(blocked.join("; ")));
+                // At most 8 named in the one-line error; the rest counted.
+                let mut shown = blocked
+                    .iter()
+                    .take(8)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                if blocked.len() > 8 {
+                    shown.push_str(&format!("; and {} more blocked threads", blocked.len() - 8));
+                }
+                return Err(GraphError::Deadlock(shown));
             }
         }
         // E2 edges, E3 groups, and the n-readers stealing of T_max.
@@ -524,12 +540,30 @@ impl ClaGraph {
         let dag = EdgeFiltered::from_fn(&graph, |e| {
             matches!(e.weight(), EdgeKind::E1 | EdgeKind::E2)
         });
+        // Each (wait, write) pair costs up to two searches of the graph: count them first.
+        let pairs: usize = wait_sources
+            .iter()
+            .map(|(wait, line, _)| {
+                let p = graph[*wait].thread;
+                log[*line].iter().filter(|(_, t, _)| *t != p).count()
+            })
+            .sum();
+        let size = (graph.node_count() + graph.edge_count()) as u64;
+        let needed = (pairs as u64).saturating_mul(2).saturating_mul(size);
+        if needed > MAX_ANALYSIS_STEPS {
+            return Err(GraphError::TooLarge {
+                what: "line stealing (E4 edges between waits and writes of one line)",
+                needed,
+                limit: MAX_ANALYSIS_STEPS,
+            });
+        }
         let mut space = petgraph::algo::DfsSpace::new(&dag);
         let mut e4 = Vec::new();
         for (wait, line, sources) in &wait_sources {
             let p = graph[*wait].thread;
             for (w, t, _) in &log[*line] {
-                if *t == p || sources.contains(w) {
+                // `sources` is in execution order, so ascending.
+                if *t == p || sources.binary_search(w).is_ok() {
                     continue;
                 }
                 let related =
@@ -609,6 +643,17 @@ impl ClaGraph {
             .collect();
         if candidates.len() < 2 {
             return Ok(n);
+        }
+        // Each round is one timing pass and a comparison of every pair of candidates; at most
+        // one round per node. Refuse up front what could exceed the budget.
+        let round = (count + self.graph.edge_count()) as u64 + (candidates.len() as u64).pow(2);
+        let needed = round.saturating_mul(count as u64);
+        if needed > MAX_ANALYSIS_STEPS {
+            return Err(GraphError::TooLarge {
+                what: "QPI congestion of simultaneous inter-socket multi-line copies (Eq. 1)",
+                needed,
+                limit: MAX_ANALYSIS_STEPS,
+            });
         }
         for _ in 0..count.max(1) {
             let timing = self.analyze(Bound::Min, &n)?;

@@ -137,11 +137,23 @@ mod tests {
     fn directories_and_large_files_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let e = read_text(dir.path(), 100).unwrap_err();
-        assert!(matches!(e, InputError::NotRegular { kind: "directory", .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                InputError::NotRegular {
+                    kind: "directory",
+                    ..
+                }
+            ),
+            "{e}"
+        );
         let big = dir.path().join("big.cla");
         std::fs::write(&big, "x".repeat(101)).unwrap();
         let e = read_text(&big, 100).unwrap_err();
-        assert_eq!(e.to_string(), format!("{}: larger than the limit of 100 bytes", big.display()));
+        assert_eq!(
+            e.to_string(),
+            format!("{}: larger than the limit of 100 bytes", big.display())
+        );
         std::fs::write(&big, "x".repeat(100)).unwrap();
         assert_eq!(read_text(&big, 100).unwrap().len(), 100);
     }

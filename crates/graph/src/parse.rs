@@ -329,7 +329,9 @@ impl Cursor<'_> {
                     ));
                 }
                 if vars.contains(&v) {
-                    return Err(self.error_at(column, &format!("index variable `{}` repeated", clip(&v))));
+                    return Err(
+                        self.error_at(column, &format!("index variable `{}` repeated", clip(&v)))
+                    );
                 }
                 vars.push(v);
                 if self.eat("]") {

@@ -617,7 +617,10 @@ impl Program {
                 if let Some((_, LoopSet::Range(a, b))) = &op.each {
                     for e in [a, b] {
                         if let Some(v) = e.vars().first() {
-                            return Err(err(op.pos, format!("unknown name `{}` in a loop range", clip(v))));
+                            return Err(err(
+                                op.pos,
+                                format!("unknown name `{}` in a loop range", clip(v)),
+                            ));
                         }
                     }
                 }
