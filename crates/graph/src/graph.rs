@@ -782,7 +782,8 @@ impl ClaGraph {
         }
         let total = if count == 0 { 0.0 } else { finish[end] };
         let mut path = Vec::new();
-        let mut at = Some(NodeIndex::new(end));
+        // A program with no operation for this tree has an empty graph and an empty path.
+        let mut at = (count > 0).then(|| NodeIndex::new(end));
         let mut guard = 0;
         while let Some(v) = at {
             guard += 1;
