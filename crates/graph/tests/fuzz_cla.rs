@@ -107,21 +107,75 @@ fn bounded(bytes: Vec<u8>) -> Result<(), TestCaseError> {
 /// One edit of a seed file; positions are taken modulo the current length.
 #[derive(Debug, Clone)]
 enum Mutation {
-    Flip { at: usize, bit: u8 },
-    Insert { at: usize, bytes: Vec<u8> },
-    Delete { at: usize, len: usize },
+    Flip {
+        at: usize,
+        bit: u8,
+    },
+    Insert {
+        at: usize,
+        bytes: Vec<u8>,
+    },
+    Delete {
+        at: usize,
+        len: usize,
+    },
     /// Repeat a slice many times in place (long lines, deep nesting, many declarations).
-    Repeat { at: usize, len: usize, times: usize },
+    Repeat {
+        at: usize,
+        len: usize,
+        times: usize,
+    },
     /// Copy a slice of another seed to a position.
-    Splice { at: usize, seed: usize, from: usize, len: usize },
+    Splice {
+        at: usize,
+        seed: usize,
+        from: usize,
+        len: usize,
+    },
 }
 
 /// Fragments that reach deep into the grammar.
 const TOKENS: [&str; 40] = [
-    "cla ", "line ", "role ", "root", "inner", "leaf", "memory", "cache", "thread=", "socket=",
-    "for ", " in ", "children", "child_sockets", "..", ":", "copy ", "wait ", "write ", "add ",
-    "->", "==", ">=", "[", "]", "*", "(", ")", ",", "+", "-", "/", "%", "me", "parent", "rank",
-    "children_on(", "socket_of(", "\n", "9223372036854775807",
+    "cla ",
+    "line ",
+    "role ",
+    "root",
+    "inner",
+    "leaf",
+    "memory",
+    "cache",
+    "thread=",
+    "socket=",
+    "for ",
+    " in ",
+    "children",
+    "child_sockets",
+    "..",
+    ":",
+    "copy ",
+    "wait ",
+    "write ",
+    "add ",
+    "->",
+    "==",
+    ">=",
+    "[",
+    "]",
+    "*",
+    "(",
+    ")",
+    ",",
+    "+",
+    "-",
+    "/",
+    "%",
+    "me",
+    "parent",
+    "rank",
+    "children_on(",
+    "socket_of(",
+    "\n",
+    "9223372036854775807",
 ];
 
 fn mutation() -> impl Strategy<Value = Mutation> {
@@ -133,8 +187,11 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         (any::<usize>(), 0u8..8).prop_map(|(at, bit)| Mutation::Flip { at, bit }),
         (any::<usize>(), fragment).prop_map(|(at, bytes)| Mutation::Insert { at, bytes }),
         (any::<usize>(), 1usize..64).prop_map(|(at, len)| Mutation::Delete { at, len }),
-        (any::<usize>(), 1usize..16, 1usize..400)
-            .prop_map(|(at, len, times)| Mutation::Repeat { at, len, times }),
+        (any::<usize>(), 1usize..16, 1usize..400).prop_map(|(at, len, times)| Mutation::Repeat {
+            at,
+            len,
+            times
+        }),
         (any::<usize>(), 0..SEEDS.len(), any::<usize>(), 1usize..200).prop_map(
             |(at, seed, from, len)| Mutation::Splice {
                 at,

@@ -34,7 +34,10 @@ fn seeds() -> Vec<String> {
     let deep = RootedTree::from_levels(&path).unwrap().nested();
     let star = format!(
         "0({})",
-        (1..2000).map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+        (1..2000)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
     );
     vec![
         "0(1(3),2)".into(),
@@ -102,15 +105,46 @@ fn bounded(text: String) -> Result<(), TestCaseError> {
 
 #[derive(Debug, Clone)]
 enum Mutation {
-    Flip { at: usize, bit: u8 },
-    Insert { at: usize, bytes: Vec<u8> },
-    Delete { at: usize, len: usize },
-    Repeat { at: usize, len: usize, times: usize },
-    Splice { at: usize, seed: usize, from: usize, len: usize },
+    Flip {
+        at: usize,
+        bit: u8,
+    },
+    Insert {
+        at: usize,
+        bytes: Vec<u8>,
+    },
+    Delete {
+        at: usize,
+        len: usize,
+    },
+    Repeat {
+        at: usize,
+        len: usize,
+        times: usize,
+    },
+    Splice {
+        at: usize,
+        seed: usize,
+        from: usize,
+        len: usize,
+    },
 }
 
 const PIECES: [&str; 14] = [
-    "(", ")", ",", "[", "]", "-1", "0", "1", " ", "\n", "4294967295", "4294967296", "99", "-",
+    "(",
+    ")",
+    ",",
+    "[",
+    "]",
+    "-1",
+    "0",
+    "1",
+    " ",
+    "\n",
+    "4294967295",
+    "4294967296",
+    "99",
+    "-",
 ];
 
 fn mutation(seeds: usize) -> impl Strategy<Value = Mutation> {
@@ -122,8 +156,11 @@ fn mutation(seeds: usize) -> impl Strategy<Value = Mutation> {
         (any::<usize>(), 0u8..8).prop_map(|(at, bit)| Mutation::Flip { at, bit }),
         (any::<usize>(), fragment).prop_map(|(at, bytes)| Mutation::Insert { at, bytes }),
         (any::<usize>(), 1usize..32).prop_map(|(at, len)| Mutation::Delete { at, len }),
-        (any::<usize>(), 1usize..8, 1usize..2000)
-            .prop_map(|(at, len, times)| Mutation::Repeat { at, len, times }),
+        (any::<usize>(), 1usize..8, 1usize..2000).prop_map(|(at, len, times)| Mutation::Repeat {
+            at,
+            len,
+            times
+        }),
         (any::<usize>(), 0..seeds, any::<usize>(), 1usize..100).prop_map(
             |(at, seed, from, len)| Mutation::Splice {
                 at,
