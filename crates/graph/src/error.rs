@@ -53,11 +53,12 @@ pub enum GraphError {
         message: String,
     },
     /// An analysis would need more steps than its budget (estimated before it starts).
-    #[error("the CLa graph is too large to analyse: {what} needs up to {needed} steps, over the limit of {limit}")]
+    #[error("the CLa graph is too large to analyse: {what} needs more than the limit of {limit} steps ({needed} estimated before starting, or counted when stopped)")]
     TooLarge {
         /// Which analysis.
         what: &'static str,
-        /// Its estimated steps (an upper bound).
+        /// Its steps: an upper bound estimated before it started (line stealing, congestion), or
+        /// the count when it was stopped at the limit (the untimed execution).
         needed: u64,
         /// The budget.
         limit: u64,

@@ -290,9 +290,22 @@ impl ClaGraph {
         let mut last: Vec<Option<NodeIndex>> = vec![None; n];
         let mut wait_sources: Vec<(NodeIndex, LineId, Vec<NodeIndex>)> = Vec::new();
         let mut copy_sources: Vec<(NodeIndex, Vec<NodeIndex>)> = Vec::new();
+        // Threads with operations left, in id order (finished ones are dropped each round, which
+        // changes nothing but the cost of a round). Each round visits them all; rounds are
+        // bounded by the operations, and the visits by the analysis budget.
+        let mut active: Vec<usize> = (0..n).filter(|&t| !instance.ops[t].is_empty()).collect();
+        let mut visits: u64 = 0;
         loop {
             let mut progressed = false;
-            for t in 0..n {
+            visits += active.len() as u64;
+            if visits > MAX_ANALYSIS_STEPS {
+                return Err(GraphError::TooLarge {
+                    what: "the untimed execution (rounds over the threads still running)",
+                    needed: visits,
+                    limit: MAX_ANALYSIS_STEPS,
+                });
+            }
+            for &t in &active {
                 while pc[t] < instance.ops[t].len() {
                     let op = &instance.ops[t][pc[t]];
                     let tid = t as u32;
@@ -434,7 +447,8 @@ impl ClaGraph {
                     progressed = true;
                 }
             }
-            if (0..n).all(|t| pc[t] == instance.ops[t].len()) {
+            active.retain(|&t| pc[t] < instance.ops[t].len());
+            if active.is_empty() {
                 break;
             }
             if !progressed {

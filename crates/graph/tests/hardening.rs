@@ -262,7 +262,10 @@ fn regression_a_million_op_loop_is_refused_not_built() {
 fn regression_quadratic_line_stealing_is_refused_up_front() {
     // 8 threads each add 3000 times to one line and wait on it 100 times: 800 waits x 21,000
     // writes by other threads = 16.8 million (wait, write) pairs, each a search of a graph of
-    // ~25,000 nodes. It ran for minutes; now it is refused before the search.
+    // ~25,000 nodes. It ran for minutes; now it is refused before the search. The estimate is
+    // 2 searches per pair over nodes + edges: 24,800 nodes (8 x 3,100 ops), 24,792 E1 edges
+    // (8 x 3,099) and no E2 edge (each thread's own adds touched the line after the others'
+    // writes, so its waits have no new sources): 16,800,000 x 2 x 49,592 = 1,666,291,200,000.
     let text = "cla stress\nline a[t] memory thread=t\nrole root inner leaf\n  for i in 0..3000: add a[0] 1\n  for i in 0..100: wait a[0] >= 0\n";
     let started = Instant::now();
     let e = within(Duration::from_secs(60), move || {
@@ -280,7 +283,7 @@ fn regression_quadratic_line_stealing_is_refused_up_front() {
     );
     assert!(e.to_string().starts_with(
         "the CLa graph is too large to analyse: line stealing (E4 edges between waits and writes \
-         of one line) needs up to"
+         of one line) needs more than the limit of 100000000 steps (1666291200000 estimated"
     ));
     assert!(started.elapsed() < Duration::from_secs(60));
 }
