@@ -222,12 +222,12 @@ impl Ctx<'_> {
                     BinOp::Sub => x.checked_sub(y),
                     BinOp::Mul => x.checked_mul(y),
                     BinOp::Div | BinOp::Rem if y == 0 => {
-                        return Err(format!("division by zero in `{e}`"))
+                        return Err(format!("division by zero in `{}`", clip(&e.to_string())))
                     }
                     BinOp::Div => x.checked_div(y),
                     BinOp::Rem => x.checked_rem(y),
                 };
-                r.ok_or_else(|| format!("integer overflow in `{e}`"))?
+                r.ok_or_else(|| format!("integer overflow in `{}`", clip(&e.to_string())))?
             }
         })
     }

@@ -308,3 +308,24 @@ fn regression_deadlock_of_many_threads_names_at_most_8() {
     assert!(e.starts_with("the program deadlocks: thread 1 at x.cla:4: `wait a[0] == 1` (value 0)"));
     assert!(e.ends_with("; and 1 more blocked threads"), "{e}");
 }
+
+#[test]
+fn regression_overflow_in_a_long_expression_is_not_printed_in_full() {
+    // i64::MAX + 0 + ... + 0 + 1: 200 terms, the overflow happens at the last `+`, whose
+    // expression is the whole chain. It prints as 199 `(a + b)` wrappings of 5 characters each
+    // around the terms (19 + 198 * 1 + 1 = 218 characters): 995 + 218 = 1,213 characters. The
+    // error shows the first 40 (all `(`) and the length.
+    let mut terms = vec!["0"; 200];
+    terms[0] = "9223372036854775807";
+    terms[199] = "1";
+    let e = run(&with_expression(&terms.join("+")), "0(1)")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        format!(
+            "x.cla:4:3: in thread 0: integer overflow in `{}… [1213 characters]`",
+            "(".repeat(40)
+        )
+    );
+}
