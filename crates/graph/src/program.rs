@@ -150,8 +150,9 @@ impl Expr {
 /// The deepest expression a program may hold (see [`Expr::depth`]), and the deepest nesting of
 /// parentheses, unary minus and calls the parser follows.
 ///
-/// Evaluation, printing, comparison and dropping of an [`Expr`] recurse over its tree, so the
-/// tree's height must be bounded for a hostile `.cla` file not to overflow the stack. A
+/// Evaluation, comparison, cloning and `Debug` of an [`Expr`] recurse over its tree, so the
+/// tree's height must be bounded for a hostile `.cla` file not to overflow the stack (printing,
+/// [`Expr::depth`] and dropping use explicit stacks and work at any height). A
 /// left-leaning chain `1 + 1 + … + 1` of n terms has height n, so it is refused from 257 terms
 /// on, with the file, line and column of the operator that crosses the limit (docs/cla.md §8).
 /// Real programs use a handful of levels.
@@ -162,29 +163,97 @@ pub const MAX_EXPR_DEPTH: usize = 256;
 pub const MAX_INDEX_VARS: usize = 16;
 
 impl fmt::Display for Expr {
+    /// `((me * 2) + 1)`: every binary operation in parentheses. Printed with an explicit stack,
+    /// so an expression of any height prints without recursion.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Expr::Int(i) => write!(f, "{i}"),
-            Expr::Me => f.write_str("me"),
-            Expr::Parent => f.write_str("parent"),
-            Expr::Socket => f.write_str("socket"),
-            Expr::NChildren => f.write_str("nchildren"),
-            Expr::NThreads => f.write_str("nthreads"),
-            Expr::Rank => f.write_str("rank"),
-            Expr::Var(v) => f.write_str(v),
-            Expr::Call(Func::ChildrenOn, e) => write!(f, "children_on({e})"),
-            Expr::Call(Func::SocketOf, e) => write!(f, "socket_of({e})"),
-            Expr::Bin(op, a, b) => {
-                let s = match op {
-                    BinOp::Add => "+",
-                    BinOp::Sub => "-",
-                    BinOp::Mul => "*",
-                    BinOp::Div => "/",
-                    BinOp::Rem => "%",
-                };
-                write!(f, "({a} {s} {b})")
+        enum Piece<'a> {
+            Expr(&'a Expr),
+            Text(&'static str),
+        }
+        let mut stack = vec![Piece::Expr(self)];
+        while let Some(piece) = stack.pop() {
+            let e = match piece {
+                Piece::Text(t) => {
+                    f.write_str(t)?;
+                    continue;
+                }
+                Piece::Expr(e) => e,
+            };
+            match e {
+                Expr::Int(i) => write!(f, "{i}")?,
+                Expr::Me => f.write_str("me")?,
+                Expr::Parent => f.write_str("parent")?,
+                Expr::Socket => f.write_str("socket")?,
+                Expr::NChildren => f.write_str("nchildren")?,
+                Expr::NThreads => f.write_str("nthreads")?,
+                Expr::Rank => f.write_str("rank")?,
+                Expr::Var(v) => f.write_str(v)?,
+                Expr::Call(func, a) => {
+                    f.write_str(match func {
+                        Func::ChildrenOn => "children_on(",
+                        Func::SocketOf => "socket_of(",
+                    })?;
+                    stack.push(Piece::Text(")"));
+                    stack.push(Piece::Expr(a));
+                }
+                Expr::Bin(op, a, b) => {
+                    f.write_str("(")?;
+                    stack.push(Piece::Text(")"));
+                    stack.push(Piece::Expr(b));
+                    stack.push(Piece::Text(match op {
+                        BinOp::Add => " + ",
+                        BinOp::Sub => " - ",
+                        BinOp::Mul => " * ",
+                        BinOp::Div => " / ",
+                        BinOp::Rem => " % ",
+                    }));
+                    stack.push(Piece::Expr(a));
+                }
+                Expr::Neg(a) => {
+                    f.write_str("-")?;
+                    stack.push(Piece::Expr(a));
+                }
             }
-            Expr::Neg(e) => write!(f, "-{e}"),
+        }
+        Ok(())
+    }
+}
+
+impl Expr {
+    fn has_children(&self) -> bool {
+        matches!(self, Expr::Call(..) | Expr::Bin(..) | Expr::Neg(..))
+    }
+
+    /// Move the children that have children of their own onto `stack`, leaving literals.
+    fn detach_children(&mut self, stack: &mut Vec<Expr>) {
+        let mut detach = |child: &mut Box<Expr>| {
+            if child.has_children() {
+                stack.push(std::mem::replace(&mut **child, Expr::Int(0)));
+            }
+        };
+        match self {
+            Expr::Call(_, a) | Expr::Neg(a) => detach(a),
+            Expr::Bin(_, a, b) => {
+                detach(a);
+                detach(b);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Drop for Expr {
+    /// Dropping a boxed tree recurses once per level; a tree built in code (the parser refuses
+    /// trees taller than [`MAX_EXPR_DEPTH`]) may be of any height, so its inner nodes are
+    /// detached onto a heap stack first and dropped one by one.
+    fn drop(&mut self) {
+        if !self.has_children() {
+            return;
+        }
+        let mut stack = Vec::new();
+        self.detach_children(&mut stack);
+        while let Some(mut e) = stack.pop() {
+            e.detach_children(&mut stack);
         }
     }
 }

@@ -329,3 +329,36 @@ fn regression_overflow_in_a_long_expression_is_not_printed_in_full() {
         )
     );
 }
+
+#[test]
+fn regression_million_level_expression_built_in_code_prints_and_drops_without_recursion() {
+    // The parser never builds a tree taller than 256 levels, but code can. Measuring, printing,
+    // refusing and dropping one of a million levels must not overflow a 2 MiB stack.
+    let (depth, printed, error) = within(Duration::from_secs(30), || {
+        let mut neg = Expr::Int(1);
+        for _ in 0..1_000_000 {
+            neg = Expr::Neg(Box::new(neg));
+        }
+        let mut sum = Expr::Int(1);
+        for _ in 0..1_000_000 {
+            sum = Expr::Bin(BinOp::Add, Box::new(sum), Box::new(Expr::Int(1)));
+        }
+        let printed = neg.to_string();
+        let depth = sum.depth();
+        let error = Program::builder("deep")
+            .line("a", &["t"], Initial::MemoryOfThread(Expr::var("t")))
+            .op(Op::write(LineRef::new("a", [Expr::Me]), sum))
+            .build()
+            .unwrap_err()
+            .to_string();
+        (depth, printed, error)
+    });
+    // A million `+` over a literal: 1,000,001 levels; a million `-` then `1`.
+    assert_eq!(depth, 1_000_001);
+    assert_eq!(printed.len(), 1_000_001);
+    assert!(printed.starts_with("---") && printed.ends_with("-1"));
+    assert_eq!(
+        error,
+        "builder:0:0: expression 1000001 levels deep; at most 256 are allowed"
+    );
+}
