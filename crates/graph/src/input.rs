@@ -11,10 +11,14 @@ use crate::error::InputError;
 use std::io::Read;
 use std::path::Path;
 
-/// The largest file read by [`read_text`] callers in this workspace: 16 MiB (a `.cla` program,
-/// a tree file). A tree of the largest machine is a few kilobytes; a program, a few hundred
-/// bytes.
+/// The largest tree file (`--tree @FILE`): 16 MiB. A tree of the largest bundled machine is a
+/// few hundred bytes; the limit leaves room for machines of millions of threads.
 pub const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The largest `.cla` program: 1 MiB. The bundled programs are under 2 KB; the parser holds a
+/// line's characters and tokens (up to ~40 bytes per input byte), so the limit also bounds its
+/// memory.
+pub const MAX_PROGRAM_BYTES: u64 = 1024 * 1024;
 
 fn kind(file_type: std::fs::FileType) -> &'static str {
     #[cfg(unix)]

@@ -13,14 +13,14 @@
 //! Errors carry the origin, line and column of the offending token.
 
 use crate::error::{clip, GraphError, ParseError};
-use crate::input::{read_text, MAX_INPUT_BYTES};
+use crate::input::{read_text, MAX_PROGRAM_BYTES};
 use crate::program::*;
 use std::path::Path;
 
 /// Read and parse the `.cla` file at `path` (a regular file of at most
-/// [`MAX_INPUT_BYTES`], UTF-8; see [`crate::input::read_text`]); errors name the path.
+/// [`MAX_PROGRAM_BYTES`], UTF-8; see [`crate::input::read_text`]); errors name the path.
 pub fn load(path: &Path) -> Result<Program, GraphError> {
-    let text = read_text(path, MAX_INPUT_BYTES)?;
+    let text = read_text(path, MAX_PROGRAM_BYTES)?;
     Ok(parse(&path.display().to_string(), &text)?)
 }
 

@@ -362,3 +362,15 @@ fn regression_million_level_expression_built_in_code_prints_and_drops_without_re
         "builder:0:0: expression 1000001 levels deep; at most 256 are allowed"
     );
 }
+
+#[test]
+fn regression_program_over_1_mib_is_refused_unparsed() {
+    // A 1 MiB + 1 byte line of `1+1+...` would hold ~40 bytes of tokens per byte in the parser.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("big.cla");
+    std::fs::write(&file, "1+".repeat(512 * 1024) + "1").unwrap();
+    assert_eq!(
+        load(&file).unwrap_err().to_string(),
+        format!("{}: larger than the limit of 1048576 bytes", file.display())
+    );
+}
