@@ -3,7 +3,7 @@
 //! with the critical path highlighted.
 
 use anyhow::{anyhow, bail};
-use modelopt_graph::error::clip;
+use modelopt_graph::error::{clip, one_line};
 use modelopt_graph::input::{read_text, MAX_INPUT_BYTES};
 use modelopt_graph::{analyze, default_places, parse::load, places_on_sockets, Report};
 use modelopt_model::ccnuma::tree::{RootedTree, TreeError};
@@ -53,7 +53,7 @@ fn tree_text(arg: &str) -> anyhow::Result<(String, String)> {
     match arg.strip_prefix('@') {
         Some(path) => {
             let text = read_text(Path::new(path), MAX_INPUT_BYTES)?;
-            Ok((text, format!("tree from {path}")))
+            Ok((text, format!("tree from {}", one_line(path))))
         }
         None => Ok((arg.to_string(), format!("tree `{}`", clip(arg)))),
     }
@@ -80,7 +80,11 @@ pub fn render(args: &GraphArgs) -> anyhow::Result<String> {
                 .iter()
                 .rposition(|&b| b == b'\n')
                 .map_or(0, |i| i + 1);
-            anyhow!("{path}:{line}:{}: {message}", before.len() - start + 1)
+            anyhow!(
+                "{}:{line}:{}: {message}",
+                one_line(path),
+                before.len() - start + 1
+            )
         }
         _ => anyhow!("{named}: {e}"),
     })?;

@@ -111,6 +111,20 @@ pub enum InputError {
     },
 }
 
+/// A path or other user text kept whole in a one-line error, with control characters escaped (a
+/// file name may contain a newline).
+pub fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// The longest user text quoted whole in an error message, in characters.
 pub const CLIP_CHARS: usize = 60;
 

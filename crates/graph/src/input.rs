@@ -7,7 +7,7 @@
 //! The file is opened non-blocking as well, so a regular file swapped for a FIFO between the
 //! check and the open still cannot block, and its type is checked again on the open handle.
 
-use crate::error::InputError;
+use crate::error::{one_line, InputError};
 use std::io::Read;
 use std::path::Path;
 
@@ -51,7 +51,7 @@ fn kind(file_type: std::fs::FileType) -> &'static str {
 /// directory, device, socket: never read), [`InputError::TooLarge`], [`InputError::Utf8`]
 /// (with the 1-based line and byte column and the file offset of the first invalid byte).
 pub fn read_text(path: &Path, limit: u64) -> Result<String, InputError> {
-    let shown = path.display().to_string();
+    let shown = one_line(&path.display().to_string());
     let io = |e: std::io::Error| InputError::Io {
         path: shown.clone(),
         message: e.to_string(),

@@ -12,7 +12,7 @@
 //!
 //! Errors carry the origin, line and column of the offending token.
 
-use crate::error::{clip, GraphError, ParseError};
+use crate::error::{clip, one_line, GraphError, ParseError};
 use crate::input::{read_text, MAX_PROGRAM_BYTES};
 use crate::program::*;
 use std::path::Path;
@@ -21,7 +21,7 @@ use std::path::Path;
 /// [`MAX_PROGRAM_BYTES`], UTF-8; see [`crate::input::read_text`]); errors name the path.
 pub fn load(path: &Path) -> Result<Program, GraphError> {
     let text = read_text(path, MAX_PROGRAM_BYTES)?;
-    Ok(parse(&path.display().to_string(), &text)?)
+    Ok(parse(&one_line(&path.display().to_string()), &text)?)
 }
 
 /// Parse a `.cla` text; `origin` names it in errors.

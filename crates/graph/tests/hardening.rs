@@ -374,3 +374,18 @@ fn regression_program_over_1_mib_is_refused_unparsed() {
         format!("{}: larger than the limit of 1048576 bytes", file.display())
     );
 }
+
+#[test]
+fn regression_file_name_with_a_newline_keeps_the_error_on_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("two\nlines.cla");
+    std::fs::write(&file, "cla x\nrole boss\n").unwrap();
+    let e = load(&file).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        format!(
+            "{}/two\\nlines.cla:2:6: unknown role `boss` (expected root, inner or leaf)",
+            dir.path().display()
+        )
+    );
+}
