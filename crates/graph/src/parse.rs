@@ -10,7 +10,13 @@
 //! OP := copy REF -> REF [EXPR] | wait REF [==|>=] EXPR | write REF EXPR | add REF EXPR
 //! ```
 //!
-//! Errors carry the origin, line and column of the offending token.
+//! Errors carry the origin, line and column of the offending token; user text quoted in them is
+//! clipped ([`crate::error::clip`]).
+//!
+//! The parser is recursive descent over expressions, so its recursion is bounded: parentheses,
+//! unary minus and calls nest at most [`MAX_EXPR_DEPTH`] levels, and no expression tree it builds
+//! is taller than that (a chain `1 + 1 + …` of 257 terms is refused at its 256th operator). A line
+//! family has at most [`MAX_INDEX_VARS`] index variables. See `docs/cla.md` §8, "Limits".
 
 use crate::error::{clip, one_line, GraphError, ParseError};
 use crate::input::{read_text, MAX_PROGRAM_BYTES};
