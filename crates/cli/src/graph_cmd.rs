@@ -2,10 +2,13 @@
 //! critical path, T_min and T_max (seed 001 §3), as text or JSON, and optionally Graphviz DOT
 //! with the critical path highlighted.
 
-use anyhow::{anyhow, bail, Context};
-use modelopt_graph::{analyze, default_places, parse::parse, places_on_sockets, Report};
-use modelopt_model::ccnuma::{tree::RootedTree, Ccnuma};
-use std::path::PathBuf;
+use anyhow::{anyhow, bail};
+use modelopt_graph::error::{clip, one_line};
+use modelopt_graph::input::{read_text, MAX_INPUT_BYTES};
+use modelopt_graph::{analyze, default_places, parse::load, places_on_sockets, Report};
+use modelopt_model::ccnuma::tree::{RootedTree, TreeError};
+use modelopt_model::ccnuma::Ccnuma;
+use std::path::{Path, PathBuf};
 
 /// Output formats of `modelopt graph`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -24,7 +27,9 @@ pub struct GraphArgs {
     /// Machine: a bundled ccNUMA machine (e.g. sandy-bridge-e5-2660) or a TOML file.
     #[arg(long, short)]
     pub machine: String,
-    /// The tree: nested form such as "0(1(3),2)", or a parent array such as "[-1,0,0,1]".
+    /// The tree: nested form such as "0(1(3),2)", a parent array such as "[-1,0,0,1]", or
+    /// @FILE to read either form from a regular file of at most 16 MiB (a big tree does not fit
+    /// in one argument).
     #[arg(long)]
     pub tree: String,
     /// Number of threads taking part; must equal the tree's node count when given.
@@ -42,12 +47,21 @@ pub struct GraphArgs {
     pub dot: Option<PathBuf>,
 }
 
+/// The `--tree` argument read: the tree text and how errors name it (the text itself, clipped to
+/// a few dozen characters, or the file it came from).
+fn tree_text(arg: &str) -> anyhow::Result<(String, String)> {
+    match arg.strip_prefix('@') {
+        Some(path) => {
+            let text = read_text(Path::new(path), MAX_INPUT_BYTES)?;
+            Ok((text, format!("tree from {}", one_line(path))))
+        }
+        None => Ok((arg.to_string(), format!("tree `{}`", clip(arg)))),
+    }
+}
+
 /// Run the command and return what it prints.
 pub fn render(args: &GraphArgs) -> anyhow::Result<String> {
-    let text = std::fs::read_to_string(&args.program)
-        .with_context(|| format!("cannot read {}", args.program.display()))?;
-    let origin = args.program.display().to_string();
-    let program = parse(&origin, &text)?;
+    let program = load(&args.program)?;
     let machine = modelopt_model::machine::load(&args.machine)?;
     let ccnuma: &Ccnuma = machine.model().ok_or_else(|| {
         anyhow!(
@@ -56,15 +70,30 @@ pub fn render(args: &GraphArgs) -> anyhow::Result<String> {
             machine.family
         )
     })?;
-    let tree = RootedTree::parse(&args.tree).map_err(|e| anyhow!("tree `{}`: {e}", args.tree))?;
+    let (text, named) = tree_text(&args.tree)?;
+    let tree = RootedTree::parse(&text).map_err(|e| match (&e, args.tree.strip_prefix('@')) {
+        // A syntax error in a tree file: its line and column, not an offset in the file.
+        (TreeError::Syntax { column, message }, Some(path)) => {
+            let before = &text.as_bytes()[..column.saturating_sub(1).min(text.len())];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let start = before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            anyhow!(
+                "{}:{line}:{}: {message}",
+                one_line(path),
+                before.len() - start + 1
+            )
+        }
+        _ => anyhow!("{named}: {e}"),
+    })?;
     if let Some(n) = args.threads {
-        tree.expect_len(n)
-            .map_err(|e| anyhow!("tree `{}`: {e}", args.tree))?;
+        tree.expect_len(n).map_err(|e| anyhow!("{named}: {e}"))?;
     }
     if tree.len() > machine.max_threads as usize {
         bail!(
-            "tree `{}` has {} nodes but {} runs at most {} threads",
-            args.tree,
+            "{named} has {} nodes but {} runs at most {} threads",
             tree.len(),
             machine.name,
             machine.max_threads

@@ -19,6 +19,12 @@ use petgraph::visit::{EdgeFiltered, EdgeRef};
 use petgraph::Direction;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// The most elementary steps (node or edge visits, pair comparisons) an analysis of one graph may
+/// need, estimated before it starts: a graph whose E4 search or congestion fixed point could
+/// need more is refused with [`GraphError::TooLarge`] instead of running for minutes. The bundled
+/// programs on the bundled machines need a few thousand.
+pub const MAX_ANALYSIS_STEPS: u64 = 100_000_000;
+
 /// The four edge kinds of seed 001 §3.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub enum EdgeKind {
@@ -284,9 +290,22 @@ impl ClaGraph {
         let mut last: Vec<Option<NodeIndex>> = vec![None; n];
         let mut wait_sources: Vec<(NodeIndex, LineId, Vec<NodeIndex>)> = Vec::new();
         let mut copy_sources: Vec<(NodeIndex, Vec<NodeIndex>)> = Vec::new();
+        // Threads with operations left, in id order (finished ones are dropped each round, which
+        // changes nothing but the cost of a round). Each round visits them all; rounds are
+        // bounded by the operations, and the visits by the analysis budget.
+        let mut active: Vec<usize> = (0..n).filter(|&t| !instance.ops[t].is_empty()).collect();
+        let mut visits: u64 = 0;
         loop {
             let mut progressed = false;
-            for t in 0..n {
+            visits += active.len() as u64;
+            if visits > MAX_ANALYSIS_STEPS {
+                return Err(GraphError::TooLarge {
+                    what: "the untimed execution (rounds over the threads still running)",
+                    needed: visits,
+                    limit: MAX_ANALYSIS_STEPS,
+                });
+            }
+            for &t in &active {
                 while pc[t] < instance.ops[t].len() {
                     let op = &instance.ops[t][pc[t]];
                     let tid = t as u32;
@@ -428,7 +447,8 @@ impl ClaGraph {
                     progressed = true;
                 }
             }
-            if (0..n).all(|t| pc[t] == instance.ops[t].len()) {
+            active.retain(|&t| pc[t] < instance.ops[t].len());
+            if active.is_empty() {
                 break;
             }
             if !progressed {
@@ -446,7 +466,17 @@ impl ClaGraph {
                         )
                     })
                     .collect();
-                return Err(GraphError::Deadlock(blocked.join("; ")));
+                // At most 8 named in the one-line error; the rest counted.
+                let mut shown = blocked
+                    .iter()
+                    .take(8)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                if blocked.len() > 8 {
+                    shown.push_str(&format!("; and {} more blocked threads", blocked.len() - 8));
+                }
+                return Err(GraphError::Deadlock(shown));
             }
         }
         // E2 edges, E3 groups, and the n-readers stealing of T_max.
@@ -472,11 +502,7 @@ impl ClaGraph {
                     graph.add_edge(pair[0], pair[1], EdgeKind::E3);
                 }
                 let first = sources.iter().min().copied().unwrap_or(members[0]);
-                let before = log[*line]
-                    .iter()
-                    .find(|(i, _, _)| *i == first)
-                    .map(|(_, _, b)| b.clone())
-                    .unwrap_or(Loc::Memory { home: 0 });
+                let before = state_before(&log[*line], first);
                 groups.push(Group {
                     wait: *wait,
                     poller,
@@ -490,11 +516,7 @@ impl ClaGraph {
                         not_last.insert(s);
                     }
                 }
-                let before = log[*line]
-                    .iter()
-                    .find(|(i, _, _)| *i == first)
-                    .map(|(_, _, b)| b.clone())
-                    .unwrap_or(Loc::Memory { home: 0 });
+                let before = state_before(&log[*line], first);
                 chain_first.insert(first, before);
             }
         }
@@ -532,12 +554,30 @@ impl ClaGraph {
         let dag = EdgeFiltered::from_fn(&graph, |e| {
             matches!(e.weight(), EdgeKind::E1 | EdgeKind::E2)
         });
+        // Each (wait, write) pair costs up to two searches of the graph: count them first.
+        let pairs: usize = wait_sources
+            .iter()
+            .map(|(wait, line, _)| {
+                let p = graph[*wait].thread;
+                log[*line].iter().filter(|(_, t, _)| *t != p).count()
+            })
+            .sum();
+        let size = (graph.node_count() + graph.edge_count()) as u64;
+        let needed = (pairs as u64).saturating_mul(2).saturating_mul(size);
+        if needed > MAX_ANALYSIS_STEPS {
+            return Err(GraphError::TooLarge {
+                what: "line stealing (E4 edges between waits and writes of one line)",
+                needed,
+                limit: MAX_ANALYSIS_STEPS,
+            });
+        }
         let mut space = petgraph::algo::DfsSpace::new(&dag);
         let mut e4 = Vec::new();
         for (wait, line, sources) in &wait_sources {
             let p = graph[*wait].thread;
             for (w, t, _) in &log[*line] {
-                if *t == p || sources.contains(w) {
+                // `sources` is in execution order, so ascending.
+                if *t == p || sources.binary_search(w).is_ok() {
                     continue;
                 }
                 let related =
@@ -617,6 +657,17 @@ impl ClaGraph {
             .collect();
         if candidates.len() < 2 {
             return Ok(n);
+        }
+        // Each round is one timing pass and a comparison of every pair of candidates; at most
+        // one round per node. Refuse up front what could exceed the budget.
+        let round = (count + self.graph.edge_count()) as u64 + (candidates.len() as u64).pow(2);
+        let needed = round.saturating_mul(count as u64);
+        if needed > MAX_ANALYSIS_STEPS {
+            return Err(GraphError::TooLarge {
+                what: "QPI congestion of simultaneous inter-socket multi-line copies (Eq. 1)",
+                needed,
+                limit: MAX_ANALYSIS_STEPS,
+            });
         }
         for _ in 0..count.max(1) {
             let timing = self.analyze(Bound::Min, &n)?;
@@ -745,7 +796,8 @@ impl ClaGraph {
         }
         let total = if count == 0 { 0.0 } else { finish[end] };
         let mut path = Vec::new();
-        let mut at = Some(NodeIndex::new(end));
+        // A program with no operation for this tree has an empty graph and an empty path.
+        let mut at = (count > 0).then(|| NodeIndex::new(end));
         let mut guard = 0;
         while let Some(v) = at {
             guard += 1;
@@ -773,13 +825,17 @@ impl ClaGraph {
         }
         path.reverse();
         path.dedup();
+        // Node -> whether it enters its E3 group (the first group that lists it).
+        let mut entry_of: BTreeMap<usize, bool> = BTreeMap::new();
+        for o in &orders {
+            for (k, m) in o.iter().enumerate() {
+                entry_of.entry(m.index()).or_insert(k == 0);
+            }
+        }
         let mut path_finish = Vec::with_capacity(path.len());
         let mut in_group_segment = false;
         for (k, &v) in path.iter().enumerate() {
-            let member_of = orders
-                .iter()
-                .find(|o| o.iter().any(|m| m.index() == v))
-                .map(|o| o[0].index() == v);
+            let member_of = entry_of.get(&v).copied();
             let t = match member_of {
                 Some(true) => {
                     in_group_segment = true;
@@ -914,6 +970,15 @@ impl ClaGraph {
     pub fn is_empty(&self) -> bool {
         self.graph.node_count() == 0
     }
+}
+
+/// The line's state before the write `node`: the log is in execution order, and node indices
+/// grow in execution order, so a binary search finds it.
+fn state_before(log: &[(NodeIndex, u32, Loc)], node: NodeIndex) -> Loc {
+    log.binary_search_by_key(&node, |(i, _, _)| *i)
+        .ok()
+        .map(|k| log[k].2.clone())
+        .unwrap_or(Loc::Memory { home: 0 })
 }
 
 fn graph_thread(g: &DiGraph<Node, EdgeKind>, v: NodeIndex) -> u32 {

@@ -1,11 +1,21 @@
 //! A program instantiated for one tree on one machine: concrete threads, concrete lines, and the
 //! operation sequence of every thread.
 
-use crate::error::GraphError;
+use crate::error::{clip, GraphError};
 use crate::program::*;
 use modelopt_model::ccnuma::tree::RootedTree;
-use modelopt_model::ccnuma::Place;
-use std::collections::BTreeMap;
+use modelopt_model::ccnuma::{Ccnuma, Place};
+use std::collections::{BTreeMap, HashMap};
+
+/// The most concrete operations an instance may have, over all threads. Loops multiply a
+/// program's ops (`for i in 0..1000000: ...` in every thread), and the graph's analyses are
+/// polynomial in its size, so a bound keeps memory and time in check; the bundled programs on
+/// the largest bundled machine need a few hundred.
+pub const MAX_INSTANCE_OPS: usize = 100_000;
+
+/// The most lines all `*` copy sources of an instance may look at together (each scans the
+/// lines of its family).
+pub const MAX_STAR_SCAN: usize = 1_000_000;
 
 /// Index of a concrete line.
 pub type LineId = usize;
@@ -212,12 +222,12 @@ impl Ctx<'_> {
                     BinOp::Sub => x.checked_sub(y),
                     BinOp::Mul => x.checked_mul(y),
                     BinOp::Div | BinOp::Rem if y == 0 => {
-                        return Err(format!("division by zero in `{e}`"))
+                        return Err(format!("division by zero in `{}`", clip(&e.to_string())))
                     }
                     BinOp::Div => x.checked_div(y),
                     BinOp::Rem => x.checked_rem(y),
                 };
-                r.ok_or_else(|| format!("integer overflow in `{e}`"))?
+                r.ok_or_else(|| format!("integer overflow in `{}`", clip(&e.to_string())))?
             }
         })
     }
@@ -234,23 +244,51 @@ enum Pending {
     },
 }
 
-#[derive(Default)]
 struct Lines {
     by_key: BTreeMap<(usize, Vec<i64>), LineId>,
     info: Vec<LineInfo>,
+    /// Family name -> index in `program.lines`.
+    families: HashMap<String, usize>,
+    /// Sockets of the machine (homes must be below).
+    sockets: u32,
+    /// The machine's name, for errors.
+    machine: String,
 }
 
-/// Instantiate `program` for `tree` with thread i at `places[i]`.
+impl Lines {
+    fn family(&self, name: &str) -> Result<usize, String> {
+        self.families
+            .get(name)
+            .copied()
+            .ok_or_else(|| format!("unknown line family `{}`", clip(name)))
+    }
+}
+
+/// Instantiate `program` for `tree` on `machine` with thread i at `places[i]`.
+///
+/// The program is checked first ([`Program::check`]: names, arities, expression depths), so a
+/// program assembled by hand is held to the parser's limits. Errors name the op (file, line,
+/// column) and the thread: an expression that fails for that thread, a line homed on a socket or
+/// a thread the machine does not have, more than [`MAX_INSTANCE_OPS`] operations.
 pub fn instantiate(
     program: &Program,
     tree: &RootedTree,
+    machine: &Ccnuma,
     places: &[Place],
 ) -> Result<Instance, GraphError> {
+    program.check()?;
     let n = tree.len();
     if places.len() != n {
         return Err(GraphError::Threads(format!(
             "the tree has {n} nodes but {} thread places were given",
             places.len()
+        )));
+    }
+    let sockets = machine.topology.sockets;
+    if let Some((t, p)) = places.iter().enumerate().find(|(_, p)| p.socket >= sockets) {
+        return Err(GraphError::Threads(format!(
+            "thread {t} is placed on socket {}, but {} has sockets 0..{sockets}",
+            p.socket, machine.name
         )));
     }
     let threads: Vec<ThreadInfo> = (0..n as u32)
@@ -266,7 +304,19 @@ pub fn instantiate(
             children: tree.children(t).to_vec(),
         })
         .collect();
-    let mut lines = Lines::default();
+    let mut lines = Lines {
+        by_key: BTreeMap::new(),
+        info: Vec::new(),
+        families: program
+            .lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.name.clone(), i))
+            .collect(),
+        sockets,
+        machine: machine.name.clone(),
+    };
+    let mut total_ops = 0usize;
     let mut pending: Vec<Vec<(Pending, String, Pos)>> = Vec::with_capacity(n);
     for info in &threads {
         let mut ctx = Ctx {
@@ -310,13 +360,26 @@ pub fn instantiate(
                         LoopSet::Range(a, b) => {
                             let lo = ctx.eval(a).map_err(fail)?;
                             let hi = ctx.eval(b).map_err(fail)?;
-                            if hi.saturating_sub(lo) > 1_000_000 {
-                                return Err(fail(format!("loop range {lo}..{hi} is too long")));
+                            let len = hi.saturating_sub(lo);
+                            if len > (MAX_INSTANCE_OPS - total_ops) as i64 {
+                                return Err(fail(format!(
+                                    "loop range {lo}..{hi} has {len} values; with the {total_ops} \
+                                     operations before it the instance would exceed \
+                                     {MAX_INSTANCE_OPS} operations"
+                                )));
                             }
                             (lo..hi).map(Some).collect()
                         }
                     },
                 };
+                total_ops += values.len();
+                if total_ops > MAX_INSTANCE_OPS {
+                    return Err(fail(format!(
+                        "the instance has more than {MAX_INSTANCE_OPS} operations (at thread {} \
+                         of {n})",
+                        info.id
+                    )));
+                }
                 for value in values {
                     if let (Some(v), Some((name, _))) = (value, &op.each) {
                         ctx.vars.push((name.clone(), v));
@@ -334,6 +397,7 @@ pub fn instantiate(
     }
     // Resolve `*` sources now that every line exists.
     let mut ops = Vec::with_capacity(n);
+    let mut scanned = 0usize;
     for (t, list) in pending.into_iter().enumerate() {
         let mut thread_ops = Vec::with_capacity(list.len());
         for (p, text, pos) in list {
@@ -345,19 +409,35 @@ pub fn instantiate(
                     dst,
                     lines: count,
                 } => {
-                    let src: Vec<LineId> = lines
+                    // Only this family's lines are scanned; the scans of all `*` copies
+                    // together are bounded, so a program cannot make this quadratic.
+                    let mut src: Vec<LineId> = Vec::new();
+                    for ((_, idx), &id) in lines
                         .by_key
-                        .iter()
-                        .filter(|((f, idx), _)| {
-                            *f == family
-                                && idx.len() == pattern.len()
-                                && idx
-                                    .iter()
-                                    .zip(&pattern)
-                                    .all(|(i, p)| p.is_none_or(|p| p == *i))
-                        })
-                        .map(|(_, &id)| id)
-                        .collect();
+                        .range((family, Vec::new())..(family + 1, Vec::new()))
+                    {
+                        scanned += 1;
+                        if scanned > MAX_STAR_SCAN {
+                            return Err(GraphError::Eval {
+                                origin: program.origin.clone(),
+                                line: pos.line,
+                                column: pos.column,
+                                thread: t as u32,
+                                message: format!(
+                                    "`{text}`: the `*` copies look at more than {MAX_STAR_SCAN} \
+                                     lines in total"
+                                ),
+                            });
+                        }
+                        if idx.len() == pattern.len()
+                            && idx
+                                .iter()
+                                .zip(&pattern)
+                                .all(|(i, p)| p.is_none_or(|p| p == *i))
+                        {
+                            src.push(id);
+                        }
+                    }
                     if src.is_empty() {
                         return Err(GraphError::Eval {
                             origin: program.origin.clone(),
@@ -411,6 +491,15 @@ fn intern(
         return Ok(id);
     }
     let fam = &program.lines[family];
+    let line_name = || {
+        let parts: Vec<String> = idx.iter().map(i64::to_string).collect();
+        format!(
+            "line `{}[{}]` (family declared at line {})",
+            clip(&fam.name),
+            parts.join(","),
+            fam.pos.line
+        )
+    };
     let ctx = Ctx {
         tree,
         places,
@@ -421,8 +510,8 @@ fn intern(
         let t = ctx.eval(e)?;
         if t < 0 || t >= places.len() as i64 {
             return Err(format!(
-                "line `{}{idx:?}`: thread {t} does not exist (0..{})",
-                fam.name,
+                "{}: thread {t} does not exist (threads 0..{})",
+                line_name(),
                 places.len()
             ));
         }
@@ -434,7 +523,17 @@ fn intern(
         },
         Initial::MemoryOfSocket(e) => {
             let s = ctx.eval(e)?;
-            let home = u32::try_from(s).map_err(|_| format!("socket {s} does not exist"))?;
+            let home = u32::try_from(s)
+                .ok()
+                .filter(|&h| h < lines.sockets)
+                .ok_or_else(|| {
+                    format!(
+                        "{}: socket {s} does not exist ({} has sockets 0..{})",
+                        line_name(),
+                        lines.machine,
+                        lines.sockets
+                    )
+                })?;
             LineStart::Memory { home }
         }
         Initial::CacheOfThread(e) => LineStart::Cache {
@@ -460,11 +559,7 @@ fn resolve(
     lines: &mut Lines,
     places: &[Place],
 ) -> Result<LineId, String> {
-    let family = program
-        .lines
-        .iter()
-        .position(|l| l.name == r.family)
-        .ok_or_else(|| format!("unknown line family `{}`", r.family))?;
+    let family = lines.family(&r.family)?;
     let mut idx = Vec::with_capacity(r.indices.len());
     for i in &r.indices {
         match i {
@@ -497,11 +592,7 @@ fn instantiate_op(
                 }
             }
             if src.indices.iter().any(|i| matches!(i, Index::All)) {
-                let family = program
-                    .lines
-                    .iter()
-                    .position(|l| l.name == src.family)
-                    .ok_or_else(|| format!("unknown line family `{}`", src.family))?;
+                let family = lines.family(&src.family)?;
                 let mut pattern = Vec::new();
                 let mut shown = Vec::new();
                 for i in &src.indices {

@@ -7,7 +7,8 @@
 //! E3-linked writes) and its worst case with line stealing (T_max).
 //!
 //! - [`program`]: the program representation and a builder API;
-//! - [`parse`]: the `.cla` text format (errors with line and column);
+//! - [`parse`]: the `.cla` text format (errors with line and column), [`parse::load`] for files;
+//! - [`input`]: reading a user's file (regular files only, size-limited, UTF-8 checked);
 //! - [`instance`]: a program instantiated for a tree and a thread placement;
 //! - [`graph`]: the CLa graph (petgraph), costs and the two analyses;
 //! - [`report`]: text, JSON and Graphviz DOT output.
@@ -34,12 +35,13 @@
 
 pub mod error;
 pub mod graph;
+pub mod input;
 pub mod instance;
 pub mod parse;
 pub mod program;
 pub mod report;
 
-pub use error::{GraphError, ParseError};
+pub use error::{GraphError, InputError, ParseError};
 pub use graph::{Analysis, Bound, ClaGraph, EdgeKind};
 pub use program::Program;
 pub use report::Report;
@@ -104,7 +106,7 @@ pub fn analyze(
             machine.name
         )));
     }
-    let instance = instance::instantiate(program, tree, places)?;
+    let instance = instance::instantiate(program, tree, machine, places)?;
     let graph = ClaGraph::build(instance, machine)?;
     let min = graph.t_min()?;
     let max = graph.t_max()?;

@@ -10,10 +10,25 @@
 //! OP := copy REF -> REF [EXPR] | wait REF [==|>=] EXPR | write REF EXPR | add REF EXPR
 //! ```
 //!
-//! Errors carry the origin, line and column of the offending token.
+//! Errors carry the origin, line and column of the offending token; user text quoted in them is
+//! clipped ([`crate::error::clip`]).
+//!
+//! The parser is recursive descent over expressions, so its recursion is bounded: parentheses,
+//! unary minus and calls nest at most [`MAX_EXPR_DEPTH`] levels, and no expression tree it builds
+//! is taller than that (a chain `1 + 1 + …` of 257 terms is refused at its 256th operator). A line
+//! family has at most [`MAX_INDEX_VARS`] index variables. See `docs/cla.md` §8, "Limits".
 
-use crate::error::ParseError;
+use crate::error::{clip, one_line, GraphError, ParseError};
+use crate::input::{read_text, MAX_PROGRAM_BYTES};
 use crate::program::*;
+use std::path::Path;
+
+/// Read and parse the `.cla` file at `path` (a regular file of at most
+/// [`MAX_PROGRAM_BYTES`], UTF-8; see [`crate::input::read_text`]); errors name the path.
+pub fn load(path: &Path) -> Result<Program, GraphError> {
+    let text = read_text(path, MAX_PROGRAM_BYTES)?;
+    Ok(parse(&one_line(&path.display().to_string()), &text)?)
+}
 
 /// Parse a `.cla` text; `origin` names it in errors.
 pub fn parse(origin: &str, text: &str) -> Result<Program, ParseError> {
@@ -37,6 +52,7 @@ pub fn parse(origin: &str, text: &str) -> Result<Program, ParseError> {
             tokens: &tokens,
             at: 0,
             end_column: content.chars().count() + 1,
+            nesting: 0,
         };
         let first = p.peek_word();
         if !header {
@@ -74,7 +90,10 @@ pub fn parse(origin: &str, text: &str) -> Result<Program, ParseError> {
                         other => {
                             return Err(p.error_at(
                                 column,
-                                &format!("unknown role `{other}` (expected root, inner or leaf)"),
+                                &format!(
+                                    "unknown role `{}` (expected root, inner or leaf)",
+                                    clip(other)
+                                ),
                             ))
                         }
                     };
@@ -160,7 +179,7 @@ fn tokenize(origin: &str, line: usize, text: &str) -> Result<Vec<Token>, ParseEr
                 origin: origin.into(),
                 line,
                 column,
-                message: format!("number `{s}` is too large"),
+                message: format!("number `{}` is too large (at most {})", clip(&s), i64::MAX),
             })?;
             out.push(Token {
                 tok: Tok::Int(v),
@@ -175,7 +194,7 @@ fn tokenize(origin: &str, line: usize, text: &str) -> Result<Vec<Token>, ParseEr
                     origin: origin.into(),
                     line,
                     column,
-                    message: format!("unexpected character `{c}`"),
+                    message: format!("unexpected character `{}`", clip(&c.to_string())),
                 })?;
             out.push(Token {
                 tok: Tok::Sym(sym),
@@ -193,6 +212,8 @@ struct Cursor<'a> {
     tokens: &'a [Token],
     at: usize,
     end_column: usize,
+    /// Open parentheses, unary minus and calls around the token being parsed.
+    nesting: usize,
 }
 
 impl Cursor<'_> {
@@ -244,7 +265,7 @@ impl Cursor<'_> {
     fn describe(&self) -> String {
         match self.peek() {
             None => "the end of the line".into(),
-            Some(Tok::Ident(w)) => format!("`{w}`"),
+            Some(Tok::Ident(w)) => format!("`{}`", clip(w)),
             Some(Tok::Int(i)) => format!("`{i}`"),
             Some(Tok::Sym(s)) => format!("`{s}`"),
         }
@@ -307,8 +328,16 @@ impl Cursor<'_> {
             loop {
                 let column = self.column();
                 let v = self.expect_ident("an index variable")?;
+                if vars.len() == MAX_INDEX_VARS {
+                    return Err(self.error_at(
+                        column,
+                        &format!("a line family has at most {MAX_INDEX_VARS} index variables"),
+                    ));
+                }
                 if vars.contains(&v) {
-                    return Err(self.error_at(column, &format!("index variable `{v}` repeated")));
+                    return Err(
+                        self.error_at(column, &format!("index variable `{}` repeated", clip(&v)))
+                    );
                 }
                 vars.push(v);
                 if self.eat("]") {
@@ -331,13 +360,13 @@ impl Cursor<'_> {
             ("memory" | "cache", _) => {
                 return Err(self.error_at(
                     key_column,
-                    &format!("expected `thread=` or `socket=`, found `{key}`"),
+                    &format!("expected `thread=` or `socket=`, found `{}`", clip(&key)),
                 ))
             }
             _ => {
                 return Err(self.error_at(
                     column,
-                    &format!("expected `memory` or `cache`, found `{place}`"),
+                    &format!("expected `memory` or `cache`, found `{}`", clip(&place)),
                 ))
             }
         };
@@ -411,7 +440,10 @@ impl Cursor<'_> {
             other => {
                 return Err(self.error_at(
                     column,
-                    &format!("unknown operation `{other}` (expected copy, wait, write or add)"),
+                    &format!(
+                        "unknown operation `{}` (expected copy, wait, write or add)",
+                        clip(other)
+                    ),
                 ))
             }
         };
@@ -439,23 +471,64 @@ impl Cursor<'_> {
     }
 
     fn expr(&mut self) -> Result<Expr, ParseError> {
-        let mut left = self.term()?;
+        Ok(self.sum()?.0)
+    }
+
+    /// Enter one more level of parentheses, unary minus or call, refusing the
+    /// [`MAX_EXPR_DEPTH`]+1-th: the parser's recursion is bounded by this count.
+    fn enter(&mut self, column: usize) -> Result<(), ParseError> {
+        self.nesting += 1;
+        if self.nesting > MAX_EXPR_DEPTH {
+            return Err(self.error_at(
+                column,
+                &format!(
+                    "expression nested more than {MAX_EXPR_DEPTH} levels deep (parentheses, \
+                     unary minus and calls each open a level)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuse an expression tree taller than [`MAX_EXPR_DEPTH`] (see [`Expr::depth`]), at the
+    /// operator that makes it so.
+    fn check_height(&self, height: usize, column: usize) -> Result<(), ParseError> {
+        if height > MAX_EXPR_DEPTH {
+            return Err(self.error_at(
+                column,
+                &format!(
+                    "expression more than {MAX_EXPR_DEPTH} operations deep (a chain \
+                     `a + b + c ...` nests one level per operator)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// sum := product (('+' | '-') product)*, with the height of the tree built.
+    fn sum(&mut self) -> Result<(Expr, usize), ParseError> {
+        let (mut left, mut height) = self.product()?;
         loop {
+            let column = self.column();
             let op = if self.eat("+") {
                 BinOp::Add
             } else if self.eat("-") {
                 BinOp::Sub
             } else {
-                return Ok(left);
+                return Ok((left, height));
             };
-            let right = self.term()?;
+            let (right, h) = self.product()?;
+            height = 1 + height.max(h);
+            self.check_height(height, column)?;
             left = Expr::Bin(op, Box::new(left), Box::new(right));
         }
     }
 
-    fn term(&mut self) -> Result<Expr, ParseError> {
-        let mut left = self.factor()?;
+    /// product := factor (('*' | '/' | '%') factor)*
+    fn product(&mut self) -> Result<(Expr, usize), ParseError> {
+        let (mut left, mut height) = self.factor()?;
         loop {
+            let column = self.column();
             let op = if self.eat("*") {
                 BinOp::Mul
             } else if self.eat("/") {
@@ -463,31 +536,40 @@ impl Cursor<'_> {
             } else if self.eat("%") {
                 BinOp::Rem
             } else {
-                return Ok(left);
+                return Ok((left, height));
             };
-            let right = self.factor()?;
+            let (right, h) = self.factor()?;
+            height = 1 + height.max(h);
+            self.check_height(height, column)?;
             left = Expr::Bin(op, Box::new(left), Box::new(right));
         }
     }
 
-    fn factor(&mut self) -> Result<Expr, ParseError> {
+    /// factor := '-' factor | '(' sum ')' | INT | NAME | FUNC '(' sum ')'
+    fn factor(&mut self) -> Result<(Expr, usize), ParseError> {
+        let column = self.column();
         if self.eat("-") {
-            return Ok(Expr::Neg(Box::new(self.factor()?)));
+            self.enter(column)?;
+            let (e, h) = self.factor()?;
+            self.nesting -= 1;
+            self.check_height(h + 1, column)?;
+            return Ok((Expr::Neg(Box::new(e)), h + 1));
         }
         if self.eat("(") {
-            let e = self.expr()?;
+            self.enter(column)?;
+            let inner = self.sum()?;
             self.expect(")")?;
-            return Ok(e);
+            self.nesting -= 1;
+            return Ok(inner);
         }
         match self.peek().cloned() {
             Some(Tok::Int(i)) => {
                 self.next();
-                Ok(Expr::Int(i))
+                Ok((Expr::Int(i), 1))
             }
             Some(Tok::Ident(w)) => {
-                let column = self.column();
                 self.next();
-                Ok(match w.as_str() {
+                let leaf = match w.as_str() {
                     "me" => Expr::Me,
                     "parent" => Expr::Parent,
                     "socket" => Expr::Socket,
@@ -500,23 +582,28 @@ impl Cursor<'_> {
                         } else {
                             Func::SocketOf
                         };
+                        self.enter(column)?;
                         self.expect("(")?;
-                        let arg = self.expr()?;
+                        let (arg, h) = self.sum()?;
                         self.expect(")")?;
-                        Expr::Call(f, Box::new(arg))
+                        self.nesting -= 1;
+                        self.check_height(h + 1, column)?;
+                        return Ok((Expr::Call(f, Box::new(arg)), h + 1));
                     }
                     _ => {
                         if matches!(self.peek(), Some(Tok::Sym("("))) {
                             return Err(self.error_at(
                                 column,
                                 &format!(
-                                    "unknown function `{w}` (expected children_on or socket_of)"
+                                    "unknown function `{}` (expected children_on or socket_of)",
+                                    clip(&w)
                                 ),
                             ));
                         }
                         Expr::Var(w)
                     }
-                })
+                };
+                Ok((leaf, 1))
             }
             _ => Err(self.error_here(&format!(
                 "expected an expression, found {}",

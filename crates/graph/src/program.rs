@@ -20,7 +20,7 @@
 //! assert_eq!(p.blocks.len(), 2);
 //! ```
 
-use crate::error::ParseError;
+use crate::error::{clip, ParseError};
 use std::fmt;
 
 /// The role of a thread in the tree.
@@ -108,50 +108,152 @@ impl Expr {
         Expr::Call(Func::ChildrenOn, Box::new(e))
     }
 
-    fn visit_vars<'a>(&'a self, out: &mut Vec<&'a str>) {
+    /// The variables the expression uses, left to right (an explicit stack: no recursion).
+    pub fn vars(&self) -> Vec<&str> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            match e {
+                Expr::Var(v) => out.push(v.as_str()),
+                Expr::Call(_, a) | Expr::Neg(a) => stack.push(a),
+                Expr::Bin(_, a, b) => {
+                    stack.push(b);
+                    stack.push(a);
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// The height of the expression tree: 1 for a literal, a name or a variable; one more for
+    /// every operator, unary minus or call above it. Computed with an explicit stack, so any
+    /// height can be measured; [`Program::check`] refuses heights above [`MAX_EXPR_DEPTH`].
+    pub fn depth(&self) -> usize {
+        let mut deepest = 0;
+        let mut stack = vec![(self, 1usize)];
+        while let Some((e, d)) = stack.pop() {
+            deepest = deepest.max(d);
+            match e {
+                Expr::Call(_, a) | Expr::Neg(a) => stack.push((a, d + 1)),
+                Expr::Bin(_, a, b) => {
+                    stack.push((a, d + 1));
+                    stack.push((b, d + 1));
+                }
+                _ => {}
+            }
+        }
+        deepest
+    }
+}
+
+/// The deepest expression a program may hold (see [`Expr::depth`]), and the deepest nesting of
+/// parentheses, unary minus and calls the parser follows.
+///
+/// Evaluation, comparison, cloning and `Debug` of an [`Expr`] recurse over its tree, so the
+/// tree's height must be bounded for a hostile `.cla` file not to overflow the stack (printing,
+/// [`Expr::depth`] and dropping use explicit stacks and work at any height). A
+/// left-leaning chain `1 + 1 + … + 1` of n terms has height n, so it is refused from 257 terms
+/// on, with the file, line and column of the operator that crosses the limit (docs/cla.md §8).
+/// Real programs use a handful of levels.
+pub const MAX_EXPR_DEPTH: usize = 256;
+
+/// The most index variables a line family may have (`ack[t,s]` has 2). Lines are keyed by their
+/// index tuples, so the bound keeps every key small; real programs use one or two.
+pub const MAX_INDEX_VARS: usize = 16;
+
+impl fmt::Display for Expr {
+    /// `((me * 2) + 1)`: every binary operation in parentheses. Printed with an explicit stack,
+    /// so an expression of any height prints without recursion.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        enum Piece<'a> {
+            Expr(&'a Expr),
+            Text(&'static str),
+        }
+        let mut stack = vec![Piece::Expr(self)];
+        while let Some(piece) = stack.pop() {
+            let e = match piece {
+                Piece::Text(t) => {
+                    f.write_str(t)?;
+                    continue;
+                }
+                Piece::Expr(e) => e,
+            };
+            match e {
+                Expr::Int(i) => write!(f, "{i}")?,
+                Expr::Me => f.write_str("me")?,
+                Expr::Parent => f.write_str("parent")?,
+                Expr::Socket => f.write_str("socket")?,
+                Expr::NChildren => f.write_str("nchildren")?,
+                Expr::NThreads => f.write_str("nthreads")?,
+                Expr::Rank => f.write_str("rank")?,
+                Expr::Var(v) => f.write_str(v)?,
+                Expr::Call(func, a) => {
+                    f.write_str(match func {
+                        Func::ChildrenOn => "children_on(",
+                        Func::SocketOf => "socket_of(",
+                    })?;
+                    stack.push(Piece::Text(")"));
+                    stack.push(Piece::Expr(a));
+                }
+                Expr::Bin(op, a, b) => {
+                    f.write_str("(")?;
+                    stack.push(Piece::Text(")"));
+                    stack.push(Piece::Expr(b));
+                    stack.push(Piece::Text(match op {
+                        BinOp::Add => " + ",
+                        BinOp::Sub => " - ",
+                        BinOp::Mul => " * ",
+                        BinOp::Div => " / ",
+                        BinOp::Rem => " % ",
+                    }));
+                    stack.push(Piece::Expr(a));
+                }
+                Expr::Neg(a) => {
+                    f.write_str("-")?;
+                    stack.push(Piece::Expr(a));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Expr {
+    fn has_children(&self) -> bool {
+        matches!(self, Expr::Call(..) | Expr::Bin(..) | Expr::Neg(..))
+    }
+
+    /// Move the children that have children of their own onto `stack`, leaving literals.
+    fn detach_children(&mut self, stack: &mut Vec<Expr>) {
+        let mut detach = |child: &mut Box<Expr>| {
+            if child.has_children() {
+                stack.push(std::mem::replace(&mut **child, Expr::Int(0)));
+            }
+        };
         match self {
-            Expr::Var(v) => out.push(v),
-            Expr::Call(_, e) | Expr::Neg(e) => e.visit_vars(out),
+            Expr::Call(_, a) | Expr::Neg(a) => detach(a),
             Expr::Bin(_, a, b) => {
-                a.visit_vars(out);
-                b.visit_vars(out);
+                detach(a);
+                detach(b);
             }
             _ => {}
         }
     }
-
-    /// The variables the expression uses.
-    pub fn vars(&self) -> Vec<&str> {
-        let mut out = Vec::new();
-        self.visit_vars(&mut out);
-        out
-    }
 }
 
-impl fmt::Display for Expr {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Expr::Int(i) => write!(f, "{i}"),
-            Expr::Me => f.write_str("me"),
-            Expr::Parent => f.write_str("parent"),
-            Expr::Socket => f.write_str("socket"),
-            Expr::NChildren => f.write_str("nchildren"),
-            Expr::NThreads => f.write_str("nthreads"),
-            Expr::Rank => f.write_str("rank"),
-            Expr::Var(v) => f.write_str(v),
-            Expr::Call(Func::ChildrenOn, e) => write!(f, "children_on({e})"),
-            Expr::Call(Func::SocketOf, e) => write!(f, "socket_of({e})"),
-            Expr::Bin(op, a, b) => {
-                let s = match op {
-                    BinOp::Add => "+",
-                    BinOp::Sub => "-",
-                    BinOp::Mul => "*",
-                    BinOp::Div => "/",
-                    BinOp::Rem => "%",
-                };
-                write!(f, "({a} {s} {b})")
-            }
-            Expr::Neg(e) => write!(f, "-{e}"),
+impl Drop for Expr {
+    /// Dropping a boxed tree recurses once per level; a tree built in code (the parser refuses
+    /// trees taller than [`MAX_EXPR_DEPTH`]) may be of any height, so its inner nodes are
+    /// detached onto a heap stack first and dropped one by one.
+    fn drop(&mut self) {
+        if !self.has_children() {
+            return;
+        }
+        let mut stack = Vec::new();
+        self.detach_children(&mut stack);
+        while let Some(mut e) = stack.pop() {
+            e.detach_children(&mut stack);
         }
     }
 }
@@ -454,7 +556,69 @@ impl Program {
         p
     }
 
-    /// Check names, arities and variables; positions in errors come from the ops.
+    /// The computed indices of a line reference.
+    fn index_exprs(r: &LineRef) -> impl Iterator<Item = &Expr> {
+        r.indices.iter().filter_map(|i| match i {
+            Index::At(e) => Some(e),
+            Index::All => None,
+        })
+    }
+
+    /// Every expression of the program with the position of its declaration or op.
+    fn expressions(&self) -> Vec<(Pos, &Expr)> {
+        let mut out = Vec::new();
+        for l in &self.lines {
+            match &l.initial {
+                Initial::MemoryOfThread(e)
+                | Initial::MemoryOfSocket(e)
+                | Initial::CacheOfThread(e) => out.push((l.pos, e)),
+            }
+        }
+        for op in self.blocks.iter().flat_map(|b| &b.ops) {
+            if let Some((_, LoopSet::Range(a, b))) = &op.each {
+                out.push((op.pos, a));
+                out.push((op.pos, b));
+            }
+            let mut exprs = Vec::new();
+            match &op.kind {
+                OpKind::Copy { src, dst, lines } => {
+                    exprs.extend(Self::index_exprs(src));
+                    exprs.extend(Self::index_exprs(dst));
+                    exprs.extend(lines);
+                }
+                OpKind::Wait { line, value, .. }
+                | OpKind::Write { line, value }
+                | OpKind::Add { line, value } => {
+                    exprs.extend(Self::index_exprs(line));
+                    exprs.push(value);
+                }
+            }
+            out.extend(exprs.into_iter().map(|e| (op.pos, e)));
+        }
+        out
+    }
+
+    /// Refuse expressions deeper than [`MAX_EXPR_DEPTH`] (a built program can hold any tree; a
+    /// parsed one is refused by the parser already, at the exact column).
+    fn check_depths(&self) -> Result<(), ParseError> {
+        for (pos, e) in self.expressions() {
+            let depth = e.depth();
+            if depth > MAX_EXPR_DEPTH {
+                return Err(ParseError {
+                    origin: self.origin.clone(),
+                    line: pos.line,
+                    column: pos.column,
+                    message: format!(
+                        "expression {depth} levels deep; at most {MAX_EXPR_DEPTH} are allowed"
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Check names, arities, variables and expression depths; positions in errors come from the
+    /// ops.
     pub fn check(&self) -> Result<(), ParseError> {
         let err = |pos: Pos, message: String| ParseError {
             origin: self.origin.clone(),
@@ -462,11 +626,25 @@ impl Program {
             column: pos.column,
             message,
         };
-        for (i, l) in self.lines.iter().enumerate() {
-            if self.lines[..i].iter().any(|o| o.name == l.name) {
+        self.check_depths()?;
+        // Family name -> declaration, built once (a program may declare many families).
+        let mut families: std::collections::HashMap<&str, &LineFamily> =
+            std::collections::HashMap::with_capacity(self.lines.len());
+        for l in &self.lines {
+            if families.insert(l.name.as_str(), l).is_some() {
                 return Err(err(
                     l.pos,
-                    format!("line family `{}` is declared twice", l.name),
+                    format!("line family `{}` is declared twice", clip(&l.name)),
+                ));
+            }
+            if l.vars.len() > MAX_INDEX_VARS {
+                return Err(err(
+                    l.pos,
+                    format!(
+                        "line family `{}` has {} index variables; at most {MAX_INDEX_VARS} are allowed",
+                        clip(&l.name),
+                        l.vars.len()
+                    ),
                 ));
             }
             let expr = match &l.initial {
@@ -479,9 +657,10 @@ impl Program {
                     return Err(err(
                         l.pos,
                         format!(
-                            "`{v}` is not an index variable of `{}` (it has: {})",
-                            l.name,
-                            l.vars.join(", ")
+                            "`{}` is not an index variable of `{}` (it has: {})",
+                            clip(v),
+                            clip(&l.name),
+                            clip(&l.vars.join(", "))
                         ),
                     ));
                 }
@@ -498,7 +677,7 @@ impl Program {
                         if !bound.contains(&v) {
                             return Err(err(
                                 op.pos,
-                                format!("unknown name `{v}` (built-ins: me, parent, socket, nchildren, nthreads, rank; or a `for` variable)"),
+                                format!("unknown name `{}` (built-ins: me, parent, socket, nchildren, nthreads, rank; or a `for` variable)", clip(v)),
                             ));
                         }
                     }
@@ -507,22 +686,25 @@ impl Program {
                 if let Some((_, LoopSet::Range(a, b))) = &op.each {
                     for e in [a, b] {
                         if let Some(v) = e.vars().first() {
-                            return Err(err(op.pos, format!("unknown name `{v}` in a loop range")));
+                            return Err(err(
+                                op.pos,
+                                format!("unknown name `{}` in a loop range", clip(v)),
+                            ));
                         }
                     }
                 }
                 let check_ref = |r: &LineRef, all_ok: bool| -> Result<(), ParseError> {
-                    let fam = self.family(&r.family).ok_or_else(|| {
+                    let fam = families.get(r.family.as_str()).ok_or_else(|| {
                         let known: Vec<&str> = self.lines.iter().map(|l| l.name.as_str()).collect();
                         err(
                             op.pos,
                             format!(
                                 "unknown line family `{}` (declared: {})",
-                                r.family,
+                                clip(&r.family),
                                 if known.is_empty() {
                                     "none".to_string()
                                 } else {
-                                    known.join(", ")
+                                    clip(&known.join(", "))
                                 }
                             ),
                         )
@@ -532,7 +714,7 @@ impl Program {
                             op.pos,
                             format!(
                                 "`{}` takes {} index(es), got {}",
-                                r.family,
+                                clip(&r.family),
                                 fam.vars.len(),
                                 r.indices.len()
                             ),

@@ -32,6 +32,10 @@ pub struct NodeRow {
     pub finish_min_ns: f64,
     /// On the T_min critical path.
     pub critical: bool,
+    /// A write of an E3 group: `cost_min_ns` is its cost in the group's visiting order on the
+    /// critical path, while `finish_min_ns` is its start plus its first-come cost (when its own
+    /// thread goes on; docs/cla.md §5), so `finish_min_ns - start_min_ns` may differ from it.
+    pub e3_write: bool,
 }
 
 /// One edge in the report.
@@ -90,6 +94,11 @@ impl Report {
         max: &Analysis,
     ) -> Report {
         let on_path: BTreeSet<usize> = min.path.iter().copied().collect();
+        let e3_writes: BTreeSet<usize> = graph
+            .groups()
+            .into_iter()
+            .flat_map(|(_, members)| members)
+            .collect();
         let path_edges: BTreeSet<(usize, usize)> =
             min.path.windows(2).map(|w| (w[0], w[1])).collect();
         let nodes = (0..graph.len())
@@ -107,6 +116,7 @@ impl Report {
                     start_min_ns: round3(min.start[i]),
                     finish_min_ns: round3(min.finish[i]),
                     critical: on_path.contains(&i),
+                    e3_write: e3_writes.contains(&i),
                 }
             })
             .collect();
@@ -160,6 +170,23 @@ impl Report {
             self.qpi_transfers
         );
         let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "operations, ns: `>` on the T_min critical path, `*` free by rule 3 (same line as the \
+             thread's previous op)"
+        );
+        if self.nodes.iter().any(|n| n.e3_write) {
+            let _ = writeln!(
+                out,
+                "E3 writes: their T_min cost is the cost in the visiting order of the critical \
+                 path; their T_min finish is start + first-come cost (when the writer goes on)"
+            );
+        }
+        let _ = writeln!(
+            out,
+            "    {:<5} {:<34} {:>10}     {:>10} {:>12}",
+            "node", "operation", "T_min cost", "T_max cost", "T_min finish"
+        );
         for t in &self.threads {
             let _ = writeln!(
                 out,
@@ -171,14 +198,23 @@ impl Report {
                 t.parent.map_or(String::new(), |p| format!(", parent {p}"))
             );
             for n in self.nodes.iter().filter(|n| n.thread == t.id) {
+                let note = if n.e3_write {
+                    format!(
+                        "  (E3 write: first-come cost {:.3})",
+                        n.finish_min_ns - n.start_min_ns
+                    )
+                } else {
+                    String::new()
+                };
                 let _ = writeln!(
                     out,
-                    "  {} n{:<3} {:<34} min {:>8.3}{} max {:>8.3}  finish {:>9.3}",
+                    "  {} {:<5} {:<34} {:>10.3}{}{} {:>10.3} {:>12.3}{note}",
                     if n.critical { '>' } else { ' ' },
-                    n.id,
+                    format!("n{}", n.id),
                     n.op,
                     n.cost_min_ns,
                     if n.starred { '*' } else { ' ' },
+                    if n.e3_write { " E3" } else { "   " },
                     n.cost_max_ns,
                     n.finish_min_ns
                 );

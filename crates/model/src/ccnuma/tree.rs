@@ -38,8 +38,8 @@ pub enum TreeError {
         /// Largest id present.
         largest: u32,
     },
-    /// A parent array with a cycle.
-    #[error("nodes {0:?} form a cycle")]
+    /// A parent array with a cycle (the message names at most the first 10 nodes).
+    #[error("nodes {} form a cycle", list_clipped(.0))]
     Cycle(Vec<u32>),
     /// A parent array without a root or with several.
     #[error("a tree has exactly one root (parent -1); found {0}")]
@@ -116,17 +116,20 @@ impl RootedTree {
                 seen[v as usize] = true;
             }
             let start = (0..n).find(|&i| !seen[i]).unwrap_or(0);
-            // Walk up from an unreached node until a node repeats: that is the cycle.
+            // Walk up from an unreached node until a node repeats: that is the cycle. Positions
+            // on the walk are remembered, so a long cycle costs linear time.
             let mut path: Vec<u32> = Vec::new();
+            let mut at: Vec<Option<usize>> = vec![None; n];
             let mut v = start as u32;
-            while !path.contains(&v) {
+            while at[v as usize].is_none() {
+                at[v as usize] = Some(path.len());
                 path.push(v);
                 match parents[v as usize] {
                     Some(p) => v = p,
                     None => break,
                 }
             }
-            let from = path.iter().position(|&x| x == v).unwrap_or(0);
+            let from = at[v as usize].unwrap_or(0);
             let mut cycle = path[from..].to_vec();
             cycle.sort_unstable();
             return Err(TreeError::Cycle(cycle));
@@ -384,12 +387,43 @@ fn parse_parent_array(text: &str) -> Result<RootedTree, TreeError> {
         let value = part.trim();
         let v: i64 = value.parse().map_err(|_| TreeError::Syntax {
             column: offset + 1 + (part.len() - part.trim_start().len()),
-            message: format!("`{value}` is not a parent id (an integer, -1 for the root)"),
+            message: format!(
+                "`{}` is not a parent id (an integer, -1 for the root)",
+                clip(value)
+            ),
         })?;
         parents.push(v);
         offset += part.len() + 1;
     }
     RootedTree::from_signed_parents(&parents)
+}
+
+/// User text quoted in an error: at most 40 characters, then an ellipsis and the length, control
+/// characters escaped (a 300-digit number or a 20,000-node tree is not echoed in full).
+fn clip(text: &str) -> String {
+    let escape = |c: char| -> String {
+        if c.is_control() {
+            c.escape_default().collect()
+        } else {
+            c.to_string()
+        }
+    };
+    let count = text.chars().count();
+    let head: String = text.chars().take(40).map(escape).collect();
+    if count <= 40 {
+        head
+    } else {
+        format!("{head}… [{count} characters]")
+    }
+}
+
+/// At most the first 10 nodes of a list, then how many there are.
+fn list_clipped(nodes: &[u32]) -> String {
+    if nodes.len() <= 10 {
+        format!("{nodes:?}")
+    } else {
+        format!("{:?}… [{} nodes]", &nodes[..10], nodes.len())
+    }
 }
 
 struct Nested<'a> {
@@ -425,7 +459,11 @@ impl Nested<'_> {
         let text = std::str::from_utf8(&self.bytes[start..self.pos]).unwrap_or("");
         text.parse().map_err(|_| TreeError::Syntax {
             column: start + 1,
-            message: format!("node id `{text}` is too large"),
+            message: format!(
+                "node id `{}` is too large (at most {})",
+                clip(text),
+                u32::MAX
+            ),
         })
     }
 
