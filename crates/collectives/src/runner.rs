@@ -417,7 +417,11 @@ fn participant(
         control.fail(RunError::Pin { thread: me, cpu });
         return None;
     }
-    let waiter = Waiter::new(me, options.timeout, &control.abort);
+    let shares_cpu = options.cpus.len() < options.threads as usize;
+    let mut waiter = Waiter::new(me, options.timeout, &control.abort);
+    if shares_cpu {
+        waiter = waiter.with_yield_after(Duration::ZERO);
+    }
     let leader = me == 0;
     let mut samples = Vec::with_capacity(if leader {
         usize::try_from(options.iterations.min(1 << 24)).unwrap_or(0)

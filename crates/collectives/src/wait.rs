@@ -7,7 +7,7 @@
 //!
 //! The spin checks the condition 64 times between two reads of the clock (a clock read costs about
 //! as much as a line transfer, so it is kept off the fast path), and after [`YIELD_AFTER`] of
-//! spinning it also yields the CPU at every clock read: a thread that waits that long is waiting
+//! spinning (at once, for threads that share a CPU) it also yields the CPU at every clock read: a thread that waits that long is waiting
 //! for a thread that is not running (an oversubscribed or loaded machine), and a real collective on
 //! a dedicated CPU completes in microseconds.
 
@@ -121,6 +121,7 @@ pub struct Waiter<'a> {
     thread: u32,
     timeout: Duration,
     abort: &'a AtomicBool,
+    yield_after: Duration,
 }
 
 impl<'a> Waiter<'a> {
@@ -131,7 +132,15 @@ impl<'a> Waiter<'a> {
             thread,
             timeout,
             abort,
+            yield_after: YIELD_AFTER,
         }
+    }
+
+    /// The same waiter yielding its CPU after `spin` of spinning instead of [`YIELD_AFTER`]
+    /// (zero: at every clock read, for threads that share a CPU).
+    pub fn with_yield_after(mut self, spin: Duration) -> Self {
+        self.yield_after = spin;
+        self
     }
 
     /// The thread this waiter belongs to.
@@ -179,7 +188,7 @@ impl<'a> Waiter<'a> {
                     timeout: self.timeout,
                 });
             }
-            if waited > YIELD_AFTER {
+            if waited >= self.yield_after {
                 std::thread::yield_now();
             }
         }

@@ -28,8 +28,8 @@ fn tree(text: &str) -> RootedTree {
 fn broadcast_two_threads_thousands_of_iterations() {
     // Both roots: 0(1) and 1(0).
     for t in ["0(1)", "1(0)"] {
-        let m = runner::run(&Job::Broadcast(tree(t)), &options(2, 3000)).unwrap();
-        assert_eq!(m.samples_ns.len(), 3000);
+        let m = runner::run(&Job::Broadcast(tree(t)), &options(2, 2000)).unwrap();
+        assert_eq!(m.samples_ns.len(), 2000);
         assert!(m.samples_ns.iter().all(|&x| x > 0.0));
     }
 }
@@ -38,7 +38,7 @@ fn broadcast_two_threads_thousands_of_iterations() {
 fn barrier_two_threads_thousands_of_iterations_with_staggered_arrivals() {
     // n = 2: m = 1, r = 1 (seed 000 Table B.2). Arrivals staggered by up to 20 µs, so a barrier
     // that let a thread out early would be caught by the arrival check.
-    let mut o = options(2, 3000);
+    let mut o = options(2, 2000);
     o.arrival_jitter = Duration::from_micros(20);
     let m = runner::run(
         &Job::Barrier {
@@ -48,46 +48,40 @@ fn barrier_two_threads_thousands_of_iterations_with_staggered_arrivals() {
         &o,
     )
     .unwrap();
-    assert_eq!(m.samples_ns.len(), 3000);
+    assert_eq!(m.samples_ns.len(), 2000);
 }
 
 #[test]
 fn reduce_two_threads_thousands_of_iterations() {
     for t in ["0(1)", "1(0)"] {
-        let m = runner::run(&Job::Reduce(tree(t)), &options(2, 3000)).unwrap();
-        assert_eq!(m.samples_ns.len(), 3000);
+        let m = runner::run(&Job::Reduce(tree(t)), &options(2, 2000)).unwrap();
+        assert_eq!(m.samples_ns.len(), 2000);
     }
 }
 
 #[test]
 fn larger_trees_and_degrees_are_correct_when_sharing_cpus() {
     // More threads than CPUs on a small machine: slow (waits yield), but still correct.
-    let five = [
-        shapes::flat(5),
-        shapes::k_ary(5, 2),
-        shapes::binomial(5),
-        shapes::level_degrees(5, &[2, 1]).unwrap(),
+    let four = [
+        shapes::flat(4),
+        shapes::k_ary(4, 2),
+        shapes::binomial(4),
+        shapes::level_degrees(4, &[1, 2]).unwrap(),
     ];
-    for parents in &five {
+    for parents in &four {
         let t = RootedTree::from_parents(parents).unwrap();
-        runner::run(&Job::Broadcast(t.clone()), &options(5, 100)).unwrap();
-        runner::run(&Job::Reduce(t), &options(5, 100)).unwrap();
+        runner::run(&Job::Broadcast(t.clone()), &options(4, 25)).unwrap();
+        runner::run(&Job::Reduce(t), &options(4, 25)).unwrap();
     }
     // An explicit tree rooted elsewhere.
-    runner::run(&Job::Broadcast(tree("2(0,1(3,4))")), &options(5, 100)).unwrap();
-    runner::run(&Job::Reduce(tree("2(0,1(3,4))")), &options(5, 100)).unwrap();
-    // Degrees 1..=4 on 5 threads with the rounds of Eq. 4.11 (m = 1: ⌈log2 5⌉ = 3).
-    for (m, r) in [(1, 3), (2, 3), (3, 2), (4, 2)] {
-        let mut o = options(5, 100);
+    runner::run(&Job::Broadcast(tree("2(0,1(3))")), &options(4, 25)).unwrap();
+    runner::run(&Job::Reduce(tree("2(0,1(3))")), &options(4, 25)).unwrap();
+    // Degrees 1..=3 on 4 threads with the rounds of Eq. 4.11 (m = 1: ⌈log2 4⌉ = 2;
+    // m = 2: ⌈log2 4⌉ = 2; m = 3: ⌈log3 4⌉ = 2).
+    for (m, r) in [(1, 2), (2, 2), (3, 2)] {
+        let mut o = options(4, 25);
         o.arrival_jitter = Duration::from_micros(20);
-        runner::run(
-            &Job::Barrier {
-                degree: m,
-                rounds: r,
-            },
-            &o,
-        )
-        .unwrap();
+        runner::run(&Job::Barrier { degree: m, rounds: r }, &o).unwrap();
     }
 }
 
