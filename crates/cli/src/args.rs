@@ -44,6 +44,10 @@ pub enum Command {
     Explore(crate::explore_cmd::ExploreCommand),
     /// Build the CLa dependency graph of a `.cla` program on a tree: critical path, T_min, T_max.
     Graph(crate::graph_cmd::GraphArgs),
+    /// Execute a collective on this host with pinned threads: measured latencies beside T_min, T_max.
+    Run(crate::run_cmd::RunArgs),
+    /// Measure candidates over thread counts on this host and score the model's predictions.
+    Validate(crate::validate_cmd::ValidateArgs),
 }
 
 /// Output formats of the tuning commands.

@@ -8,8 +8,10 @@ mod explore_cmd;
 mod graph_cmd;
 mod machines_cmd;
 mod paper;
+mod run_cmd;
 mod tables;
 mod tune_cmd;
+mod validate_cmd;
 
 use args::{Cli, Command};
 use clap::Parser;
@@ -30,6 +32,8 @@ fn run(cli: &Cli) -> anyhow::Result<String> {
         Command::Machines(a) => machines_cmd::run(a),
         Command::Explore(c) => explore_cmd::run(c),
         Command::Graph(a) => graph_cmd::render(a),
+        Command::Run(a) => run_cmd::run(a),
+        Command::Validate(a) => validate_cmd::run(a),
     }
 }
 

@@ -81,7 +81,14 @@ fn larger_trees_and_degrees_are_correct_when_sharing_cpus() {
     for (m, r) in [(1, 2), (2, 2), (3, 2)] {
         let mut o = options(4, 25);
         o.arrival_jitter = Duration::from_micros(20);
-        runner::run(&Job::Barrier { degree: m, rounds: r }, &o).unwrap();
+        runner::run(
+            &Job::Barrier {
+                degree: m,
+                rounds: r,
+            },
+            &o,
+        )
+        .unwrap();
     }
 }
 
