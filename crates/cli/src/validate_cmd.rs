@@ -95,6 +95,12 @@ struct Scores {
 /// Run `modelopt validate` and return its output.
 pub fn run(args: &ValidateArgs) -> anyhow::Result<String> {
     let machine = load_machine(&args.machine)?;
+    // Refuse a bad plot name before minutes of measurement.
+    let plot_format = args
+        .plot
+        .as_deref()
+        .map(ImageFormat::from_path)
+        .transpose()?;
     let setup = Setup::new(
         &machine,
         args.collective,
@@ -129,8 +135,7 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<String> {
         summary: score(&runs),
         runs,
     };
-    if let Some(path) = &args.plot {
-        let format = ImageFormat::from_path(path)?;
+    if let (Some(path), Some(format)) = (&args.plot, plot_format) {
         let chart = BoxChart {
             title: format!(
                 "{} on this host: measured vs {} model",
