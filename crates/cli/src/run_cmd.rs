@@ -178,8 +178,13 @@ impl<'m> Setup<'m> {
 
     /// Resolve, run and price every candidate on `threads` threads.
     pub fn measure(&self, threads: u32, specs: &CandidateSpecs) -> anyhow::Result<RunReport> {
-        let assigned = assign_cpus(threads, &self.cpus, self.oversubscribe)
-            .map_err(|e| anyhow!("--threads {threads}: {e}; pass --oversubscribe to run anyway"))?;
+        let assigned =
+            assign_cpus(threads, &self.cpus, self.oversubscribe).map_err(|e| match e {
+                runner::RunError::TooManyThreads { .. } => {
+                    anyhow!("--threads {threads}: {e}; pass --oversubscribe to run anyway")
+                }
+                _ => anyhow!("--threads {threads}: {e}"),
+            })?;
         let model = Model::new(self.machine, self.collective, threads)?;
         let candidates = resolve(self.collective, threads, specs, &model)?;
         let mut rows = Vec::with_capacity(candidates.len());
@@ -255,6 +260,9 @@ pub(crate) fn parse_cpu_list(text: &str) -> anyhow::Result<Vec<usize>> {
             return Err(bad(part));
         }
         out.extend(lo..=hi);
+        if out.len() > 65_536 {
+            bail!("--cpus: more than 65536 CPUs listed");
+        }
     }
     if out.is_empty() {
         bail!("--cpus: no CPU given");
@@ -630,22 +638,32 @@ fn render_text(report: &RunReport) -> String {
     out.push('\n');
     out.push_str(&table(report));
     out.push('\n');
-    let names = |order: Vec<usize>| -> String {
-        order
-            .iter()
-            .map(|&i| report.candidates[i].label.clone())
-            .collect::<Vec<_>>()
-            .join(" < ")
+    // `<` between candidates ranked apart, `,` between ties (same T_min, or same median and p5).
+    let names = |order: Vec<usize>, key: &dyn Fn(usize) -> (f64, f64)| -> String {
+        let mut text = String::new();
+        for (pos, &i) in order.iter().enumerate() {
+            if pos > 0 {
+                let tied = key(order[pos - 1]) == key(i);
+                text.push_str(if tied { ", " } else { " < " });
+            }
+            text.push_str(&report.candidates[i].label);
+        }
+        text
+    };
+    let by_prediction = |i: usize| (report.candidates[i].predicted_min_ns.unwrap_or(0.0), 0.0);
+    let by_measurement = |i: usize| {
+        let m = &report.candidates[i].measured;
+        (m.median, m.p5)
     };
     let _ = writeln!(
         out,
         "predicted ranking (T_min):  {}",
-        or_none(names(report.predicted_order()))
+        or_none(names(report.predicted_order(), &by_prediction))
     );
     let _ = writeln!(
         out,
         "measured ranking (median):  {}",
-        names(report.measured_order())
+        names(report.measured_order(), &by_measurement)
     );
     let _ = writeln!(
         out,

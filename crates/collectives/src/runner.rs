@@ -37,6 +37,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// The most iterations one run takes (each keeps one 8-byte sample).
+pub const MAX_ITERATIONS: u64 = 10_000_000;
+
+/// With oversubscription, at most this many threads share one CPU.
+pub const MAX_THREADS_PER_CPU: usize = 8;
+
 /// A collective to execute.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Job {
@@ -245,6 +251,12 @@ pub fn assign_cpus(
             cpus: cpus.len(),
         });
     }
+    if threads as usize > cpus.len().saturating_mul(MAX_THREADS_PER_CPU) {
+        return Err(RunError::Config(format!(
+            "{threads} threads on {} CPUs: at most {MAX_THREADS_PER_CPU} threads may share a CPU",
+            cpus.len()
+        )));
+    }
     Ok((0..threads as usize)
         .map(|t| cpus[t % cpus.len()])
         .collect())
@@ -328,8 +340,20 @@ pub fn run(job: &Job, options: &RunOptions) -> Result<Measurement, RunError> {
     if options.iterations == 0 {
         return Err(RunError::Config("at least one iteration is needed".into()));
     }
+    if options.iterations > MAX_ITERATIONS {
+        return Err(RunError::Config(format!(
+            "{} iterations: at most {MAX_ITERATIONS} in one run",
+            options.iterations
+        )));
+    }
     if options.cpus.is_empty() {
         return Err(RunError::Config("no CPU to run on".into()));
+    }
+    if n as usize > options.cpus.len().saturating_mul(MAX_THREADS_PER_CPU) {
+        return Err(RunError::Config(format!(
+            "{n} threads on {} CPUs: at most {MAX_THREADS_PER_CPU} threads may share a CPU",
+            options.cpus.len()
+        )));
     }
     let tree_fits = |tree: &RootedTree| -> Result<(), RunError> {
         if tree.len() != n as usize {

@@ -155,6 +155,12 @@ fn more_threads_than_cpus_is_refused_unless_allowed() {
     );
     assert_eq!(assign_cpus(3, &[0, 1], true).unwrap(), vec![0, 1, 0]);
     assert_eq!(assign_cpus(2, &[4, 6], false).unwrap(), vec![4, 6]);
+    // At most 8 threads share a CPU: 17 on 2 CPUs is refused even when sharing is allowed.
+    assert_eq!(assign_cpus(16, &[0, 1], true).unwrap().len(), 16);
+    assert!(matches!(
+        assign_cpus(17, &[0, 1], true),
+        Err(RunError::Config(_))
+    ));
 }
 
 #[test]
@@ -170,6 +176,18 @@ fn cpus_outside_the_allowed_set_are_refused() {
 
 #[test]
 fn mismatched_jobs_are_refused_before_starting() {
+    let mut o = options(2, runner::MAX_ITERATIONS + 1);
+    assert!(matches!(
+        runner::run(&Job::Broadcast(tree("0(1)")), &o),
+        Err(RunError::Config(_))
+    ));
+    o.iterations = 10;
+    o.threads = 9;
+    o.cpus = vec![0];
+    assert!(matches!(
+        runner::run(&Job::Broadcast(tree("0(1)")), &o),
+        Err(RunError::Config(_))
+    ));
     let o = options(3, 10);
     assert!(matches!(
         runner::run(&Job::Broadcast(tree("0(1)")), &o),
