@@ -339,6 +339,40 @@ mod tests {
         assert!(Shape::parse("0(1,1)").is_err());
     }
 
+    proptest::proptest! {
+        #[test]
+        fn every_shape_is_a_tree_rooted_at_zero(n in 1u32..300, k in 1u32..9) {
+            for parents in [flat(n), k_ary(n, k), binomial(n)] {
+                let tree = RootedTree::from_parents(&parents).unwrap();
+                proptest::prop_assert_eq!(tree.len(), n as usize);
+                proptest::prop_assert_eq!(tree.root(), 0);
+                // Parents precede children: ids grow down every path.
+                proptest::prop_assert!(parents.iter().enumerate().all(|(i, p)| p.is_none_or(|p| (p as usize) < i)));
+            }
+            // k-ary: no node has more than k children.
+            let tree = RootedTree::from_parents(&k_ary(n, k)).unwrap();
+            proptest::prop_assert!((0..n).all(|v| tree.children(v).len() <= k as usize));
+        }
+
+        #[test]
+        fn level_trees_respect_their_degrees(n in 1u32..200, ks in proptest::collection::vec(1u32..6, 1..5)) {
+            match level_degrees(n, &ks) {
+                Ok(parents) => {
+                    let tree = RootedTree::from_parents(&parents).unwrap();
+                    proptest::prop_assert_eq!(tree.len(), n as usize);
+                    // A node at depth i − 1 has at most k_i children; no node is deeper than d.
+                    let depth = tree.depths();
+                    for v in 0..n {
+                        let d = depth[v as usize] as usize;
+                        let limit = ks.get(d).copied().unwrap_or(0) as usize;
+                        proptest::prop_assert!(tree.children(v).len() <= limit);
+                    }
+                }
+                Err(_) => proptest::prop_assert!(coverage(&ks) < u64::from(n)),
+            }
+        }
+    }
+
     #[test]
     fn explicit_tree_must_match_the_threads() {
         let shape = Shape::parse("0(1(3),2)").unwrap();
