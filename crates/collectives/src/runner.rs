@@ -307,6 +307,8 @@ struct Slot {
 
 struct Control {
     origin: Instant,
+    /// Whether two threads run on one CPU: waits then yield at once.
+    shares_cpu: bool,
     prepare: CachePadded<AtomicU64>,
     go: CachePadded<AtomicU64>,
     start_ns: CachePadded<AtomicU64>,
@@ -378,8 +380,15 @@ pub fn run(job: &Job, options: &RunOptions) -> Result<Measurement, RunError> {
             Shared::Reduce(SmallTreeReduce::new(tree))
         }
     };
+    let cpus: Vec<usize> = (0..n as usize)
+        .map(|t| options.cpus[t % options.cpus.len()])
+        .collect();
+    let mut distinct = cpus.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
     let control = Control {
         origin: Instant::now(),
+        shares_cpu: distinct.len() < cpus.len(),
         prepare: CachePadded::new(AtomicU64::new(0)),
         go: CachePadded::new(AtomicU64::new(0)),
         start_ns: CachePadded::new(AtomicU64::new(0)),
@@ -390,9 +399,6 @@ pub fn run(job: &Job, options: &RunOptions) -> Result<Measurement, RunError> {
             .collect(),
         errors: Mutex::new(Vec::new()),
     };
-    let cpus: Vec<usize> = (0..n as usize)
-        .map(|t| options.cpus[t % options.cpus.len()])
-        .collect();
     let mut samples = Vec::new();
     let mut late = 0;
     std::thread::scope(|s| {
@@ -441,9 +447,8 @@ fn participant(
         control.fail(RunError::Pin { thread: me, cpu });
         return None;
     }
-    let shares_cpu = options.cpus.len() < options.threads as usize;
     let mut waiter = Waiter::new(me, options.timeout, &control.abort);
-    if shares_cpu {
+    if control.shares_cpu {
         waiter = waiter.with_yield_after(Duration::ZERO);
     }
     let leader = me == 0;
@@ -540,7 +545,14 @@ fn iteration(
     } else {
         start
     };
-    waiter.wait(Stage::StartInstant, || control.now_ns() >= enter)?;
+    // Spin without yielding until the start instant (unless threads share CPUs): a thread that
+    // yields here may not be running when the instant comes.
+    let start_waiter = if control.shares_cpu {
+        *waiter
+    } else {
+        waiter.with_yield_after(Duration::MAX)
+    };
+    start_waiter.wait(Stage::StartInstant, || control.now_ns() >= enter)?;
     if options.stall
         == Some(Stall {
             thread: me,
