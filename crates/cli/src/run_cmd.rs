@@ -683,7 +683,8 @@ fn render_text(report: &RunReport) -> String {
     if late > 0 {
         let _ = writeln!(
             out,
-            "note: {late} iterations started late (a thread saw the start signal after the start instant; raise --gap-us or free the CPUs)"
+            "note: {late} {} started late (a thread saw the start signal after the start instant; raise --gap-us or free the CPUs)",
+            if late == 1 { "iteration" } else { "iterations" }
         );
     }
     out

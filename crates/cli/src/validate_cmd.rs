@@ -363,7 +363,8 @@ fn render_text(v: &Validation) -> String {
     if late > 0 {
         let _ = writeln!(
             out,
-            "note: {late} iterations started late (a thread saw the start signal after the start instant; raise --gap-us or free the CPUs)"
+            "note: {late} {} started late (a thread saw the start signal after the start instant; raise --gap-us or free the CPUs)",
+            if late == 1 { "iteration" } else { "iterations" }
         );
     }
     if s.best_compared == 0 {
