@@ -47,6 +47,10 @@ pub enum Command {
     Graph(crate::graph_cmd::GraphArgs),
     /// Tuning files for MPI libraries (Open MPI rules, MPICH JSON, UCC tune) from a model.
     Export(crate::export_cmd::ExportArgs),
+    /// Execute a collective on this host with pinned threads: measured latencies beside T_min, T_max.
+    Run(crate::run_cmd::RunArgs),
+    /// Measure candidates over thread counts on this host and score the model's predictions.
+    Validate(crate::validate_cmd::ValidateArgs),
 }
 
 /// Output formats of the tuning commands.

@@ -11,8 +11,10 @@ mod job;
 mod machines_cmd;
 mod output;
 mod paper;
+mod run_cmd;
 mod tables;
 mod tune_cmd;
+mod validate_cmd;
 
 use args::{Cli, Command};
 use clap::Parser;
@@ -34,6 +36,8 @@ fn run(cli: &Cli) -> anyhow::Result<String> {
         Command::Explore(c) => explore::run(c),
         Command::Graph(a) => graph_cmd::render(a),
         Command::Export(a) => export_cmd::run(a),
+        Command::Run(a) => run_cmd::run(a),
+        Command::Validate(a) => validate_cmd::run(a),
     }
 }
 

@@ -6,7 +6,9 @@
 //!   one line per algorithm (or per machine), the best-case (min) model as the line and the
 //!   min-max range as a shaded band;
 //! - **optimal parameters** (d, k_i, m, r, k, ...) against the same axis, the way seed 000's
-//!   Appendix B tables would look as a picture.
+//!   Appendix B tables would look as a picture;
+//! - **measured box plots over the predicted band** ([`render_boxes`]): what `modelopt validate`
+//!   draws, as seed 001 Fig. 3 does.
 //!
 //! SVG and PNG. Text is drawn with plotters' `ab_glyph` renderer and the embedded Open Sans font
 //! (`assets/`, Apache-2.0), so no system font library is needed to build or to draw; PNGs are
@@ -25,7 +27,10 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod boxes;
 mod glyphs;
+
+pub use boxes::{render_boxes, write_boxes, BoxChart, BoxItem};
 
 use modelopt_model::{Metric, Params};
 use modelopt_optimizer::sweep::Row;

@@ -1,0 +1,799 @@
+//! `modelopt run COLLECTIVE`: execute the collective the model prices on this host, with real
+//! pinned threads, and show the measured latencies next to the predicted T_min and T_max.
+//!
+//! Candidates are trees (`--tree`, broadcast and reduction) or degrees (`--degree`, barrier);
+//! `optimal` is what the optimizer finds for the machine file. Each candidate is run
+//! `--iterations` times by [`modelopt_collectives::runner`] (every iteration started on a
+//! timestamp interval and checked), priced with the machine's `Algorithm::cost`, and ranked both
+//! ways. Candidates that are the same job (on 2 threads every tree is `0(1)`) run once, under all
+//! their names. `docs/run.md` describes what is measured and how.
+
+use crate::args::MachineFlag;
+use crate::job::{check_threads, load_machine};
+use anyhow::{anyhow, bail, Context};
+use clap::{Args, ValueEnum};
+use modelopt_collectives::barrier::DisseminationBarrier;
+use modelopt_collectives::runner::{self, allowed_cpus, assign_cpus, select_cpus};
+use modelopt_collectives::stats::kendall_tau_b;
+use modelopt_collectives::{shapes, Job, Shape, Summary};
+use modelopt_model::ccnuma::tree::RootedTree;
+use modelopt_model::ccnuma::Ccnuma;
+use modelopt_model::{Collective, Machine, Params, Request, SpaceOptions};
+use modelopt_optimizer::{tune, Objective, SearchOptions};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+/// The collectives `run` and `validate` can execute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunCollective {
+    /// The one-line broadcast over a rooted tree (seed 001 Fig. 1).
+    Bcast,
+    /// The dissemination barrier of degree m (seed 000 Fig. 4.3).
+    Barrier,
+    /// The small reduction up a tree (seed 000 §4.3).
+    Reduce,
+}
+
+impl RunCollective {
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RunCollective::Bcast => "bcast",
+            RunCollective::Barrier => "barrier",
+            RunCollective::Reduce => "reduce",
+        }
+    }
+
+    fn collective(self) -> Collective {
+        match self {
+            RunCollective::Bcast => Collective::Bcast,
+            RunCollective::Barrier => Collective::Barrier,
+            RunCollective::Reduce => Collective::Reduce,
+        }
+    }
+
+    /// The model algorithm that prices this implementation, by family.
+    fn algorithm_names(self) -> &'static [&'static str] {
+        match self {
+            RunCollective::Bcast => &["cla-tree", "small-tree"],
+            RunCollective::Barrier => &["dissemination"],
+            RunCollective::Reduce => &["small-tree"],
+        }
+    }
+}
+
+/// Output formats of `run` and `validate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunFormat {
+    /// A readable table.
+    Text,
+    /// One JSON object.
+    Json,
+}
+
+/// Flags of `modelopt run`.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// The collective to execute.
+    #[arg(value_enum)]
+    pub collective: RunCollective,
+    #[command(flatten)]
+    pub machine: MachineFlag,
+    /// Threads taking part (at least 2; at most the CPUs this process may use).
+    #[arg(long, short = 'n')]
+    pub threads: u32,
+    /// Trees (bcast, reduce), comma-separated: optimal, flat, binary, binomial, k-ary:K,
+    /// levels:K1/K2/..., or an explicit tree such as 0(1(3),2).
+    #[arg(long, default_value = "optimal,flat,binary,binomial")]
+    pub tree: String,
+    /// Barrier degrees m, comma-separated: optimal, all (every m the rounds rule allows), or numbers.
+    #[arg(long, default_value = "optimal,all")]
+    pub degree: String,
+    /// Timed, checked iterations per candidate.
+    #[arg(long, default_value_t = 1000)]
+    pub iterations: u64,
+    /// CPUs to run on, e.g. 0,1 or 0-3,8 (default: every CPU this process may use).
+    #[arg(long)]
+    pub cpus: Option<String>,
+    /// Allow more threads than CPUs (threads share CPUs; latencies then measure the scheduler).
+    #[arg(long)]
+    pub oversubscribe: bool,
+    /// Give up a wait after this many milliseconds.
+    #[arg(long, default_value_t = 10_000)]
+    pub timeout_ms: u64,
+    /// Start instant of each iteration this many microseconds after it is announced.
+    #[arg(long, default_value_t = 100)]
+    pub gap_us: u64,
+    /// Allow more threads than the machine file describes (the model extrapolates).
+    #[arg(long)]
+    pub extrapolate: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = RunFormat::Text)]
+    pub format: RunFormat,
+}
+
+/// Run `modelopt run` and return its output.
+pub fn run(args: &RunArgs) -> anyhow::Result<String> {
+    let machine = load_machine(&args.machine.machine)?;
+    let setup = Setup::new(
+        &machine,
+        args.collective,
+        args.cpus.as_deref(),
+        args.oversubscribe,
+        args.iterations,
+        args.timeout_ms,
+        args.gap_us,
+    )?;
+    check_threads(&machine, args.threads, args.extrapolate)?;
+    let specs = CandidateSpecs::parse(args.collective, &args.tree, &args.degree)?;
+    let report = setup.measure(args.threads, &specs)?;
+    Ok(match args.format {
+        RunFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+        RunFormat::Text => render_text(&report),
+    })
+}
+
+/// What is fixed across thread counts: machine, collective, CPUs, runner options.
+pub(crate) struct Setup<'m> {
+    pub machine: &'m Machine,
+    pub collective: RunCollective,
+    pub cpus: Vec<usize>,
+    pub oversubscribe: bool,
+    pub iterations: u64,
+    pub timeout: Duration,
+    pub gap: Duration,
+}
+
+impl<'m> Setup<'m> {
+    pub fn new(
+        machine: &'m Machine,
+        collective: RunCollective,
+        cpus: Option<&str>,
+        oversubscribe: bool,
+        iterations: u64,
+        timeout_ms: u64,
+        gap_us: u64,
+    ) -> anyhow::Result<Self> {
+        if iterations == 0 {
+            bail!("--iterations 0: at least one iteration is needed");
+        }
+        if timeout_ms == 0 {
+            bail!("--timeout-ms 0: a wait needs some time");
+        }
+        let allowed = allowed_cpus()?;
+        let requested = cpus.map(parse_cpu_list).transpose()?;
+        let cpus = select_cpus(requested.as_deref(), &allowed).context("--cpus")?;
+        Ok(Setup {
+            machine,
+            collective,
+            cpus,
+            oversubscribe,
+            iterations,
+            timeout: Duration::from_millis(timeout_ms),
+            gap: Duration::from_micros(gap_us),
+        })
+    }
+
+    /// Resolve, run and price every candidate on `threads` threads.
+    pub fn measure(&self, threads: u32, specs: &CandidateSpecs) -> anyhow::Result<RunReport> {
+        let assigned =
+            assign_cpus(threads, &self.cpus, self.oversubscribe).map_err(|e| match e {
+                runner::RunError::TooManyThreads { .. } => {
+                    anyhow!("--threads {threads}: {e}; pass --oversubscribe to run anyway")
+                }
+                _ => anyhow!("--threads {threads}: {e}"),
+            })?;
+        let model = Model::new(self.machine, self.collective, threads)?;
+        let candidates = resolve(self.collective, threads, specs, &model)?;
+        let mut rows = Vec::with_capacity(candidates.len());
+        for c in candidates {
+            let mut options = runner::RunOptions::new(threads, self.iterations, assigned.clone());
+            options.timeout = self.timeout;
+            options.gap = self.gap;
+            let measured = runner::run(&c.job, &options)
+                .with_context(|| format!("{} {}", self.collective.name(), c.label))?;
+            let summary = measured
+                .summary()
+                .ok_or_else(|| anyhow!("{}: no sample was measured", c.label))?;
+            let predicted = match &c.params {
+                Some(p) => model.price(p)?,
+                None => None,
+            };
+            rows.push(CandidateRow {
+                label: c.label,
+                structure: c.structure,
+                params: c.params.as_ref().map(ToString::to_string),
+                predicted_min_ns: predicted.map(|p| p.0),
+                predicted_max_ns: predicted.map(|p| p.1),
+                in_band: predicted.map(|(lo, hi)| lo <= summary.median && summary.median <= hi),
+                measured: summary,
+                late_iterations: measured.late,
+                predicted_rank: None,
+                measured_rank: 0,
+            });
+        }
+        rank_rows(&mut rows);
+        let priced: Vec<&CandidateRow> = rows
+            .iter()
+            .filter(|r| r.predicted_min_ns.is_some())
+            .collect();
+        let tau = kendall_tau_b(
+            &priced
+                .iter()
+                .filter_map(|r| r.predicted_min_ns)
+                .collect::<Vec<_>>(),
+            &priced.iter().map(|r| r.measured.median).collect::<Vec<_>>(),
+        );
+        Ok(RunReport {
+            collective: self.collective,
+            machine: self.machine.name.clone(),
+            algorithm: model.algorithm_name(),
+            threads,
+            shared_cpus: (threads as usize) > self.cpus.len(),
+            cpus: assigned,
+            iterations: self.iterations,
+            gap_ns: self.gap.as_nanos() as u64,
+            candidates: rows,
+            kendall_tau_b: tau,
+        })
+    }
+}
+
+/// `0,1,4-7` → [0, 1, 4, 5, 6, 7].
+pub(crate) fn parse_cpu_list(text: &str) -> anyhow::Result<Vec<usize>> {
+    let bad = |part: &str| anyhow!("--cpus: `{part}` is not a CPU number or range such as 0-3");
+    let mut out = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (
+                a.trim().parse::<usize>().map_err(|_| bad(part))?,
+                b.trim().parse::<usize>().map_err(|_| bad(part))?,
+            ),
+            None => {
+                let v = part.parse::<usize>().map_err(|_| bad(part))?;
+                (v, v)
+            }
+        };
+        if lo > hi || hi - lo > 65_536 {
+            return Err(bad(part));
+        }
+        out.extend(lo..=hi);
+        if out.len() > 65_536 {
+            bail!("--cpus: more than 65536 CPUs listed");
+        }
+    }
+    if out.is_empty() {
+        bail!("--cpus: no CPU given");
+    }
+    Ok(out)
+}
+
+/// Candidates as the user named them, before a thread count is known.
+pub(crate) enum CandidateSpecs {
+    Trees(Vec<Shape>),
+    Degrees(Vec<DegreeSpec>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DegreeSpec {
+    Optimal,
+    All,
+    Degree(u32),
+}
+
+impl CandidateSpecs {
+    pub fn parse(collective: RunCollective, trees: &str, degrees: &str) -> anyhow::Result<Self> {
+        Ok(match collective {
+            RunCollective::Barrier => {
+                let mut out = Vec::new();
+                for part in degrees.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                    out.push(match part {
+                        "optimal" => DegreeSpec::Optimal,
+                        "all" => DegreeSpec::All,
+                        _ => match part.parse::<u32>() {
+                            Ok(m) if m >= 1 => DegreeSpec::Degree(m),
+                            _ => bail!("--degree: `{part}` is not optimal, all or a degree m ≥ 1"),
+                        },
+                    });
+                }
+                if out.is_empty() {
+                    bail!("--degree: no degree given");
+                }
+                CandidateSpecs::Degrees(out)
+            }
+            _ => {
+                let shapes = Shape::parse_list(trees).context("--tree")?;
+                if shapes.is_empty() {
+                    bail!("--tree: no tree given");
+                }
+                CandidateSpecs::Trees(shapes)
+            }
+        })
+    }
+}
+
+/// The machine's model of this collective on `threads` threads, if it has one.
+pub(crate) struct Model<'m> {
+    machine: &'m Machine,
+    request: Request,
+    algorithm: Option<&'static str>,
+    /// Socket of each thread, for the ccNUMA rooted-tree model.
+    sockets: Option<Vec<u32>>,
+}
+
+impl<'m> Model<'m> {
+    fn new(machine: &'m Machine, collective: RunCollective, threads: u32) -> anyhow::Result<Self> {
+        let request = Request::new(collective.collective(), threads)?;
+        let names: Vec<&'static str> = machine
+            .algorithms_for(collective.collective())
+            .iter()
+            .map(|a| a.name())
+            .collect();
+        let algorithm = collective
+            .algorithm_names()
+            .iter()
+            .copied()
+            .find(|n| names.contains(n));
+        let sockets = machine
+            .model::<Ccnuma>()
+            .map(|m| m.topology.sockets_of(threads));
+        Ok(Model {
+            machine,
+            request,
+            algorithm,
+            sockets,
+        })
+    }
+
+    fn algorithm_name(&self) -> Option<String> {
+        self.algorithm.map(str::to_string)
+    }
+
+    /// The model's parameters for a tree (rooted tree for ccNUMA, level degrees for seed 000).
+    fn tree_params(&self, parents: &[Option<u32>], level: Option<Vec<u32>>) -> Option<Params> {
+        match self.algorithm? {
+            "cla-tree" => Some(Params::RootedTree {
+                parents: parents.to_vec(),
+                sockets: self.sockets.clone()?,
+            }),
+            "small-tree" => level.map(|degrees| Params::Tree {
+                depth: degrees.len() as u32,
+                degrees,
+            }),
+            _ => None,
+        }
+    }
+
+    /// What the optimizer finds best, with the machine's defaults (objective min).
+    fn optimal(&self) -> anyhow::Result<Params> {
+        let Some(name) = self.algorithm else {
+            bail!(
+                "{} has no model of the {} this command runs, so `optimal` has no meaning: name the candidates",
+                self.machine.name,
+                self.request.collective
+            );
+        };
+        let options = SearchOptions {
+            space: SpaceOptions::default(),
+            ..SearchOptions::new(Objective::Min, 1)
+        };
+        let tuning = tune(self.machine, &self.request, &options, Some(name)).map_err(|e| {
+            anyhow!(
+                "optimal {} on {}: {e}",
+                self.request.collective,
+                self.machine.name
+            )
+        })?;
+        let best = tuning.best().ok_or_else(|| {
+            anyhow!(
+                "the optimizer found no {} configuration",
+                self.request.collective
+            )
+        })?;
+        Ok(best.scored.params.clone())
+    }
+
+    /// (T_min, T_max) in ns, or `None` without a model.
+    fn price(&self, params: &Params) -> anyhow::Result<Option<(f64, f64)>> {
+        let Some(name) = self.algorithm else {
+            return Ok(None);
+        };
+        let algorithms = self.machine.algorithms_for(self.request.collective);
+        let Some(algorithm) = algorithms.iter().find(|a| a.name() == name) else {
+            return Ok(None);
+        };
+        let cost = algorithm
+            .cost(&self.request, params)
+            .with_context(|| format!("pricing {params} on {}", self.machine.name))?;
+        Ok(Some((cost.min_ns, cost.max_ns)))
+    }
+}
+
+/// One executable candidate.
+struct Candidate {
+    label: String,
+    /// The tree in nested form, or `m=.. r=..`.
+    structure: String,
+    job: Job,
+    params: Option<Params>,
+}
+
+fn resolve(
+    collective: RunCollective,
+    threads: u32,
+    specs: &CandidateSpecs,
+    model: &Model<'_>,
+) -> anyhow::Result<Vec<Candidate>> {
+    let mut out: Vec<Candidate> = Vec::new();
+    let mut push = |label: String, job: Job, structure: String, params: Option<Params>| match out
+        .iter_mut()
+        .find(|c| c.job == job)
+    {
+        Some(same) => {
+            same.label = format!("{} = {label}", same.label);
+            if same.params.is_none() {
+                same.params = params;
+            }
+        }
+        None => out.push(Candidate {
+            label,
+            structure,
+            job,
+            params,
+        }),
+    };
+    match specs {
+        CandidateSpecs::Trees(shapes_list) => {
+            for shape in shapes_list {
+                let (parents, level) = match shape {
+                    Shape::Optimal => match model.optimal()? {
+                        Params::RootedTree { parents, .. } => (parents, None),
+                        Params::Tree { degrees, .. } => {
+                            (shapes::level_degrees(threads, &degrees)?, Some(degrees))
+                        }
+                        other => bail!("the optimizer answered `{other}`, not a tree"),
+                    },
+                    _ => {
+                        let parents = shape
+                            .parents(threads)
+                            .ok_or_else(|| anyhow!("tree `{shape}` has no parent array"))?
+                            .with_context(|| format!("--tree {shape}"))?;
+                        (parents, shape.level_degrees(threads))
+                    }
+                };
+                let tree = RootedTree::from_parents(&parents)
+                    .with_context(|| format!("--tree {shape}"))?;
+                let params = model.tree_params(&parents, level);
+                let job = match collective {
+                    RunCollective::Reduce => Job::Reduce(tree.clone()),
+                    _ => Job::Broadcast(tree.clone()),
+                };
+                push(shape.to_string(), job, tree.nested(), params);
+            }
+        }
+        CandidateSpecs::Degrees(list) => {
+            for spec in list {
+                let degrees: Vec<(String, u32)> = match spec {
+                    DegreeSpec::Optimal => match model.optimal()? {
+                        Params::Dissemination { degree, .. } => vec![("optimal".into(), degree)],
+                        other => bail!("the optimizer answered `{other}`, not a degree"),
+                    },
+                    DegreeSpec::All => paper_degrees(threads)
+                        .into_iter()
+                        .map(|m| (format!("m={m}"), m))
+                        .collect(),
+                    DegreeSpec::Degree(m) => vec![(format!("m={m}"), *m)],
+                };
+                for (label, m) in degrees {
+                    if m >= threads {
+                        bail!(
+                            "--degree {m}: a barrier of {threads} threads takes m between 1 and {}",
+                            threads - 1
+                        );
+                    }
+                    let rounds = DisseminationBarrier::paper_rounds(threads, m);
+                    let params = model
+                        .algorithm
+                        .map(|_| Params::Dissemination { degree: m, rounds });
+                    push(
+                        label,
+                        Job::Barrier { degree: m, rounds },
+                        format!("m={m} r={rounds}"),
+                        params,
+                    );
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The degrees seed 000's rounds rule allows: m = 1 for n = 2, m = 2..n−1 otherwise.
+fn paper_degrees(threads: u32) -> Vec<u32> {
+    if threads == 2 {
+        vec![1]
+    } else {
+        (2..threads).collect()
+    }
+}
+
+/// One candidate's prediction and measurement.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct CandidateRow {
+    /// Names it was asked by (`optimal = flat` when two names are one job).
+    pub label: String,
+    /// The tree in nested form or `m=.. r=..`.
+    pub structure: String,
+    /// The model's parameters, as `modelopt bcast` prints them.
+    pub params: Option<String>,
+    /// T_min, ns.
+    pub predicted_min_ns: Option<f64>,
+    /// T_max, ns.
+    pub predicted_max_ns: Option<f64>,
+    /// Whether the measured median lies in [T_min, T_max].
+    pub in_band: Option<bool>,
+    /// Statistics of the measured latencies, ns.
+    pub measured: Summary,
+    /// Iterations in which a thread saw the start signal after the start instant.
+    pub late_iterations: u64,
+    /// 1-based rank by T_min (ties share a rank), among priced candidates.
+    pub predicted_rank: Option<usize>,
+    /// 1-based rank by measured median (ties share a rank).
+    pub measured_rank: usize,
+}
+
+/// The output of `modelopt run` for one thread count.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct RunReport {
+    pub collective: RunCollective,
+    pub machine: String,
+    /// The model algorithm that priced the candidates (none: the machine has no model of it).
+    pub algorithm: Option<String>,
+    pub threads: u32,
+    pub cpus: Vec<usize>,
+    /// Whether threads share CPUs (`--oversubscribe`): the latencies then measure the scheduler.
+    pub shared_cpus: bool,
+    pub iterations: u64,
+    pub gap_ns: u64,
+    pub candidates: Vec<CandidateRow>,
+    /// Kendall's τ_b between T_min and the measured medians of the priced candidates.
+    pub kendall_tau_b: Option<f64>,
+}
+
+impl RunReport {
+    /// Indices of the priced candidates in predicted order (T_min, then input order).
+    pub fn predicted_order(&self) -> Vec<usize> {
+        let mut idx: Vec<usize> = (0..self.candidates.len())
+            .filter(|&i| self.candidates[i].predicted_min_ns.is_some())
+            .collect();
+        idx.sort_by(|&a, &b| {
+            let key = |i: usize| self.candidates[i].predicted_min_ns.unwrap_or(f64::INFINITY);
+            key(a).total_cmp(&key(b)).then(a.cmp(&b))
+        });
+        idx
+    }
+
+    /// Indices in measured order (median, then p5, then input order).
+    pub fn measured_order(&self) -> Vec<usize> {
+        let mut idx: Vec<usize> = (0..self.candidates.len()).collect();
+        idx.sort_by(|&a, &b| {
+            let (x, y) = (&self.candidates[a].measured, &self.candidates[b].measured);
+            x.median
+                .total_cmp(&y.median)
+                .then(x.p5.total_cmp(&y.p5))
+                .then(a.cmp(&b))
+        });
+        idx
+    }
+}
+
+fn rank_rows(rows: &mut [CandidateRow]) {
+    use modelopt_collectives::stats::competition_ranks;
+    let medians: Vec<f64> = rows.iter().map(|r| r.measured.median).collect();
+    for (r, rank) in rows.iter_mut().zip(competition_ranks(&medians)) {
+        r.measured_rank = rank;
+    }
+    let priced: Vec<(usize, f64)> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.predicted_min_ns.map(|p| (i, p)))
+        .collect();
+    let ranks = competition_ranks(&priced.iter().map(|p| p.1).collect::<Vec<_>>());
+    for ((i, _), rank) in priced.iter().zip(ranks) {
+        rows[*i].predicted_rank = Some(rank);
+    }
+}
+
+/// A latency in ns with one decimal, or `-`.
+pub(crate) fn ns(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |x| format!("{x:.1}"))
+}
+
+fn render_text(report: &RunReport) -> String {
+    let mut out = String::new();
+    let cpus: Vec<String> = report.cpus.iter().map(usize::to_string).collect();
+    let _ = writeln!(
+        out,
+        "run {} on this host: {} threads on CPUs {}, {} checked iterations per candidate, each started {} µs after it is announced",
+        report.collective.name(),
+        report.threads,
+        cpus.join(","),
+        report.iterations,
+        report.gap_ns / 1000
+    );
+    let _ = match &report.algorithm {
+        Some(a) => writeln!(
+            out,
+            "prediction: {} `{a}` (T_min..T_max, ns)",
+            report.machine
+        ),
+        None => writeln!(
+            out,
+            "prediction: none ({} has no model of this collective)",
+            report.machine
+        ),
+    };
+    out.push('\n');
+    out.push_str(&table(report));
+    out.push('\n');
+    // `<` between candidates ranked apart, `,` between ties (same T_min, or same median and p5).
+    let names = |order: Vec<usize>, key: &dyn Fn(usize) -> (f64, f64)| -> String {
+        let mut text = String::new();
+        for (pos, &i) in order.iter().enumerate() {
+            if pos > 0 {
+                let tied = key(order[pos - 1]) == key(i);
+                text.push_str(if tied { ", " } else { " < " });
+            }
+            text.push_str(&report.candidates[i].label);
+        }
+        text
+    };
+    let by_prediction = |i: usize| (report.candidates[i].predicted_min_ns.unwrap_or(0.0), 0.0);
+    let by_measurement = |i: usize| {
+        let m = &report.candidates[i].measured;
+        (m.median, m.p5)
+    };
+    let _ = writeln!(
+        out,
+        "predicted ranking (T_min):  {}",
+        or_none(names(report.predicted_order(), &by_prediction))
+    );
+    let _ = writeln!(
+        out,
+        "measured ranking (median):  {}",
+        names(report.measured_order(), &by_measurement)
+    );
+    let _ = writeln!(
+        out,
+        "Kendall tau_b (T_min vs median): {}",
+        report.kendall_tau_b.map_or_else(
+            || "n/a (fewer than two priced candidates that differ)".to_string(),
+            |t| format!("{t:.3}")
+        )
+    );
+    if report.shared_cpus {
+        let _ = writeln!(
+            out,
+            "note: threads share CPUs (--oversubscribe): these latencies measure the scheduler, not the caches"
+        );
+    }
+    let late: u64 = report.candidates.iter().map(|c| c.late_iterations).sum();
+    if late > 0 {
+        let _ = writeln!(
+            out,
+            "note: {late} {} started late (a thread saw the start signal after the start instant; raise --gap-us or free the CPUs)",
+            if late == 1 { "iteration" } else { "iterations" }
+        );
+    }
+    out
+}
+
+fn or_none(s: String) -> String {
+    if s.is_empty() {
+        "-".into()
+    } else {
+        s
+    }
+}
+
+fn table(report: &RunReport) -> String {
+    let header = [
+        "candidate",
+        "structure",
+        "T_min",
+        "T_max",
+        "min",
+        "p5",
+        "median",
+        "p95",
+        "in band",
+        "rank pred/meas",
+        "late",
+    ];
+    let rows: Vec<Vec<String>> = report
+        .candidates
+        .iter()
+        .map(|c| {
+            vec![
+                c.label.clone(),
+                c.structure.clone(),
+                ns(c.predicted_min_ns),
+                ns(c.predicted_max_ns),
+                ns(Some(c.measured.min)),
+                ns(Some(c.measured.p5)),
+                ns(Some(c.measured.median)),
+                ns(Some(c.measured.p95)),
+                c.in_band
+                    .map_or("-".into(), |b| if b { "yes" } else { "no" }.into()),
+                format!(
+                    "{}/{}",
+                    c.predicted_rank.map_or("-".into(), |r| r.to_string()),
+                    c.measured_rank
+                ),
+                c.late_iterations.to_string(),
+            ]
+        })
+        .collect();
+    render_columns(&header, &rows)
+}
+
+/// Left-aligned first two columns, right-aligned numbers.
+pub(crate) fn render_columns(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut width: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, cell) in width.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| -> String {
+        let parts: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if i < 2 {
+                    format!("{c:<w$}", w = width[i])
+                } else {
+                    format!("{c:>w$}", w = width[i])
+                }
+            })
+            .collect();
+        parts.join("  ").trim_end().to_string() + "\n"
+    };
+    let mut out = line(header.to_vec());
+    for row in rows {
+        out.push_str(&line(row.iter().map(String::as_str).collect()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!(parse_cpu_list("0,1").unwrap(), vec![0, 1]);
+        assert_eq!(parse_cpu_list("0-3, 8").unwrap(), vec![0, 1, 2, 3, 8]);
+        assert!(parse_cpu_list("3-1").is_err());
+        assert!(parse_cpu_list("x").is_err());
+        assert!(parse_cpu_list("").is_err());
+    }
+
+    #[test]
+    fn degree_lists() {
+        match CandidateSpecs::parse(RunCollective::Barrier, "", "optimal, all,3").unwrap() {
+            CandidateSpecs::Degrees(d) => assert_eq!(
+                d,
+                vec![DegreeSpec::Optimal, DegreeSpec::All, DegreeSpec::Degree(3)]
+            ),
+            CandidateSpecs::Trees(_) => panic!("degrees expected"),
+        }
+        assert!(CandidateSpecs::parse(RunCollective::Barrier, "", "0").is_err());
+        assert!(CandidateSpecs::parse(RunCollective::Bcast, "star", "").is_err());
+        // n = 2: only m = 1 (Table B.2); n = 5: m = 2, 3, 4.
+        assert_eq!(paper_degrees(2), vec![1]);
+        assert_eq!(paper_degrees(5), vec![2, 3, 4]);
+    }
+}

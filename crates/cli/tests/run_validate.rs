@@ -1,0 +1,280 @@
+//! `modelopt run` and `modelopt validate` as a user runs them (issue 9): real executions on 2
+//! pinned threads, checked every iteration, printed beside the model's prediction.
+
+use assert_cmd::Command;
+use modelopt_collectives::runner::allowed_cpus;
+
+fn modelopt() -> Command {
+    Command::cargo_bin("modelopt").unwrap()
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let out = modelopt().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A user error: exit code 2, exactly one line on stderr containing `needle`, no panic.
+fn fails_with(args: &[&str], needle: &str) {
+    let out = modelopt().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(
+        stderr.contains(needle),
+        "{args:?}: expected `{needle}` in: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
+    assert_eq!(
+        stderr.lines().count(),
+        1,
+        "{args:?}: not one line: {stderr}"
+    );
+}
+
+/// Two threads: on two CPUs when there are, else sharing the one there is.
+fn two_threads() -> Vec<&'static str> {
+    if allowed_cpus().unwrap().len() >= 2 {
+        vec!["--threads", "2"]
+    } else {
+        vec!["--threads", "2", "--oversubscribe"]
+    }
+}
+
+#[test]
+fn run_bcast_two_threads_prints_prediction_beside_measurement() {
+    let mut args = vec![
+        "run",
+        "bcast",
+        "--machine",
+        "sandy-bridge-e5-2660",
+        "--tree",
+        "flat,binary",
+        "--iterations",
+        "200",
+    ];
+    args.extend(two_threads());
+    let text = stdout_of(&args);
+    // On 2 threads flat and binary are the same tree 0(1): one job under both names.
+    assert!(text.contains("flat = binary  0(1)"), "{text}");
+    // Seed 001 Eq. (2) on one socket (docs/cla.md): T_min = R_L + T_lev(1)
+    // = R_L + (R_I + R_R) + R_L + (R_I + R_R) = 2.3 + 105 + 2.3 + 105 = 214.6 ns;
+    // T_max = R_L + 2·R_I + R_L + 2·R_R + 4·R_R = 2.3 + 140 + 2.3 + 70 + 140 = 354.6 ns.
+    assert!(text.contains("214.6"), "{text}");
+    assert!(text.contains("354.6"), "{text}");
+    for column in ["T_min", "T_max", "min", "p5", "median", "p95", "in band"] {
+        assert!(text.contains(column), "missing {column}: {text}");
+    }
+    assert!(
+        text.contains("predicted ranking (T_min):  flat = binary"),
+        "{text}"
+    );
+    assert!(
+        text.contains("measured ranking (median):  flat = binary"),
+        "{text}"
+    );
+    assert!(text.contains("200 checked iterations"), "{text}");
+}
+
+#[test]
+fn run_json_has_every_statistic_in_order() {
+    let mut args = vec![
+        "run",
+        "barrier",
+        "--machine",
+        "xeon-phi",
+        "--iterations",
+        "200",
+        "--format",
+        "json",
+    ];
+    args.extend(two_threads());
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(&args)).unwrap();
+    // n = 2: only m = 1, r = 1 (Table B.2), which is also the optimum: one job.
+    let c = &v["candidates"].as_array().unwrap()[..];
+    assert_eq!(c.len(), 1);
+    assert_eq!(c[0]["label"], "optimal = m=1");
+    assert_eq!(c[0]["structure"], "m=1 r=1");
+    // Eq. (4.11): r(R_L + m·R_R + R_R) = 8.6 + 235.8 + 235.8 = 480.2 ns;
+    // Eq. (4.12): r(R_R + 4m·R_R + (2m+1)·R_R) = 8·235.8 = 1886.4 ns.
+    assert!((c[0]["predicted_min_ns"].as_f64().unwrap() - 480.2).abs() < 1e-9);
+    assert!((c[0]["predicted_max_ns"].as_f64().unwrap() - 1886.4).abs() < 1e-9);
+    let m = &c[0]["measured"];
+    assert_eq!(m["count"], 200);
+    let get = |k: &str| m[k].as_f64().unwrap();
+    assert!(get("min") > 0.0);
+    assert!(get("min") <= get("p5") && get("p5") <= get("median") && get("median") <= get("p95"));
+    assert_eq!(v["kendall_tau_b"], serde_json::Value::Null);
+}
+
+#[test]
+fn run_reduce_and_unpriced_candidates() {
+    // The E5-2660 file has no barrier model: the barrier runs, the prediction is "-".
+    let mut args = vec![
+        "run",
+        "barrier",
+        "--machine",
+        "sandy-bridge-e5-2660",
+        "--degree",
+        "1",
+        "--iterations",
+        "50",
+    ];
+    args.extend(two_threads());
+    let text = stdout_of(&args);
+    assert!(text.contains("prediction: none"), "{text}");
+    let mut args = vec![
+        "run",
+        "reduce",
+        "--machine",
+        "xeon-phi",
+        "--tree",
+        "optimal,binomial",
+        "--iterations",
+        "50",
+    ];
+    args.extend(two_threads());
+    let text = stdout_of(&args);
+    assert!(text.contains("optimal = binomial  0(1)"), "{text}");
+}
+
+#[test]
+fn validate_two_threads_scores_the_prediction_and_plots() {
+    let dir = tempfile::tempdir().unwrap();
+    let plot = dir.path().join("validate.svg");
+    let plot_arg = plot.to_str().unwrap();
+    let mut args = vec![
+        "validate",
+        "--machine",
+        "sandy-bridge-e5-2660",
+        "--iterations",
+        "100",
+        "--plot",
+        plot_arg,
+    ];
+    args.extend(two_threads());
+    let text = stdout_of(&args);
+    assert!(text.contains("median inside [T_min, T_max]:"), "{text}");
+    assert!(text.contains("of 1 priced candidates"), "{text}");
+    // One distinct tree on 2 threads: nothing to rank.
+    assert!(text.contains("0 of 0 thread counts"), "{text}");
+    assert!(text.contains("mean Kendall tau_b: n/a"), "{text}");
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("n = 2"));
+
+    let mut args = vec![
+        "validate",
+        "--machine",
+        "xeon-phi",
+        "--collective",
+        "barrier",
+        "--iterations",
+        "50",
+        "--format",
+        "json",
+    ];
+    args.extend(two_threads());
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(&args)).unwrap();
+    assert_eq!(v["summary"]["priced"], 1);
+    assert_eq!(v["runs"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn more_threads_than_cpus_is_refused_in_one_line() {
+    let cpu = allowed_cpus().unwrap()[0].to_string();
+    fails_with(
+        &["run", "bcast", "-m", "sandy-bridge-e5-2660", "-n", "2", "--cpus", &cpu, "--iterations", "10"],
+        "--threads 2: 2 spinning threads need 2 CPUs but only 1 may be used (spinning threads must not share a CPU); pass --oversubscribe to run anyway",
+    );
+    // With permission it runs.
+    stdout_of(&[
+        "run",
+        "bcast",
+        "-m",
+        "sandy-bridge-e5-2660",
+        "-n",
+        "2",
+        "--cpus",
+        &cpu,
+        "--iterations",
+        "10",
+        "--oversubscribe",
+    ]);
+}
+
+#[test]
+fn bad_run_and_validate_inputs_are_one_line_errors() {
+    let base = [
+        "run",
+        "bcast",
+        "-m",
+        "sandy-bridge-e5-2660",
+        "-n",
+        "2",
+        "--oversubscribe",
+    ];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        base.iter().copied().chain(extra.iter().copied()).collect()
+    };
+    fails_with(&with(&["--tree", "star"]), "unknown tree `star`");
+    fails_with(
+        &with(&["--tree", "0(1(2))"]),
+        "the tree has 3 nodes but 2 threads take part",
+    );
+    fails_with(&with(&["--tree", "k-ary:0"]), "is not a degree");
+    fails_with(
+        &with(&["--cpus", "100000"]),
+        "CPU 100000 is not one this process may run on",
+    );
+    fails_with(
+        &with(&["--cpus", "1-x"]),
+        "--cpus: `1-x` is not a CPU number",
+    );
+    fails_with(&with(&["--iterations", "0"]), "at least one iteration");
+    fails_with(
+        &[
+            "run",
+            "barrier",
+            "-m",
+            "sandy-bridge-e5-2660",
+            "-n",
+            "2",
+            "--oversubscribe",
+        ],
+        "sandy-bridge-e5-2660 has no model of the barrier",
+    );
+    fails_with(
+        &[
+            "run",
+            "barrier",
+            "-m",
+            "xeon-phi",
+            "-n",
+            "2",
+            "--oversubscribe",
+            "--degree",
+            "2",
+        ],
+        "--degree 2: a barrier of 2 threads takes m between 1 and 1",
+    );
+    fails_with(
+        &["run", "bcast", "-m", "sandy-bridge-e5-2660", "-n", "1"],
+        "at least 2 threads",
+    );
+    fails_with(
+        &[
+            "validate",
+            "-m",
+            "sandy-bridge-e5-2660",
+            "--threads",
+            "2",
+            "--oversubscribe",
+            "--plot",
+            "out.gif",
+        ],
+        "cannot tell the image format",
+    );
+}

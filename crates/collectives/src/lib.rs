@@ -1,0 +1,45 @@
+//! # modelopt-collectives
+//!
+//! Real shared-memory implementations of the collectives modelopt's models price, so that a
+//! prediction can be checked against an execution and a collective author can call them:
+//!
+//! - [`bcast::OneLineBroadcast`]: the one-line broadcast over **any** rooted tree (seed 001,
+//!   Fig. 1 and §4; `docs/cla.md`);
+//! - [`barrier::DisseminationBarrier`]: the dissemination barrier of degree m (seed 000 §4.2,
+//!   Fig. 4.3, Eq. 4.11);
+//! - [`reduce::SmallTreeReduce`]: the small reduction up a tree (seed 000 §4.3, Eq. 4.13,
+//!   Table B.3).
+//!
+//! Every flag, counter and payload sits in its own 64-byte-aligned line. Every wait has a
+//! deadline ([`wait`]). [`shapes`] builds the trees the command line names (flat, k-ary, binomial,
+//! level-degree), [`runner`] executes a collective many times on pinned threads, each iteration
+//! started on a timestamp interval with the lines in their initial states and checked, and
+//! [`stats`] summarizes the latencies (nearest-rank percentiles) and compares rankings
+//! (Kendall's τ_b). `docs/run.md` describes the whole procedure.
+//!
+//! ```
+//! use modelopt_collectives::{runner, shapes, Job};
+//! use modelopt_model::ccnuma::tree::RootedTree;
+//! // The binomial tree on 2 threads, 50 iterations, both threads on the first allowed CPU
+//! // (oversubscribed, so this example runs anywhere).
+//! let tree = RootedTree::from_parents(&shapes::binomial(2)).unwrap();
+//! let cpus = runner::allowed_cpus().unwrap();
+//! let cpus = runner::assign_cpus(2, &cpus[..1], true).unwrap();
+//! let measured = runner::run(&Job::Broadcast(tree), &runner::RunOptions::new(2, 50, cpus)).unwrap();
+//! assert_eq!(measured.samples_ns.len(), 50);
+//! assert!(measured.summary().unwrap().min > 0.0);
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod barrier;
+pub mod bcast;
+pub mod reduce;
+pub mod runner;
+pub mod shapes;
+pub mod stats;
+pub mod wait;
+
+pub use runner::{Job, Measurement, RunError, RunOptions};
+pub use shapes::Shape;
+pub use stats::{kendall_tau_b, Summary};

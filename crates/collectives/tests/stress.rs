@@ -1,0 +1,210 @@
+//! Stress tests: thousands of checked iterations of each collective on 2 pinned threads, smaller
+//! trees shared on the CPUs there are, and the failure paths (stall, oversubscription).
+//!
+//! Every iteration is checked by the runner itself (payload received by every thread, no thread
+//! left the barrier before all arrived, the reduction's sum right at the root): a passing run
+//! of N iterations is N correct executions.
+
+use modelopt_collectives::runner::{self, allowed_cpus, assign_cpus, select_cpus, Stall};
+use modelopt_collectives::wait::{Stage, WaitError};
+use modelopt_collectives::{shapes, Job, RunError, RunOptions};
+use modelopt_model::ccnuma::tree::RootedTree;
+use std::time::Duration;
+
+/// `threads` threads on the allowed CPUs, shared round-robin when there are fewer CPUs.
+fn options(threads: u32, iterations: u64) -> RunOptions {
+    let cpus = allowed_cpus().unwrap();
+    let cpus = assign_cpus(threads, &cpus, true).unwrap();
+    let mut o = RunOptions::new(threads, iterations, cpus);
+    o.gap = Duration::from_micros(20);
+    o
+}
+
+fn tree(text: &str) -> RootedTree {
+    RootedTree::parse(text).unwrap()
+}
+
+#[test]
+fn broadcast_two_threads_thousands_of_iterations() {
+    // Both roots: 0(1) and 1(0).
+    for t in ["0(1)", "1(0)"] {
+        let m = runner::run(&Job::Broadcast(tree(t)), &options(2, 2000)).unwrap();
+        assert_eq!(m.samples_ns.len(), 2000);
+        assert!(m.samples_ns.iter().all(|&x| x > 0.0));
+    }
+}
+
+#[test]
+fn barrier_two_threads_thousands_of_iterations_with_staggered_arrivals() {
+    // n = 2: m = 1, r = 1 (seed 000 Table B.2). Arrivals staggered by up to 20 µs, so a barrier
+    // that let a thread out early would be caught by the arrival check.
+    let mut o = options(2, 2000);
+    o.arrival_jitter = Duration::from_micros(20);
+    let m = runner::run(
+        &Job::Barrier {
+            degree: 1,
+            rounds: 1,
+        },
+        &o,
+    )
+    .unwrap();
+    assert_eq!(m.samples_ns.len(), 2000);
+}
+
+#[test]
+fn reduce_two_threads_thousands_of_iterations() {
+    for t in ["0(1)", "1(0)"] {
+        let m = runner::run(&Job::Reduce(tree(t)), &options(2, 2000)).unwrap();
+        assert_eq!(m.samples_ns.len(), 2000);
+    }
+}
+
+#[test]
+fn larger_trees_and_degrees_are_correct_when_sharing_cpus() {
+    // More threads than CPUs on a small machine: slow (waits yield), but still correct.
+    let four = [
+        shapes::flat(4),
+        shapes::k_ary(4, 2),
+        shapes::binomial(4),
+        shapes::level_degrees(4, &[1, 2]).unwrap(),
+    ];
+    for parents in &four {
+        let t = RootedTree::from_parents(parents).unwrap();
+        runner::run(&Job::Broadcast(t.clone()), &options(4, 25)).unwrap();
+        runner::run(&Job::Reduce(t), &options(4, 25)).unwrap();
+    }
+    // An explicit tree rooted elsewhere.
+    runner::run(&Job::Broadcast(tree("2(0,1(3))")), &options(4, 25)).unwrap();
+    runner::run(&Job::Reduce(tree("2(0,1(3))")), &options(4, 25)).unwrap();
+    // Degrees 1..=3 on 4 threads with the rounds of Eq. 4.11 (m = 1: ⌈log2 4⌉ = 2;
+    // m = 2: ⌈log2 4⌉ = 2; m = 3: ⌈log3 4⌉ = 2).
+    for (m, r) in [(1, 2), (2, 2), (3, 2)] {
+        let mut o = options(4, 25);
+        o.arrival_jitter = Duration::from_micros(20);
+        runner::run(
+            &Job::Barrier {
+                degree: m,
+                rounds: r,
+            },
+            &o,
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn a_stalled_participant_ends_the_run_with_a_typed_error() {
+    // Thread 1 never enters the broadcast in iteration 3; the root (thread 0) waits at S5 for
+    // its copy and gives up after 100 ms.
+    let mut o = options(2, 10);
+    o.timeout = Duration::from_millis(100);
+    o.stall = Some(Stall {
+        thread: 1,
+        iteration: 3,
+    });
+    let err = runner::run(&Job::Broadcast(tree("0(1)")), &o).unwrap_err();
+    assert_eq!(
+        err,
+        RunError::Timeout {
+            iteration: 3,
+            source: WaitError::Timeout {
+                thread: 0,
+                stage: Stage::BcastChildrenCopied,
+                timeout: Duration::from_millis(100),
+            }
+        }
+    );
+    assert!(err
+        .to_string()
+        .starts_with("iteration 3: thread 0 waited longer than 100ms at broadcast S5"));
+    // The barrier: thread 0 waits for thread 1's flag.
+    let err = runner::run(
+        &Job::Barrier {
+            degree: 1,
+            rounds: 1,
+        },
+        &o,
+    )
+    .unwrap_err();
+    assert!(matches!(
+        err,
+        RunError::Timeout {
+            iteration: 3,
+            source: WaitError::Timeout {
+                thread: 0,
+                stage: Stage::BarrierPeerFlag { round: 0, peer: 1 },
+                ..
+            }
+        }
+    ));
+}
+
+#[test]
+fn more_threads_than_cpus_is_refused_unless_allowed() {
+    let err = assign_cpus(3, &[0, 1], false).unwrap_err();
+    assert_eq!(
+        err,
+        RunError::TooManyThreads {
+            threads: 3,
+            cpus: 2
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "3 spinning threads need 3 CPUs but only 2 may be used (spinning threads must not share a CPU)"
+    );
+    assert_eq!(assign_cpus(3, &[0, 1], true).unwrap(), vec![0, 1, 0]);
+    assert_eq!(assign_cpus(2, &[4, 6], false).unwrap(), vec![4, 6]);
+    // At most 8 threads share a CPU: 17 on 2 CPUs is refused even when sharing is allowed.
+    assert_eq!(assign_cpus(16, &[0, 1], true).unwrap().len(), 16);
+    assert!(matches!(
+        assign_cpus(17, &[0, 1], true),
+        Err(RunError::Config(_))
+    ));
+}
+
+#[test]
+fn cpus_outside_the_allowed_set_are_refused() {
+    let allowed = [0, 1];
+    assert_eq!(select_cpus(Some(&[1, 1, 0]), &allowed).unwrap(), vec![1, 0]);
+    assert!(matches!(
+        select_cpus(Some(&[7]), &allowed),
+        Err(RunError::CpuNotAllowed { cpu: 7, .. })
+    ));
+    assert_eq!(select_cpus(None, &allowed).unwrap(), vec![0, 1]);
+}
+
+#[test]
+fn mismatched_jobs_are_refused_before_starting() {
+    let mut o = options(2, runner::MAX_ITERATIONS + 1);
+    assert!(matches!(
+        runner::run(&Job::Broadcast(tree("0(1)")), &o),
+        Err(RunError::Config(_))
+    ));
+    o.iterations = 10;
+    o.threads = 9;
+    o.cpus = vec![0];
+    assert!(matches!(
+        runner::run(&Job::Broadcast(tree("0(1)")), &o),
+        Err(RunError::Config(_))
+    ));
+    let o = options(3, 10);
+    assert!(matches!(
+        runner::run(&Job::Broadcast(tree("0(1)")), &o),
+        Err(RunError::TreeSize {
+            nodes: 2,
+            threads: 3,
+            ..
+        })
+    ));
+    assert!(matches!(
+        runner::run(
+            &Job::Barrier {
+                degree: 1,
+                rounds: 1
+            },
+            &o
+        ),
+        Err(RunError::Barrier(_))
+    ));
+}
