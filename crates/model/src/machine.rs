@@ -36,6 +36,8 @@ pub const BUNDLED: &[(&str, &str)] = &[
     ),
     ("ksr1", include_str!("../../../machines/ksr1.toml")),
     ("scc", include_str!("../../../machines/scc.toml")),
+    ("cluster-example", include_str!("../../../machines/cluster-example.toml")),
+    ("tukey-ib", include_str!("../../../machines/tukey-ib.toml")),
 ];
 
 /// A model family's checked model of one machine.
@@ -154,8 +156,9 @@ pub fn from_text(origin: &str, text: &str) -> Result<Machine, SpecError> {
         "cell" => crate::cell::load(&ctx)?,
         "ksr1" => crate::ksr1::load(&ctx)?,
         "scc" => crate::scc::load(&ctx)?,
+        "loggp" => crate::loggp::load(&ctx)?,
         other => {
-            let known = "cache-coherent, ccnuma, cell, ksr1, scc";
+            let known = "cache-coherent, ccnuma, cell, ksr1, scc, loggp";
             return Err(ctx.error(
                 "family",
                 format!("unknown model family `{other}` (expected one of: {known})"),

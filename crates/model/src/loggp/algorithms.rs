@@ -1,0 +1,909 @@
+//! The collective algorithms of Open MPI, MPICH and UCC as [`Algorithm`]s, priced on a
+//! machine's point-to-point model ([`P2p`]).
+//!
+//! Notation: p ranks (`Request::threads`), m bytes (`Request::size_bytes`: the broadcast or
+//! reduced vector; each rank's contribution for allgather), T(m) and G(m) the end-to-end time and
+//! the gap of one m-byte message ([`P2p::time`], [`P2p::gap`]), γ the reduction time per byte,
+//! p' = 2^⌊log2 p⌋, c = ⌈m/p⌉. Under Hockney, T = G = α + mβ and every formula reduces to the
+//! one its source prints; `docs/mpi.md` lists them all with their sources.
+//!
+//! | collective | name | parameters | model (source) |
+//! |---|---|---|---|
+//! | bcast | `linear` | – | flat tree: (p−2)G(m) + T(m) (Pješivac-Grbović et al. 2007 §3) |
+//! | bcast | `chain` | fanout, segment | pipelined chains (Pješivac-Grbović et al. 2007 §3) |
+//! | bcast | `pipeline` | segment | one pipelined chain: (p + n_s − 2)T(s) under Hockney (ibid.) |
+//! | bcast | `split-binary` | segment | each half down one subtree, then pairs swap halves (ibid.) |
+//! | bcast | `binary` | segment | pipelined binary tree (ibid.) |
+//! | bcast | `binomial` | segment | binomial tree: ⌈log2 p⌉T(m) (Thakur et al. 2005 §4.2) |
+//! | bcast | `knomial` | radix, segment | k-nomial tree: (k−1)⌈log_k p⌉T(m) under Hockney |
+//! | bcast | `scatter-rd-allgather` | – | binomial scatter + recursive-doubling allgather (Thakur et al. 2005 §4.2) |
+//! | bcast | `scatter-ring-allgather` | – | binomial scatter + ring allgather (Thakur et al. 2005 §4.2; Chan et al. 2007) |
+//! | barrier | `linear` | – | fan-in to the root and fan-out: 2((p−2)G(0) + T(0)) |
+//! | barrier | `double-ring` | – | a token twice around the ring: 2p·T(0) |
+//! | barrier | `recursive-doubling` | – | log2 p' exchanges, + 2 when p ≠ p' |
+//! | barrier | `bruck` | radix | ⌈log_k p⌉ rounds of k−1 messages (Bruck et al. 1997; Hensgen et al. 1988) |
+//! | barrier | `tree` | – | binomial fan-in and fan-out: 2⌈log2 p⌉T(0) under Hockney |
+//! | reduce | `linear`, `chain`, `pipeline`, `binary`, `binomial` | as bcast | the bcast tree reversed, γ per combined byte (Chan et al. 2007 §3) |
+//! | reduce | `in-order-binary` | segment | binary tree rooted at rank p−1, + T(m) to the root |
+//! | reduce | `rabenseifner` | – | recursive-halving reduce-scatter + binomial gather (Rabenseifner 2004; Thakur et al. 2005 §4.5) |
+//! | allreduce | `linear` | – | linear reduce + linear bcast |
+//! | allreduce | `nonoverlapping` | – | binomial reduce + binomial bcast |
+//! | allreduce | `recursive-doubling` | – | log2 p'(T(m) + γm), pre/post steps when p ≠ p' (Thakur et al. 2005 §4.4) |
+//! | allreduce | `ring` | – | (p−1)(T(c) + γc) + (p−1)T(c) (Patarasuk & Yuan 2009; Chan et al. 2007) |
+//! | allreduce | `segmented-ring` | segment | ring with each step's reduction overlapping the next segment |
+//! | allreduce | `rabenseifner` | – | reduce-scatter + allgather (Rabenseifner 2004; Thakur et al. 2005 §4.4) |
+//! | allgather | `linear` | – | gather to the root + linear bcast of pm bytes |
+//! | allgather | `bruck` | radix | ⌈log_k p⌉ rounds (Bruck et al. 1997; Thakur et al. 2005 §4.1) |
+//! | allgather | `recursive-doubling` | – | Σ_{i<log2 p} T(2^i m), p a power of two (Thakur et al. 2005 §4.1) |
+//! | allgather | `ring` | – | (p−1)T(m) (Thakur et al. 2005 §4.1) |
+//! | allgather | `neighbor-exchange` | – | T(m) + (p/2 − 1)T(2m), p even (Chen et al. 2005) |
+//!
+//! Parameters (all [`Params::Named`]):
+//! - `segment`, bytes: 0 means "not segmented" (as in Open MPI's rule files); otherwise the
+//!   message travels in n_s = ⌈m/s⌉ segments of s bytes (the last one priced as a full segment,
+//!   an upper bound). The search offers 0 and the powers of two from 1 KiB to 1 MiB below m
+//!   (segments ≥ m are the unsegmented case).
+//! - `fanout`: chains of `chain` (1 ..= min(p−1, 8) in the search).
+//! - `radix`: k of `knomial` and `bruck` (2 ..= min(p, 16) in the search; any k ≥ 2 is priced).
+//!
+//! Pipelining (Pješivac-Grbović et al. 2007 §3): one segment crosses the tree in the tree's
+//! completion time for s bytes; each further segment adds one period, the busiest rank's time per
+//! segment: max(c_root·G(s), c·G(s), c·o_s(s) + o_r(s), G(s)) for a broadcast (c children per
+//! rank), with γs added per combined segment for a reduction.
+
+use super::tree::{ceil_log2, Profile, Shape};
+use super::{LogGp, P2p};
+use crate::algorithm::{Algorithm, Space, SpaceOptions, Term, ValueList};
+use crate::error::ModelError;
+use crate::request::{Collective, Cost, Params, Request, MAX_SIZE_BYTES};
+use std::collections::BTreeMap;
+
+/// The algorithms of the family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Bcast, flat tree.
+    BcastLinear,
+    /// Bcast, pipelined chains with a fan-out.
+    BcastChain,
+    /// Bcast, one pipelined chain.
+    BcastPipeline,
+    /// Bcast, split binary tree.
+    BcastSplitBinary,
+    /// Bcast, pipelined binary tree.
+    BcastBinary,
+    /// Bcast, binomial tree.
+    BcastBinomial,
+    /// Bcast, k-nomial tree.
+    BcastKnomial,
+    /// Bcast, binomial scatter + recursive-doubling allgather.
+    BcastScatterRdAllgather,
+    /// Bcast, binomial scatter + ring allgather.
+    BcastScatterRingAllgather,
+    /// Barrier, fan-in and fan-out at the root.
+    BarrierLinear,
+    /// Barrier, double ring.
+    BarrierDoubleRing,
+    /// Barrier, recursive doubling.
+    BarrierRecursiveDoubling,
+    /// Barrier, Bruck (dissemination) with a radix.
+    BarrierBruck,
+    /// Barrier, binomial fan-in and fan-out.
+    BarrierTree,
+    /// Reduce, flat tree.
+    ReduceLinear,
+    /// Reduce, pipelined chains.
+    ReduceChain,
+    /// Reduce, one pipelined chain.
+    ReducePipeline,
+    /// Reduce, pipelined binary tree.
+    ReduceBinary,
+    /// Reduce, binomial tree.
+    ReduceBinomial,
+    /// Reduce, in-order binary tree.
+    ReduceInOrderBinary,
+    /// Reduce, Rabenseifner.
+    ReduceRabenseifner,
+    /// Allreduce, linear reduce + linear bcast.
+    AllreduceLinear,
+    /// Allreduce, reduce + bcast.
+    AllreduceNonoverlapping,
+    /// Allreduce, recursive doubling.
+    AllreduceRecursiveDoubling,
+    /// Allreduce, ring.
+    AllreduceRing,
+    /// Allreduce, segmented ring.
+    AllreduceSegmentedRing,
+    /// Allreduce, Rabenseifner.
+    AllreduceRabenseifner,
+    /// Allgather, gather + bcast.
+    AllgatherLinear,
+    /// Allgather, Bruck with a radix.
+    AllgatherBruck,
+    /// Allgather, recursive doubling.
+    AllgatherRecursiveDoubling,
+    /// Allgather, ring.
+    AllgatherRing,
+    /// Allgather, neighbor exchange.
+    AllgatherNeighborExchange,
+}
+
+impl Kind {
+    /// Every algorithm, in the family's order (the tie-break order of the tuner).
+    pub const ALL: [Kind; 32] = [
+        Kind::BcastLinear,
+        Kind::BcastChain,
+        Kind::BcastPipeline,
+        Kind::BcastSplitBinary,
+        Kind::BcastBinary,
+        Kind::BcastBinomial,
+        Kind::BcastKnomial,
+        Kind::BcastScatterRdAllgather,
+        Kind::BcastScatterRingAllgather,
+        Kind::BarrierLinear,
+        Kind::BarrierDoubleRing,
+        Kind::BarrierRecursiveDoubling,
+        Kind::BarrierBruck,
+        Kind::BarrierTree,
+        Kind::ReduceLinear,
+        Kind::ReduceChain,
+        Kind::ReducePipeline,
+        Kind::ReduceBinary,
+        Kind::ReduceBinomial,
+        Kind::ReduceInOrderBinary,
+        Kind::ReduceRabenseifner,
+        Kind::AllreduceLinear,
+        Kind::AllreduceNonoverlapping,
+        Kind::AllreduceRecursiveDoubling,
+        Kind::AllreduceRing,
+        Kind::AllreduceSegmentedRing,
+        Kind::AllreduceRabenseifner,
+        Kind::AllgatherLinear,
+        Kind::AllgatherBruck,
+        Kind::AllgatherRecursiveDoubling,
+        Kind::AllgatherRing,
+        Kind::AllgatherNeighborExchange,
+    ];
+
+    /// The name shared with `modelopt export` (unique within a collective).
+    pub fn name(self) -> &'static str {
+        use Kind::*;
+        match self {
+            BcastLinear | BarrierLinear | ReduceLinear | AllreduceLinear | AllgatherLinear => {
+                "linear"
+            }
+            BcastChain | ReduceChain => "chain",
+            BcastPipeline | ReducePipeline => "pipeline",
+            BcastSplitBinary => "split-binary",
+            BcastBinary | ReduceBinary => "binary",
+            BcastBinomial | ReduceBinomial => "binomial",
+            BcastKnomial => "knomial",
+            BcastScatterRdAllgather => "scatter-rd-allgather",
+            BcastScatterRingAllgather => "scatter-ring-allgather",
+            BarrierDoubleRing => "double-ring",
+            BarrierRecursiveDoubling | AllreduceRecursiveDoubling | AllgatherRecursiveDoubling => {
+                "recursive-doubling"
+            }
+            BarrierBruck | AllgatherBruck => "bruck",
+            BarrierTree => "tree",
+            ReduceInOrderBinary => "in-order-binary",
+            ReduceRabenseifner | AllreduceRabenseifner => "rabenseifner",
+            AllreduceNonoverlapping => "nonoverlapping",
+            AllreduceRing | AllgatherRing => "ring",
+            AllreduceSegmentedRing => "segmented-ring",
+            AllgatherNeighborExchange => "neighbor-exchange",
+        }
+    }
+
+    /// The collective it implements.
+    pub fn collective(self) -> Collective {
+        use Kind::*;
+        match self {
+            BcastLinear
+            | BcastChain
+            | BcastPipeline
+            | BcastSplitBinary
+            | BcastBinary
+            | BcastBinomial
+            | BcastKnomial
+            | BcastScatterRdAllgather
+            | BcastScatterRingAllgather => Collective::Bcast,
+            BarrierLinear
+            | BarrierDoubleRing
+            | BarrierRecursiveDoubling
+            | BarrierBruck
+            | BarrierTree => Collective::Barrier,
+            ReduceLinear | ReduceChain | ReducePipeline | ReduceBinary | ReduceBinomial
+            | ReduceInOrderBinary | ReduceRabenseifner => Collective::Reduce,
+            AllreduceLinear
+            | AllreduceNonoverlapping
+            | AllreduceRecursiveDoubling
+            | AllreduceRing
+            | AllreduceSegmentedRing
+            | AllreduceRabenseifner => Collective::Allreduce,
+            AllgatherLinear
+            | AllgatherBruck
+            | AllgatherRecursiveDoubling
+            | AllgatherRing
+            | AllgatherNeighborExchange => Collective::Allgather,
+        }
+    }
+
+    /// One line: what it is and where its model comes from.
+    pub fn summary(self) -> &'static str {
+        use Kind::*;
+        match self {
+            BcastLinear => "root sends to every rank in turn (Open MPI basic_linear; Pješivac-Grbović et al. 2007)",
+            BcastChain => "fanout pipelined chains fed by the root (Open MPI chain; Pješivac-Grbović et al. 2007)",
+            BcastPipeline => "one pipelined chain through all ranks (Open MPI pipeline; Pješivac-Grbović et al. 2007)",
+            BcastSplitBinary => "each half of the message down one binary subtree, then pairs swap halves (Open MPI split_bintree)",
+            BcastBinary => "pipelined binary tree (Open MPI bintree; Pješivac-Grbović et al. 2007)",
+            BcastBinomial => "binomial tree, ⌈log2 p⌉ rounds (Thakur, Rabenseifner & Gropp 2005 §4.2)",
+            BcastKnomial => "k-nomial tree, (k−1)⌈log_k p⌉ sends on the longest path (MPICH/Open MPI knomial)",
+            BcastScatterRdAllgather => "binomial scatter + recursive-doubling allgather, p a power of two (Thakur et al. 2005 §4.2)",
+            BcastScatterRingAllgather => "binomial scatter + ring allgather (Thakur et al. 2005 §4.2; Chan et al. 2007)",
+            BarrierLinear => "every rank reports to the root, the root releases every rank (Open MPI basic_linear)",
+            BarrierDoubleRing => "a token travels twice around the ring (Open MPI doublering)",
+            BarrierRecursiveDoubling => "log2 p' pairwise exchanges, two extra steps when p is not a power of two (Open MPI recursivedoubling)",
+            BarrierBruck => "dissemination: ⌈log_k p⌉ rounds of k−1 messages (Bruck et al. 1997; MPICH k-dissemination)",
+            BarrierTree => "binomial fan-in then binomial fan-out (Open MPI tree)",
+            ReduceLinear => "root receives and combines every rank's vector in turn (Open MPI basic_linear)",
+            ReduceChain => "fanout pipelined chains towards the root (Open MPI chain; Pješivac-Grbović et al. 2007)",
+            ReducePipeline => "one pipelined chain towards the root (Open MPI pipeline; Pješivac-Grbović et al. 2007)",
+            ReduceBinary => "pipelined binary tree towards the root (Open MPI binary)",
+            ReduceBinomial => "binomial tree, ⌈log2 p⌉(T(m) + γm) (Thakur et al. 2005 §4.5)",
+            ReduceInOrderBinary => "binary tree in rank order rooted at rank p−1, then the result to the root (Open MPI in-order binary)",
+            ReduceRabenseifner => "recursive-halving reduce-scatter + binomial gather (Rabenseifner 2004; Thakur et al. 2005 §4.5)",
+            AllreduceLinear => "linear reduce then linear bcast (Open MPI basic_linear)",
+            AllreduceNonoverlapping => "binomial reduce then binomial bcast (Open MPI nonoverlapping)",
+            AllreduceRecursiveDoubling => "log2 p' exchanges of the whole vector (Thakur et al. 2005 §4.4)",
+            AllreduceRing => "ring reduce-scatter + ring allgather of p chunks (Patarasuk & Yuan 2009; Open MPI ring)",
+            AllreduceSegmentedRing => "ring with segmented chunks, each reduction overlapping the next segment (Open MPI ring_segmented)",
+            AllreduceRabenseifner => "recursive-halving reduce-scatter + recursive-doubling allgather (Rabenseifner 2004; Thakur et al. 2005 §4.4)",
+            AllgatherLinear => "gather to the root then linear bcast of all p blocks (Open MPI basic_linear)",
+            AllgatherBruck => "Bruck: ⌈log_k p⌉ rounds, k−1 messages each (Bruck et al. 1997; Thakur et al. 2005 §4.1)",
+            AllgatherRecursiveDoubling => "log2 p exchanges of doubling blocks, p a power of two (Thakur et al. 2005 §4.1)",
+            AllgatherRing => "p−1 steps around the ring (Thakur et al. 2005 §4.1)",
+            AllgatherNeighborExchange => "p/2 exchanges with alternating neighbours, p even (Chen et al. 2005)",
+        }
+    }
+
+    /// The named parameters it takes, in name order.
+    pub fn parameters(self) -> &'static [&'static str] {
+        use Kind::*;
+        match self {
+            BcastChain | ReduceChain => &["fanout", "segment"],
+            BcastKnomial => &["radix", "segment"],
+            BcastPipeline | BcastSplitBinary | BcastBinary | BcastBinomial | ReducePipeline
+            | ReduceBinary | ReduceBinomial | ReduceInOrderBinary | AllreduceSegmentedRing => {
+                &["segment"]
+            }
+            BarrierBruck | AllgatherBruck => &["radix"],
+            _ => &[],
+        }
+    }
+}
+
+/// Every algorithm of the family on `model`.
+pub fn all(model: &LogGp) -> Vec<Box<dyn Algorithm + '_>> {
+    Kind::ALL
+        .into_iter()
+        .map(|kind| Box::new(LogGpAlgorithm { model, kind }) as Box<dyn Algorithm + '_>)
+        .collect()
+}
+
+/// Largest fan-out the search offers for `chain`.
+pub const MAX_SEARCH_FANOUT: u32 = 8;
+/// Largest radix the search offers for `knomial` and `bruck`.
+pub const MAX_SEARCH_RADIX: u32 = 16;
+/// Smallest and largest segment the search offers (powers of two between them).
+pub const SEARCH_SEGMENTS: (u32, u32) = (10, 20);
+/// Largest radix or fan-out priced at all.
+pub const MAX_RADIX: i64 = 1 << 20;
+
+/// One algorithm on one machine.
+#[derive(Debug, Clone, Copy)]
+pub struct LogGpAlgorithm<'a> {
+    /// The machine.
+    pub model: &'a LogGp,
+    /// Which algorithm.
+    pub kind: Kind,
+}
+
+fn threads_error(p: u32, reason: impl Into<String>) -> ModelError {
+    ModelError::Threads {
+        threads: p.into(),
+        reason: reason.into(),
+    }
+}
+
+/// The checked values of the named parameters.
+#[derive(Debug, Clone, Copy, Default)]
+struct Knobs {
+    segment: u64,
+    fanout: u32,
+    radix: u32,
+}
+
+/// A list of labelled terms that add up to a cost.
+#[derive(Debug, Default)]
+struct Terms(Vec<Term>);
+
+impl Terms {
+    fn add(&mut self, label: impl Into<String>, ns: f64) {
+        self.0.push(Term {
+            label: label.into(),
+            min_ns: ns,
+            max_ns: ns,
+        });
+    }
+
+    fn total(&self) -> f64 {
+        self.0.iter().map(|t| t.min_ns).sum()
+    }
+}
+
+/// (segment size, number of segments) for an m-byte message and a `segment` parameter
+/// (0 = not segmented).
+fn segments(m: u64, segment: u64) -> (u64, u64) {
+    if segment == 0 || segment >= m {
+        (m, 1)
+    } else {
+        (segment, m.div_ceil(segment))
+    }
+}
+
+impl LogGpAlgorithm<'_> {
+    fn p2p(&self) -> &P2p {
+        &self.model.p2p
+    }
+
+    fn t(&self, bytes: u64) -> f64 {
+        self.p2p().time(bytes)
+    }
+
+    fn g(&self, bytes: u64) -> f64 {
+        self.p2p().gap(bytes)
+    }
+
+    fn gamma(&self, bytes: u64) -> f64 {
+        self.model.gamma * bytes as f64
+    }
+
+    fn knobs(&self, request: &Request, params: &Params) -> Result<Knobs, ModelError> {
+        let expected = self.kind.parameters();
+        let map: BTreeMap<String, i64> = match params {
+            Params::None => BTreeMap::new(),
+            Params::Named(map) => map.clone(),
+            other => {
+                return Err(ModelError::Parameter {
+                    name: other.names().into_iter().next().unwrap_or_default(),
+                    value: other.to_string(),
+                    reason: format!(
+                        "`{}` takes named parameters ({})",
+                        self.kind.name(),
+                        if expected.is_empty() {
+                            "none".to_string()
+                        } else {
+                            expected.join(", ")
+                        }
+                    ),
+                })
+            }
+        };
+        if let Some((name, value)) = map.iter().find(|(k, _)| !expected.contains(&k.as_str())) {
+            return Err(ModelError::Parameter {
+                name: name.clone(),
+                value: value.to_string(),
+                reason: if expected.is_empty() {
+                    format!("`{}` has no free parameter", self.kind.name())
+                } else {
+                    format!(
+                        "`{}` has only the parameters {}",
+                        self.kind.name(),
+                        expected.join(", ")
+                    )
+                },
+            });
+        }
+        let get = |name: &str| -> Result<i64, ModelError> {
+            map.get(name).copied().ok_or_else(|| ModelError::Parameter {
+                name: name.into(),
+                value: "(missing)".into(),
+                reason: format!("`{}` needs {}", self.kind.name(), expected.join(", ")),
+            })
+        };
+        let p = request.threads;
+        let mut knobs = Knobs::default();
+        for name in expected {
+            let v = get(name)?;
+            let bad = |reason: String| ModelError::Parameter {
+                name: (*name).into(),
+                value: v.to_string(),
+                reason,
+            };
+            match *name {
+                "segment" => {
+                    if !(0..=MAX_SIZE_BYTES as i64).contains(&v) {
+                        return Err(bad(format!(
+                            "a segment is 0 (not segmented) or 1 ..= {MAX_SIZE_BYTES} bytes"
+                        )));
+                    }
+                    knobs.segment = v as u64;
+                }
+                "fanout" => {
+                    if v < 1 || v > i64::from(p - 1) {
+                        return Err(bad(format!(
+                            "the chains' fan-out is between 1 and p − 1 = {}",
+                            p - 1
+                        )));
+                    }
+                    knobs.fanout = v as u32;
+                }
+                _ => {
+                    if !(2..=MAX_RADIX).contains(&v) {
+                        return Err(bad(format!("the radix is between 2 and {MAX_RADIX}")));
+                    }
+                    knobs.radix = v as u32;
+                }
+            }
+        }
+        Ok(knobs)
+    }
+
+    /// A broadcast over `shape`, pipelined in segments (Pješivac-Grbović et al. 2007 §3).
+    fn tree_bcast(&self, terms: &mut Terms, shape: Shape, p: u32, m: u64, segment: u64) {
+        let (s, n) = segments(m, segment);
+        let prof = shape.profile(p);
+        let first = prof.completion(self.t(s), self.g(s));
+        if n == 1 {
+            terms.add(
+                format!("one {s}-byte message down the tree: max over ranks of depth·T(m) + position·G(m)"),
+                first,
+            );
+            return;
+        }
+        terms.add(
+            format!("first of {n} segments of {s} B down the tree: max over ranks of depth·T(s) + position·G(s)"),
+            first,
+        );
+        let period = self.bcast_period(&prof, s);
+        terms.add(
+            format!(
+                "{} more segments × period max(c_root·G(s), c·G(s), c·o_s(s) + o_r(s), G(s))",
+                n - 1
+            ),
+            (n - 1) as f64 * period,
+        );
+    }
+
+    fn bcast_period(&self, prof: &Profile, s: u64) -> f64 {
+        let g = self.g(s);
+        let c = f64::from(prof.inner_children);
+        let cpu = if prof.inner_children > 0 {
+            c * self.p2p().send_overhead(s) + self.p2p().recv_overhead(s)
+        } else {
+            0.0
+        };
+        (f64::from(prof.root_children) * g).max(c * g).max(cpu).max(g)
+    }
+
+    /// A reduction over `shape`: the broadcast reversed, every message followed by combining it
+    /// (T + γs, G + γs; Chan et al. 2007 §3), pipelined in segments.
+    fn tree_reduce(&self, terms: &mut Terms, shape: Shape, p: u32, m: u64, segment: u64) {
+        let (s, n) = segments(m, segment);
+        let prof = shape.profile(p);
+        let comb = self.gamma(s);
+        let first = prof.completion(self.t(s) + comb, self.g(s) + comb);
+        if n == 1 {
+            terms.add(
+                format!("one {s}-byte vector up the tree: max over ranks of depth·(T(m) + γm) + position·(G(m) + γm)"),
+                first,
+            );
+            return;
+        }
+        terms.add(
+            format!("first of {n} segments of {s} B up the tree: max over ranks of depth·(T(s) + γs) + position·(G(s) + γs)"),
+            first,
+        );
+        let g = self.g(s) + comb;
+        let c = f64::from(prof.inner_children);
+        let cpu = if prof.inner_children > 0 {
+            c * (self.p2p().recv_overhead(s) + comb) + self.p2p().send_overhead(s)
+        } else {
+            0.0
+        };
+        let period = (f64::from(prof.root_children) * g)
+            .max(c * g)
+            .max(cpu)
+            .max(self.g(s));
+        terms.add(
+            format!(
+                "{} more segments × period max(c_root·(G(s) + γs), c·(G(s) + γs), c·(o_r(s) + γs) + o_s(s), G(s))",
+                n - 1
+            ),
+            (n - 1) as f64 * period,
+        );
+    }
+
+    /// Binomial scatter of an m-byte message in chunks of c = ⌈m/p⌉: in round r (1 ..= ⌈log2 p⌉)
+    /// a rank sends the ⌈p/2^r⌉ chunks of its far half (Thakur et al. 2005 §4.2).
+    fn scatter(&self, terms: &mut Terms, p: u32, m: u64) {
+        let c = m.div_ceil(u64::from(p));
+        let total: f64 = (1..=ceil_log2(p))
+            .map(|r| self.t(u64::from(p).div_ceil(1 << r) * c))
+            .sum();
+        terms.add(
+            format!(
+                "binomial scatter: Σ_{{r=1..{}}} T(⌈p/2^r⌉·c), c = {c} B",
+                ceil_log2(p)
+            ),
+            total,
+        );
+    }
+
+    fn power_of_two(&self, p: u32) -> Result<u32, ModelError> {
+        if p.is_power_of_two() {
+            Ok(p.ilog2())
+        } else {
+            Err(threads_error(
+                p,
+                format!(
+                    "`{}` ({}) is modelled for a power-of-two number of ranks only",
+                    self.kind.name(),
+                    self.kind.collective()
+                ),
+            ))
+        }
+    }
+
+    /// The steps that fold p − p' extra ranks into p' = 2^⌊log2 p⌋ before a recursive algorithm
+    /// (T(m) + γm, or T(m) alone when nothing is combined) and hand them the result afterwards
+    /// (T(m)) (Thakur et al. 2005 §4.4; Rabenseifner 2004).
+    fn fold_extra(&self, terms: &mut Terms, p: u32, m: u64, combine: bool) -> u32 {
+        let lower = 1u32 << p.ilog2();
+        if lower != p {
+            let pre = self.t(m) + if combine { self.gamma(m) } else { 0.0 };
+            terms.add(
+                format!(
+                    "{} extra ranks hand their data to partners: T(m){}",
+                    p - lower,
+                    if combine { " + γm" } else { "" }
+                ),
+                pre,
+            );
+            terms.add("partners return the result: T(m)", self.t(m));
+        }
+        lower
+    }
+
+    /// Recursive-halving reduce-scatter on p' ranks: Σ_{r=1..log2 p'} (T(⌈m/2^r⌉) + γ⌈m/2^r⌉).
+    fn halving(&self, terms: &mut Terms, lower: u32, m: u64) {
+        let total: f64 = (1..=lower.ilog2())
+            .map(|r| {
+                let b = m.div_ceil(1 << r);
+                self.t(b) + self.gamma(b)
+            })
+            .sum();
+        terms.add(
+            "recursive-halving reduce-scatter: Σ_r (T(⌈m/2^r⌉) + γ⌈m/2^r⌉)",
+            total,
+        );
+    }
+
+    /// Σ_{r=1..log2 p'} T(⌈m/2^r⌉): a recursive-doubling allgather (or binomial gather) of the
+    /// halving's pieces.
+    fn doubling(&self, terms: &mut Terms, lower: u32, m: u64, what: &str) {
+        let total: f64 = (1..=lower.ilog2())
+            .map(|r| self.t(m.div_ceil(1 << r)))
+            .sum();
+        terms.add(format!("{what}: Σ_r T(⌈m/2^r⌉)"), total);
+    }
+
+    fn terms(&self, request: &Request, params: &Params) -> Result<Terms, ModelError> {
+        let knobs = self.knobs(request, params)?;
+        let p = request.threads;
+        let m = request.size_bytes;
+        let mut terms = Terms::default();
+        let t = &mut terms;
+        use Kind::*;
+        match self.kind {
+            BcastLinear => self.tree_bcast(t, Shape::Flat, p, m, 0),
+            BcastChain => self.tree_bcast(
+                t,
+                Shape::Chain {
+                    fanout: knobs.fanout,
+                },
+                p,
+                m,
+                knobs.segment,
+            ),
+            BcastPipeline => self.tree_bcast(t, Shape::Chain { fanout: 1 }, p, m, knobs.segment),
+            BcastSplitBinary => {
+                if p < 3 {
+                    return Err(threads_error(
+                        p,
+                        "`split-binary` needs two subtrees below the root: at least 3 ranks",
+                    ));
+                }
+                let half = m.div_ceil(2);
+                self.tree_bcast(t, Shape::Binary, p, half, knobs.segment);
+                t.add("pairs of the two subtrees swap halves: T(⌈m/2⌉)", self.t(half));
+            }
+            BcastBinary => self.tree_bcast(t, Shape::Binary, p, m, knobs.segment),
+            BcastBinomial => self.tree_bcast(t, Shape::Knomial { radix: 2 }, p, m, knobs.segment),
+            BcastKnomial => self.tree_bcast(
+                t,
+                Shape::Knomial { radix: knobs.radix },
+                p,
+                m,
+                knobs.segment,
+            ),
+            BcastScatterRdAllgather => {
+                let rounds = self.power_of_two(p)?;
+                self.scatter(t, p, m);
+                let c = m.div_ceil(u64::from(p));
+                let total: f64 = (0..rounds).map(|i| self.t((1u64 << i) * c)).sum();
+                t.add("recursive-doubling allgather: Σ_{i<log2 p} T(2^i·c)", total);
+            }
+            BcastScatterRingAllgather => {
+                self.scatter(t, p, m);
+                let c = m.div_ceil(u64::from(p));
+                t.add("ring allgather: (p−1)·T(c)", f64::from(p - 1) * self.t(c));
+            }
+            BarrierLinear => {
+                let one_way = f64::from(p - 2) * self.g(0) + self.t(0);
+                t.add("fan-in to the root: (p−2)·G(0) + T(0)", one_way);
+                t.add("fan-out from the root: (p−2)·G(0) + T(0)", one_way);
+            }
+            BarrierDoubleRing => {
+                t.add("two rounds of the ring: 2p·T(0)", 2.0 * f64::from(p) * self.t(0));
+            }
+            BarrierRecursiveDoubling => {
+                let lower = 1u32 << p.ilog2();
+                t.add(
+                    format!("log2 p' = {} exchanges: log2 p'·T(0)", lower.ilog2()),
+                    f64::from(lower.ilog2()) * self.t(0),
+                );
+                if lower != p {
+                    t.add(
+                        "extra ranks signal in and are released: 2·T(0)",
+                        2.0 * self.t(0),
+                    );
+                }
+            }
+            BarrierBruck => {
+                let k = knobs.radix;
+                let rounds = crate::algorithm::ceil_log(k.into(), p.into());
+                let round = f64::from(k - 2) * self.g(0) + self.t(0);
+                t.add(
+                    format!("⌈log_k p⌉ = {rounds} rounds × ((k−2)·G(0) + T(0))"),
+                    f64::from(rounds) * round,
+                );
+            }
+            BarrierTree => {
+                let prof = Shape::Knomial { radix: 2 }.profile(p);
+                let one_way = prof.completion(self.t(0), self.g(0));
+                t.add("binomial fan-in of 0-byte messages", one_way);
+                t.add("binomial fan-out of 0-byte messages", one_way);
+            }
+            ReduceLinear => self.tree_reduce(t, Shape::Flat, p, m, 0),
+            ReduceChain => self.tree_reduce(
+                t,
+                Shape::Chain {
+                    fanout: knobs.fanout,
+                },
+                p,
+                m,
+                knobs.segment,
+            ),
+            ReducePipeline => {
+                self.tree_reduce(t, Shape::Chain { fanout: 1 }, p, m, knobs.segment)
+            }
+            ReduceBinary => self.tree_reduce(t, Shape::Binary, p, m, knobs.segment),
+            ReduceBinomial => {
+                self.tree_reduce(t, Shape::Knomial { radix: 2 }, p, m, knobs.segment)
+            }
+            ReduceInOrderBinary => {
+                self.tree_reduce(t, Shape::Binary, p, m, knobs.segment);
+                t.add(
+                    "the result goes from rank p−1 (the in-order root) to the root: T(m)",
+                    self.t(m),
+                );
+            }
+            ReduceRabenseifner => {
+                let lower = self.fold_extra_reduce(t, p, m);
+                self.halving(t, lower, m);
+                self.doubling(t, lower, m, "binomial gather to the root");
+            }
+            AllreduceLinear => {
+                self.tree_reduce(t, Shape::Flat, p, m, 0);
+                self.tree_bcast(t, Shape::Flat, p, m, 0);
+            }
+            AllreduceNonoverlapping => {
+                self.tree_reduce(t, Shape::Knomial { radix: 2 }, p, m, 0);
+                self.tree_bcast(t, Shape::Knomial { radix: 2 }, p, m, 0);
+            }
+            AllreduceRecursiveDoubling => {
+                let lower = self.fold_extra(t, p, m, true);
+                t.add(
+                    format!(
+                        "log2 p' = {} exchanges of the vector: log2 p'·(T(m) + γm)",
+                        lower.ilog2()
+                    ),
+                    f64::from(lower.ilog2()) * (self.t(m) + self.gamma(m)),
+                );
+            }
+            AllreduceRing => {
+                let c = m.div_ceil(u64::from(p));
+                t.add(
+                    "ring reduce-scatter: (p−1)·(T(c) + γc)",
+                    f64::from(p - 1) * (self.t(c) + self.gamma(c)),
+                );
+                t.add("ring allgather: (p−1)·T(c)", f64::from(p - 1) * self.t(c));
+            }
+            AllreduceSegmentedRing => {
+                let c = m.div_ceil(u64::from(p));
+                let (s, n) = segments(c, knobs.segment);
+                let step = self.t(s)
+                    + self.gamma(s)
+                    + (n - 1) as f64 * self.g(s).max(self.gamma(s));
+                t.add(
+                    format!(
+                        "ring reduce-scatter in {n} segments of {s} B: (p−1)·(T(s) + γs + (n−1)·max(G(s), γs))"
+                    ),
+                    f64::from(p - 1) * step,
+                );
+                t.add("ring allgather: (p−1)·T(c)", f64::from(p - 1) * self.t(c));
+            }
+            AllreduceRabenseifner => {
+                let lower = self.fold_extra(t, p, m, true);
+                self.halving(t, lower, m);
+                self.doubling(t, lower, m, "recursive-doubling allgather");
+            }
+            AllgatherLinear => {
+                t.add(
+                    "gather to the root: (p−2)·G(m) + T(m)",
+                    f64::from(p - 2) * self.g(m) + self.t(m),
+                );
+                let all = m.saturating_mul(u64::from(p));
+                t.add(
+                    "linear bcast of p·m bytes: (p−2)·G(pm) + T(pm)",
+                    f64::from(p - 2) * self.g(all) + self.t(all),
+                );
+            }
+            AllgatherBruck => {
+                let k = u64::from(knobs.radix);
+                let p64 = u64::from(p);
+                let mut total = 0.0;
+                let mut rounds = 0;
+                let mut w: u64 = 1;
+                while w < p64 {
+                    // Round with distance w: k−1 messages of min(w, p − j·w) blocks each.
+                    let sizes: Vec<u64> = (1..k)
+                        .map(|j| w.min(p64.saturating_sub(j.saturating_mul(w))))
+                        .filter(|&b| b > 0)
+                        .map(|b| b.saturating_mul(m))
+                        .collect();
+                    if let Some((last, rest)) = sizes.split_last() {
+                        total += rest.iter().map(|&b| self.g(b)).sum::<f64>() + self.t(*last);
+                    }
+                    rounds += 1;
+                    w = w.saturating_mul(k);
+                }
+                t.add(
+                    format!(
+                        "{rounds} rounds, each Σ G(b_j·m) over its first messages + T(b_last·m), b_j = min(k^i, p − j·k^i) blocks"
+                    ),
+                    total,
+                );
+            }
+            AllgatherRecursiveDoubling => {
+                let rounds = self.power_of_two(p)?;
+                let total: f64 = (0..rounds)
+                    .map(|i| self.t((1u64 << i).saturating_mul(m)))
+                    .sum();
+                t.add("Σ_{i<log2 p} T(2^i·m)", total);
+            }
+            AllgatherRing => {
+                t.add("(p−1)·T(m)", f64::from(p - 1) * self.t(m));
+            }
+            AllgatherNeighborExchange => {
+                if p % 2 != 0 {
+                    return Err(threads_error(
+                        p,
+                        "`neighbor-exchange` pairs ranks: it needs an even number of ranks",
+                    ));
+                }
+                t.add("first exchange: T(m)", self.t(m));
+                t.add(
+                    "p/2 − 1 exchanges of two blocks: (p/2 − 1)·T(2m)",
+                    f64::from(p / 2 - 1) * self.t(m.saturating_mul(2)),
+                );
+            }
+        }
+        Ok(terms)
+    }
+
+    /// Rabenseifner's reduce folds extra ranks in but hands nothing back (only the root needs
+    /// the result): T(m) + γm when p is not a power of two.
+    fn fold_extra_reduce(&self, terms: &mut Terms, p: u32, m: u64) -> u32 {
+        let lower = 1u32 << p.ilog2();
+        if lower != p {
+            terms.add(
+                format!(
+                    "{} extra ranks hand their vectors to partners: T(m) + γm",
+                    p - lower
+                ),
+                self.t(m) + self.gamma(m),
+            );
+        }
+        lower
+    }
+
+    fn values(&self, request: &Request) -> Vec<ValueList> {
+        let p = request.threads;
+        let m = request.size_bytes;
+        self.kind
+            .parameters()
+            .iter()
+            .map(|name| match *name {
+                "segment" => {
+                    let mut v = vec![0];
+                    v.extend(
+                        (SEARCH_SEGMENTS.0..=SEARCH_SEGMENTS.1)
+                            .map(|e| 1i64 << e)
+                            .filter(|&s| (s as u64) < m),
+                    );
+                    ValueList::new("segment", v)
+                }
+                "fanout" => ValueList::new(
+                    "fanout",
+                    (1..=i64::from((p - 1).min(MAX_SEARCH_FANOUT))).collect(),
+                ),
+                _ => ValueList::new(
+                    "radix",
+                    (2..=i64::from(p.clamp(2, MAX_SEARCH_RADIX))).collect(),
+                ),
+            })
+            .collect()
+    }
+}
+
+impl Algorithm for LogGpAlgorithm<'_> {
+    fn name(&self) -> &'static str {
+        self.kind.name()
+    }
+
+    fn collective(&self) -> Collective {
+        self.kind.collective()
+    }
+
+    fn summary(&self) -> &'static str {
+        self.kind.summary()
+    }
+
+    fn space(&self, request: &Request, _options: &SpaceOptions) -> Result<Space, ModelError> {
+        if request.collective != self.kind.collective() {
+            return Err(ModelError::Unsupported(format!(
+                "`{}` is a {} algorithm, not {}",
+                self.kind.name(),
+                self.kind.collective(),
+                request.collective
+            )));
+        }
+        if self.kind.parameters().is_empty() {
+            Ok(Space::Fixed)
+        } else {
+            Ok(Space::Values(self.values(request)))
+        }
+    }
+
+    fn cost(&self, request: &Request, params: &Params) -> Result<Cost, ModelError> {
+        let ns = self.terms(request, params)?.total();
+        Ok(Cost::exact(ns))
+    }
+
+    fn breakdown(&self, request: &Request, params: &Params) -> Result<Vec<Term>, ModelError> {
+        Ok(self.terms(request, params)?.0)
+    }
+}

@@ -1,0 +1,343 @@
+//! Message-passing clusters: the LogP family of point-to-point models (Hockney, LogP, LogGP,
+//! PLogP) and the collective algorithms that Open MPI, MPICH and UCC implement, priced on them.
+//!
+//! Why a family of its own: the other families model the inside of one chip from the seeds'
+//! measurements; MPI libraries choose among a fixed menu of algorithms (binomial, pipelined chain,
+//! scatter + allgather, ring, Rabenseifner, ...) whose classic analyses (Thakur, Rabenseifner &
+//! Gropp 2005; Pješivac-Grbović et al. 2007; Chan et al. 2007) are written in these models. The
+//! family has three layers:
+//! 1. [`P2p`]: what one message of m bytes costs, in the model the machine file names
+//!    (`model = "hockney" | "logp" | "loggp" | "plogp"`): its end-to-end time T(m), the gap G(m)
+//!    between consecutive messages at one process, and the CPU overheads o_s(m), o_r(m);
+//! 2. [`tree`]: the broadcast trees of the libraries (flat, chain, binary, binomial, k-nomial)
+//!    and their completion time, pipelined or not, for broadcast and (by duality) reduction;
+//! 3. [`algorithms`]: one [`Algorithm`](crate::Algorithm) per library algorithm, each formula
+//!    cited in its doc and in `docs/mpi.md`.
+//!
+//! Units: the machine file gives µs (and µs/B, B); the model works in nanoseconds.
+
+pub mod algorithms;
+pub mod spec;
+pub mod table;
+pub mod tree;
+
+use crate::algorithm::Algorithm;
+use crate::error::SpecError;
+use crate::machine::{Loaded, ModelFamily};
+use crate::spec::{Domain, Param, SpecContext};
+use spec::{LogGpSpec, PointSpec};
+use table::Table;
+use toml::Spanned;
+
+/// Nanoseconds per microsecond: machine files are in µs, the model in ns.
+const NS_PER_US: f64 = 1000.0;
+
+/// The point-to-point model of a machine, every time in ns and every size in bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum P2p {
+    /// Hockney (1994): T(m) = α + mβ; a process is busy for the whole message, so G(m) = T(m).
+    Hockney {
+        /// α, ns.
+        alpha: f64,
+        /// β, ns/B.
+        beta: f64,
+    },
+    /// LogP (Culler et al. 1993): an m-byte message is k = max(1, ⌈m/w⌉) small messages.
+    LogP {
+        /// L, ns.
+        latency: f64,
+        /// o, ns.
+        overhead: f64,
+        /// g, ns.
+        gap: f64,
+        /// w, bytes.
+        packet: u64,
+    },
+    /// LogGP (Alexandrov et al. 1995): long messages stream at G per byte.
+    LogGp {
+        /// L, ns.
+        latency: f64,
+        /// o, ns.
+        overhead: f64,
+        /// g, ns.
+        gap: f64,
+        /// G, ns/B.
+        gap_per_byte: f64,
+    },
+    /// PLogP (Kielmann, Bal & Verstoep 2000): L and the size-dependent o_s(m), o_r(m), g(m).
+    PLogP {
+        /// L, ns.
+        latency: f64,
+        /// o_s(m), ns.
+        send_overhead: Table,
+        /// o_r(m), ns.
+        recv_overhead: Table,
+        /// g(m), ns.
+        gap: Table,
+    },
+}
+
+impl P2p {
+    /// The model's name as written in machine files.
+    pub fn name(&self) -> &'static str {
+        match self {
+            P2p::Hockney { .. } => "hockney",
+            P2p::LogP { .. } => "logp",
+            P2p::LogGp { .. } => "loggp",
+            P2p::PLogP { .. } => "plogp",
+        }
+    }
+
+    fn packets(bytes: u64, packet: u64) -> f64 {
+        bytes.div_ceil(packet.max(1)).max(1) as f64
+    }
+
+    /// T(m): from the start of the send to the data being in the receiver's buffer, ns.
+    ///
+    /// - Hockney: α + mβ (Hockney 1994; Thakur et al. 2005 §3);
+    /// - LogP: L + 2o + (k − 1)·max(g, o), k = ⌈m/w⌉ (Culler et al. 1993 §3: k messages leave
+    ///   one per max(g, o), the last arrives L + o after its send);
+    /// - LogGP: L + 2o + (m − 1)G (Alexandrov et al. 1995 §2);
+    /// - PLogP: L + g(m) (Kielmann et al. 2000 §2: g(m) covers the sender's work and the transfer).
+    pub fn time(&self, bytes: u64) -> f64 {
+        match self {
+            P2p::Hockney { alpha, beta } => alpha + bytes as f64 * beta,
+            P2p::LogP {
+                latency,
+                overhead,
+                gap,
+                packet,
+            } => {
+                latency
+                    + 2.0 * overhead
+                    + (Self::packets(bytes, *packet) - 1.0) * gap.max(*overhead)
+            }
+            P2p::LogGp {
+                latency,
+                overhead,
+                gap_per_byte,
+                ..
+            } => latency + 2.0 * overhead + bytes.saturating_sub(1) as f64 * gap_per_byte,
+            P2p::PLogP { latency, gap, .. } => latency + gap.at(bytes),
+        }
+    }
+
+    /// G(m): the least interval between the starts of two consecutive m-byte sends (or
+    /// receives) at one process, ns.
+    ///
+    /// - Hockney: α + mβ (one message at a time);
+    /// - LogP: k·max(g, o);
+    /// - LogGP: max(g, o) + (m − 1)G (our reading of Alexandrov et al. 1995 §2: the next message
+    ///   may start a gap g after the previous one has been injected, at G per byte);
+    /// - PLogP: g(m) (Kielmann et al. 2000 §2).
+    pub fn gap(&self, bytes: u64) -> f64 {
+        match self {
+            P2p::Hockney { .. } => self.time(bytes),
+            P2p::LogP {
+                overhead,
+                gap,
+                packet,
+                ..
+            } => Self::packets(bytes, *packet) * gap.max(*overhead),
+            P2p::LogGp {
+                overhead,
+                gap,
+                gap_per_byte,
+                ..
+            } => gap.max(*overhead) + bytes.saturating_sub(1) as f64 * gap_per_byte,
+            P2p::PLogP { gap, .. } => gap.at(bytes),
+        }
+    }
+
+    /// o_s(m): the sender's CPU time for one m-byte message, ns (0 in Hockney, which has no
+    /// separate overhead; k·o in LogP; o in LogGP; the table in PLogP).
+    pub fn send_overhead(&self, bytes: u64) -> f64 {
+        match self {
+            P2p::Hockney { .. } => 0.0,
+            P2p::LogP {
+                overhead, packet, ..
+            } => Self::packets(bytes, *packet) * overhead,
+            P2p::LogGp { overhead, .. } => *overhead,
+            P2p::PLogP { send_overhead, .. } => send_overhead.at(bytes),
+        }
+    }
+
+    /// o_r(m): the receiver's CPU time for one m-byte message, ns.
+    pub fn recv_overhead(&self, bytes: u64) -> f64 {
+        match self {
+            P2p::PLogP { recv_overhead, .. } => recv_overhead.at(bytes),
+            _ => self.send_overhead(bytes),
+        }
+    }
+}
+
+/// A checked message-passing machine model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogGp {
+    /// Machine name (for messages).
+    pub name: String,
+    /// The point-to-point model.
+    pub p2p: P2p,
+    /// γ, ns per byte of reduction.
+    pub gamma: f64,
+    /// Largest rank count of the machine.
+    pub max_threads: u32,
+}
+
+impl ModelFamily for LogGp {
+    fn algorithms(&self) -> Vec<Box<dyn Algorithm + '_>> {
+        algorithms::all(self)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// The model names a machine file may give, in the order of the docs.
+pub const MODELS: [&str; 4] = ["hockney", "logp", "loggp", "plogp"];
+
+fn us(ctx: &SpecContext<'_>, p: &Param, key: &str, domain: Domain) -> Result<f64, SpecError> {
+    Ok(ctx.check(p, key, "us", domain)? * NS_PER_US)
+}
+
+fn us_per_byte(ctx: &SpecContext<'_>, p: &Param, key: &str) -> Result<f64, SpecError> {
+    Ok(ctx.check(p, key, "us/B", Domain::NonNegative)? * NS_PER_US)
+}
+
+/// A PLogP table: at least one point, sizes strictly ascending, values finite and non-negative.
+/// Measured tables dip here and there (noise); the model reads each point as the largest value
+/// measured at or below its size (see [`Table`]), so every cost stays non-decreasing in m.
+fn table(
+    ctx: &SpecContext<'_>,
+    points: &Spanned<Vec<PointSpec>>,
+    key: &str,
+) -> Result<Table, SpecError> {
+    let list = points.get_ref();
+    if list.is_empty() {
+        return Err(ctx.error_at(
+            points.span(),
+            key,
+            "needs at least one (size, value) point",
+        ));
+    }
+    let mut rows: Vec<(u64, f64)> = Vec::with_capacity(list.len());
+    for (i, point) in list.iter().enumerate() {
+        let here = format!("{key}[{i}]");
+        let value = us(ctx, &point.param(), &here, Domain::NonNegative)?;
+        let size = *point.size.get_ref();
+        if let Some(&(prev_size, _)) = rows.last() {
+            if size <= prev_size {
+                return Err(ctx.error_at(
+                    point.size.span(),
+                    &format!("{here}.size"),
+                    format!("sizes must be strictly ascending ({size} B follows {prev_size} B)"),
+                ));
+            }
+        }
+        rows.push((size, value));
+    }
+    Ok(Table::new(rows))
+}
+
+/// Read and validate a message-passing machine file (`family = "loggp"`).
+pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
+    let spec: LogGpSpec = ctx.parse()?;
+    let model = spec.model.get_ref().as_str();
+    let present = [
+        ("hockney", spec.hockney.is_some()),
+        ("logp", spec.logp.is_some()),
+        ("loggp", spec.loggp.is_some()),
+        ("plogp", spec.plogp.is_some()),
+    ];
+    if !MODELS.contains(&model) {
+        return Err(ctx.error_at(
+            spec.model.span(),
+            "model",
+            format!(
+                "unknown point-to-point model `{model}` (expected one of: {})",
+                MODELS.join(", ")
+            ),
+        ));
+    }
+    if let Some((other, _)) = present.iter().find(|(n, p)| *p && *n != model) {
+        return Err(ctx.error(
+            other,
+            format!("[{other}] is not used by model = \"{model}\" (give only the [{model}] table)"),
+        ));
+    }
+    let missing = || {
+        ctx.error_at(
+            spec.model.span(),
+            "model",
+            format!("model = \"{model}\" needs a [{model}] table"),
+        )
+    };
+    let p2p = match model {
+        "hockney" => {
+            let h = spec.hockney.as_ref().ok_or_else(missing)?;
+            P2p::Hockney {
+                alpha: us(ctx, &h.latency, "hockney.latency", Domain::Positive)?,
+                beta: us_per_byte(ctx, &h.per_byte, "hockney.per_byte")?,
+            }
+        }
+        "logp" => {
+            let l = spec.logp.as_ref().ok_or_else(missing)?;
+            let packet = ctx.check(&l.packet, "logp.packet", "B", Domain::Positive)?;
+            if packet.fract() != 0.0 {
+                return Err(ctx.error_at(
+                    l.packet.value.span(),
+                    "logp.packet",
+                    format!("must be a whole number of bytes (got {packet})"),
+                ));
+            }
+            P2p::LogP {
+                latency: us(ctx, &l.latency, "logp.latency", Domain::Positive)?,
+                overhead: us(ctx, &l.overhead, "logp.overhead", Domain::NonNegative)?,
+                gap: us(ctx, &l.gap, "logp.gap", Domain::Positive)?,
+                packet: packet as u64,
+            }
+        }
+        "loggp" => {
+            let l = spec.loggp.as_ref().ok_or_else(missing)?;
+            P2p::LogGp {
+                latency: us(ctx, &l.latency, "loggp.latency", Domain::Positive)?,
+                overhead: us(ctx, &l.overhead, "loggp.overhead", Domain::NonNegative)?,
+                gap: us(ctx, &l.gap, "loggp.gap", Domain::Positive)?,
+                gap_per_byte: us_per_byte(ctx, &l.gap_per_byte, "loggp.gap_per_byte")?,
+            }
+        }
+        _ => {
+            let l = spec.plogp.as_ref().ok_or_else(missing)?;
+            P2p::PLogP {
+                latency: us(ctx, &l.latency, "plogp.latency", Domain::Positive)?,
+                send_overhead: table(ctx, &l.send_overhead, "plogp.send_overhead")?,
+                recv_overhead: table(ctx, &l.recv_overhead, "plogp.recv_overhead")?,
+                gap: table(ctx, &l.gap, "plogp.gap")?,
+            }
+        }
+    };
+    let gamma = us_per_byte(ctx, &spec.compute.gamma, "compute.gamma")?;
+    let max_threads = *spec.max_threads.get_ref();
+    if !(2..=crate::request::MAX_THREADS).contains(&max_threads) {
+        return Err(ctx.error_at(
+            spec.max_threads.span(),
+            "max_threads",
+            format!(
+                "must be between 2 and {} ranks (got {max_threads})",
+                crate::request::MAX_THREADS
+            ),
+        ));
+    }
+    let model = LogGp {
+        name: spec.name.clone(),
+        p2p,
+        gamma,
+        max_threads,
+    };
+    Ok(Loaded {
+        description: spec.description,
+        max_threads,
+        model: Box::new(model),
+    })
+}
