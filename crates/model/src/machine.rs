@@ -36,7 +36,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
     ),
     ("ksr1", include_str!("../../../machines/ksr1.toml")),
     ("scc", include_str!("../../../machines/scc.toml")),
-    ("cluster-example", include_str!("../../../machines/cluster-example.toml")),
+    (
+        "cluster-example",
+        include_str!("../../../machines/cluster-example.toml"),
+    ),
     ("tukey-ib", include_str!("../../../machines/tukey-ib.toml")),
 ];
 

@@ -273,10 +273,15 @@ impl Kind {
         match self {
             BcastChain | ReduceChain => &["fanout", "segment"],
             BcastKnomial => &["radix", "segment"],
-            BcastPipeline | BcastSplitBinary | BcastBinary | BcastBinomial | ReducePipeline
-            | ReduceBinary | ReduceBinomial | ReduceInOrderBinary | AllreduceSegmentedRing => {
-                &["segment"]
-            }
+            BcastPipeline
+            | BcastSplitBinary
+            | BcastBinary
+            | BcastBinomial
+            | ReducePipeline
+            | ReduceBinary
+            | ReduceBinomial
+            | ReduceInOrderBinary
+            | AllreduceSegmentedRing => &["segment"],
             BarrierBruck | AllgatherBruck => &["radix"],
             _ => &[],
         }
@@ -484,7 +489,10 @@ impl LogGpAlgorithm<'_> {
         } else {
             0.0
         };
-        (f64::from(prof.root_children) * g).max(c * g).max(cpu).max(g)
+        (f64::from(prof.root_children) * g)
+            .max(c * g)
+            .max(cpu)
+            .max(g)
     }
 
     /// A reduction over `shape`: the broadcast reversed, every message followed by combining it
@@ -627,7 +635,10 @@ impl LogGpAlgorithm<'_> {
                 }
                 let half = m.div_ceil(2);
                 self.tree_bcast(t, Shape::Binary, p, half, knobs.segment);
-                t.add("pairs of the two subtrees swap halves: T(⌈m/2⌉)", self.t(half));
+                t.add(
+                    "pairs of the two subtrees swap halves: T(⌈m/2⌉)",
+                    self.t(half),
+                );
             }
             BcastBinary => self.tree_bcast(t, Shape::Binary, p, m, knobs.segment),
             BcastBinomial => self.tree_bcast(t, Shape::Knomial { radix: 2 }, p, m, knobs.segment),
@@ -656,7 +667,10 @@ impl LogGpAlgorithm<'_> {
                 t.add("fan-out from the root: (p−2)·G(0) + T(0)", one_way);
             }
             BarrierDoubleRing => {
-                t.add("two rounds of the ring: 2p·T(0)", 2.0 * f64::from(p) * self.t(0));
+                t.add(
+                    "two rounds of the ring: 2p·T(0)",
+                    2.0 * f64::from(p) * self.t(0),
+                );
             }
             BarrierRecursiveDoubling => {
                 let lower = 1u32 << p.ilog2();
@@ -696,13 +710,9 @@ impl LogGpAlgorithm<'_> {
                 m,
                 knobs.segment,
             ),
-            ReducePipeline => {
-                self.tree_reduce(t, Shape::Chain { fanout: 1 }, p, m, knobs.segment)
-            }
+            ReducePipeline => self.tree_reduce(t, Shape::Chain { fanout: 1 }, p, m, knobs.segment),
             ReduceBinary => self.tree_reduce(t, Shape::Binary, p, m, knobs.segment),
-            ReduceBinomial => {
-                self.tree_reduce(t, Shape::Knomial { radix: 2 }, p, m, knobs.segment)
-            }
+            ReduceBinomial => self.tree_reduce(t, Shape::Knomial { radix: 2 }, p, m, knobs.segment),
             ReduceInOrderBinary => {
                 self.tree_reduce(t, Shape::Binary, p, m, knobs.segment);
                 t.add(
@@ -744,9 +754,8 @@ impl LogGpAlgorithm<'_> {
             AllreduceSegmentedRing => {
                 let c = m.div_ceil(u64::from(p));
                 let (s, n) = segments(c, knobs.segment);
-                let step = self.t(s)
-                    + self.gamma(s)
-                    + (n - 1) as f64 * self.g(s).max(self.gamma(s));
+                let step =
+                    self.t(s) + self.gamma(s) + (n - 1) as f64 * self.g(s).max(self.gamma(s));
                 t.add(
                     format!(
                         "ring reduce-scatter in {n} segments of {s} B: (p−1)·(T(s) + γs + (n−1)·max(G(s), γs))"

@@ -215,11 +215,7 @@ fn table(
 ) -> Result<Table, SpecError> {
     let list = points.get_ref();
     if list.is_empty() {
-        return Err(ctx.error_at(
-            points.span(),
-            key,
-            "needs at least one (size, value) point",
-        ));
+        return Err(ctx.error_at(points.span(), key, "needs at least one (size, value) point"));
     }
     let mut rows: Vec<(u64, f64)> = Vec::with_capacity(list.len());
     for (i, point) in list.iter().enumerate() {

@@ -197,7 +197,10 @@ mod tests {
         assert_eq!(chain.root_children, 2);
         assert_eq!(chain.inner_children, 1);
         // Pipeline (fan-out 1) on 4 ranks: 3 hops.
-        assert_eq!(Shape::Chain { fanout: 1 }.profile(4).completion(10.0, 2.0), 30.0);
+        assert_eq!(
+            Shape::Chain { fanout: 1 }.profile(4).completion(10.0, 2.0),
+            30.0
+        );
     }
 
     #[test]
