@@ -15,6 +15,23 @@
 //!    cited in its doc and in `docs/mpi.md`.
 //!
 //! Units: the machine file gives µs (and µs/B, B); the model works in nanoseconds.
+//!
+//! ```
+//! use modelopt_model::{machine, loggp::LogGp, Collective, Params, Request};
+//! let cluster = machine::load("cluster-example").unwrap();
+//! let model: &LogGp = cluster.model().unwrap();
+//! // LogGP, L = 1 µs, o = 0.3 µs: an empty message takes T(0) = L + 2o = 1.6 µs.
+//! assert_eq!(model.p2p.time(0), 1600.0);
+//! let binomial = cluster
+//!     .algorithms_for(Collective::Bcast)
+//!     .into_iter()
+//!     .find(|a| a.name() == "binomial")
+//!     .unwrap();
+//! let request = Request::new(Collective::Bcast, 8).unwrap();
+//! // ⌈log2 8⌉ = 3 rounds of T(0), unsegmented.
+//! let cost = binomial.cost(&request, &Params::named([("segment", 0)])).unwrap();
+//! assert_eq!(cost.min_ns, 3.0 * 1600.0);
+//! ```
 
 pub mod algorithms;
 pub mod spec;
