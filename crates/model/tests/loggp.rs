@@ -267,6 +267,9 @@ fn allreduce_formulas_under_hockney() {
     close(cost(&h, a, "ring", 8, 8192, Params::None), 31920.0);
     // Rabenseifner, p = 8: 13752 + 10168 = 23920 = 2 log2 p·α + 2(p−1)/p·mβ + (p−1)/p·mγ.
     close(cost(&h, a, "rabenseifner", 8, 8192, Params::None), 23920.0);
+    // Rabenseifner, p = 6: fold 2 ranks in (13288), halving on 4 ranks (7144 + 4072 = 11216),
+    // allgather (5096 + 3048 = 8144), hand the result back (9192): 41840.
+    close(cost(&h, a, "rabenseifner", 6, 8192, Params::None), 41840.0);
     // Segmented ring, p = 8, c = 1024 in two 512 B segments: each reduce-scatter step
     // T(512) + γ·512 + max(G(512), γ·512) = 1512 + 256 + 1512 = 3280; 7 · 3280 + 7 · 2024.
     close(
@@ -392,6 +395,33 @@ fn plogp_tables_price_linear_broadcast() {
     );
     // Above the last point the last slope continues: g(2000) = 3 + 1000 · 0.002 = 5 µs.
     assert_eq!(model.p2p.gap(2000), 5000.0);
+}
+
+#[test]
+fn pipelining_is_limited_by_the_cpu_overheads_under_logp() {
+    // LogP with L = 5 µs, o = 3 µs > g = 2 µs and packets larger than any message (k = 1):
+    // T = L + 2o = 11 µs, G = max(g, o) = 3 µs, o_s = o_r = 3 µs.
+    let text = r#"
+name = "logp-cpu"
+family = "loggp"
+description = "overhead-bound LogP"
+max_threads = 16
+model = "logp"
+[logp]
+latency = { value = 5.0, unit = "us", source = "test" }
+overhead = { value = 3.0, unit = "us", source = "test" }
+gap = { value = 2.0, unit = "us", source = "test" }
+packet = { value = 1048576, unit = "B", source = "test" }
+[compute]
+gamma = { value = 0.0, unit = "us/B", source = "test" }
+"#;
+    let m = from_text("logp.toml", text).unwrap();
+    // Pipeline over p = 3 in two 1 KiB segments: the first takes 2T = 22 µs; a middle rank
+    // receives and forwards every segment, c·o_s + o_r = 6 µs of CPU, more than the gap G = 3:
+    // 22 + 6 = 28 µs.
+    close(cost(&m, Collective::Bcast, "pipeline", 3, 2048, seg(1024)), 28000.0);
+    // Linear bcast, p = 4: (p − 2)·max(g, o) + L + 2o = 6 + 11 = 17 µs.
+    close(cost(&m, Collective::Bcast, "linear", 4, 8, Params::None), 17000.0);
 }
 
 #[test]

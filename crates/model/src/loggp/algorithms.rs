@@ -564,24 +564,31 @@ impl LogGpAlgorithm<'_> {
         }
     }
 
-    /// The steps that fold p − p' extra ranks into p' = 2^⌊log2 p⌋ before a recursive algorithm
-    /// (T(m) + γm, or T(m) alone when nothing is combined) and hand them the result afterwards
-    /// (T(m)) (Thakur et al. 2005 §4.4; Rabenseifner 2004).
-    fn fold_extra(&self, terms: &mut Terms, p: u32, m: u64, combine: bool) -> u32 {
+    /// Folding p − p' extra ranks into p' = 2^⌊log2 p⌋ before a recursive algorithm: each hands
+    /// its vector to a partner, which combines it (T(m) + γm) (Thakur et al. 2005 §4.4;
+    /// Rabenseifner 2004). Returns p'.
+    fn fold_in(&self, terms: &mut Terms, p: u32, m: u64) -> u32 {
         let lower = 1u32 << p.ilog2();
         if lower != p {
-            let pre = self.t(m) + if combine { self.gamma(m) } else { 0.0 };
             terms.add(
                 format!(
-                    "{} extra ranks hand their data to partners: T(m){}",
-                    p - lower,
-                    if combine { " + γm" } else { "" }
+                    "{} extra ranks hand their vectors to partners: T(m) + γm",
+                    p - lower
                 ),
-                pre,
+                self.t(m) + self.gamma(m),
             );
-            terms.add("partners return the result: T(m)", self.t(m));
         }
         lower
+    }
+
+    /// After an all-reduce on p' ranks, the partners hand the extra ranks the result: T(m).
+    fn hand_back(&self, terms: &mut Terms, p: u32, m: u64) {
+        if !p.is_power_of_two() {
+            terms.add(
+                "partners return the result to the extra ranks: T(m)",
+                self.t(m),
+            );
+        }
     }
 
     /// Recursive-halving reduce-scatter on p' ranks: Σ_{r=1..log2 p'} (T(⌈m/2^r⌉) + γ⌈m/2^r⌉).
@@ -721,7 +728,7 @@ impl LogGpAlgorithm<'_> {
                 );
             }
             ReduceRabenseifner => {
-                let lower = self.fold_extra_reduce(t, p, m);
+                let lower = self.fold_in(t, p, m);
                 self.halving(t, lower, m);
                 self.doubling(t, lower, m, "binomial gather to the root");
             }
@@ -734,7 +741,7 @@ impl LogGpAlgorithm<'_> {
                 self.tree_bcast(t, Shape::Knomial { radix: 2 }, p, m, 0);
             }
             AllreduceRecursiveDoubling => {
-                let lower = self.fold_extra(t, p, m, true);
+                let lower = self.fold_in(t, p, m);
                 t.add(
                     format!(
                         "log2 p' = {} exchanges of the vector: log2 p'·(T(m) + γm)",
@@ -742,6 +749,7 @@ impl LogGpAlgorithm<'_> {
                     ),
                     f64::from(lower.ilog2()) * (self.t(m) + self.gamma(m)),
                 );
+                self.hand_back(t, p, m);
             }
             AllreduceRing => {
                 let c = m.div_ceil(u64::from(p));
@@ -765,9 +773,10 @@ impl LogGpAlgorithm<'_> {
                 t.add("ring allgather: (p−1)·T(c)", f64::from(p - 1) * self.t(c));
             }
             AllreduceRabenseifner => {
-                let lower = self.fold_extra(t, p, m, true);
+                let lower = self.fold_in(t, p, m);
                 self.halving(t, lower, m);
                 self.doubling(t, lower, m, "recursive-doubling allgather");
+                self.hand_back(t, p, m);
             }
             AllgatherLinear => {
                 t.add(
@@ -801,7 +810,7 @@ impl LogGpAlgorithm<'_> {
                 }
                 t.add(
                     format!(
-                        "{rounds} rounds, each Σ G(b_j·m) over its first messages + T(b_last·m), b_j = min(k^i, p − j·k^i) blocks"
+                        "{rounds} round(s), each Σ G(b_j·m) over its first messages + T(b_last·m), b_j = min(k^i, p − j·k^i) blocks"
                     ),
                     total,
                 );
@@ -831,22 +840,6 @@ impl LogGpAlgorithm<'_> {
             }
         }
         Ok(terms)
-    }
-
-    /// Rabenseifner's reduce folds extra ranks in but hands nothing back (only the root needs
-    /// the result): T(m) + γm when p is not a power of two.
-    fn fold_extra_reduce(&self, terms: &mut Terms, p: u32, m: u64) -> u32 {
-        let lower = 1u32 << p.ilog2();
-        if lower != p {
-            terms.add(
-                format!(
-                    "{} extra ranks hand their vectors to partners: T(m) + γm",
-                    p - lower
-                ),
-                self.t(m) + self.gamma(m),
-            );
-        }
-        lower
     }
 
     fn values(&self, request: &Request) -> Vec<ValueList> {
