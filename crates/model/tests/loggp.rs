@@ -419,9 +419,15 @@ gamma = { value = 0.0, unit = "us/B", source = "test" }
     // Pipeline over p = 3 in two 1 KiB segments: the first takes 2T = 22 µs; a middle rank
     // receives and forwards every segment, c·o_s + o_r = 6 µs of CPU, more than the gap G = 3:
     // 22 + 6 = 28 µs.
-    close(cost(&m, Collective::Bcast, "pipeline", 3, 2048, seg(1024)), 28000.0);
+    close(
+        cost(&m, Collective::Bcast, "pipeline", 3, 2048, seg(1024)),
+        28000.0,
+    );
     // Linear bcast, p = 4: (p − 2)·max(g, o) + L + 2o = 6 + 11 = 17 µs.
-    close(cost(&m, Collective::Bcast, "linear", 4, 8, Params::None), 17000.0);
+    close(
+        cost(&m, Collective::Bcast, "linear", 4, 8, Params::None),
+        17000.0,
+    );
 }
 
 #[test]
