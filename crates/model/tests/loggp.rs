@@ -221,6 +221,10 @@ fn barrier_formulas_under_hockney() {
     let radix = |k| Params::named([("radix", k)]);
     close(cost(&h, b, "bruck", 8, 0, radix(2)), 3000.0);
     close(cost(&h, b, "bruck", 8, 0, radix(3)), 4000.0);
+    // Radix 16 on 5 ranks: one round with only the p − 1 = 4 existing peers: 4 · 1000.
+    close(cost(&h, b, "bruck", 5, 0, radix(16)), 4000.0);
+    // Radix 3 on 4 ranks: round 0 signals 2 peers (2000), round 1 (distance 3) one (1000).
+    close(cost(&h, b, "bruck", 4, 0, radix(3)), 3000.0);
     // Tree: binomial fan-in and fan-out, 2 · 3 · 1000.
     close(cost(&h, b, "tree", 8, 0, Params::None), 6000.0);
 }

@@ -21,7 +21,7 @@
 //! | barrier | `linear` | – | fan-in to the root and fan-out: 2((p−2)G(0) + T(0)) |
 //! | barrier | `double-ring` | – | a token twice around the ring: 2p·T(0) |
 //! | barrier | `recursive-doubling` | – | log2 p' exchanges, + 2 when p ≠ p' |
-//! | barrier | `bruck` | radix | ⌈log_k p⌉ rounds of k−1 messages (Bruck et al. 1997; Hensgen et al. 1988) |
+//! | barrier | `bruck` | radix | ⌈log_k p⌉ rounds of up to k−1 messages (Bruck et al. 1997; Hensgen et al. 1988) |
 //! | barrier | `tree` | – | binomial fan-in and fan-out: 2⌈log2 p⌉T(0) under Hockney |
 //! | reduce | `linear`, `chain`, `pipeline`, `binary`, `binomial` | as bcast | the bcast tree reversed, γ per combined byte (Chan et al. 2007 §3) |
 //! | reduce | `in-order-binary` | segment | binary tree rooted at rank p−1, + T(m) to the root |
@@ -693,12 +693,20 @@ impl LogGpAlgorithm<'_> {
                 }
             }
             BarrierBruck => {
-                let k = knobs.radix;
-                let rounds = crate::algorithm::ceil_log(k.into(), p.into());
-                let round = f64::from(k - 2) * self.g(0) + self.t(0);
+                // Round i signals the peers at distances j·k^i for the j < k with j·k^i < p:
+                // n_i = min(k − 1, ⌈p/k^i⌉ − 1) messages, (n_i − 1)·G(0) + T(0).
+                let k = u64::from(knobs.radix);
+                let p64 = u64::from(p);
+                let (mut total, mut rounds, mut w) = (0.0, 0u32, 1u64);
+                while w < p64 {
+                    let messages = (k - 1).min(p64.div_ceil(w) - 1);
+                    total += (messages - 1) as f64 * self.g(0) + self.t(0);
+                    rounds += 1;
+                    w = w.saturating_mul(k);
+                }
                 t.add(
-                    format!("⌈log_k p⌉ = {rounds} rounds × ((k−2)·G(0) + T(0))"),
-                    f64::from(rounds) * round,
+                    format!("{rounds} round(s), round i: (n_i − 1)·G(0) + T(0), n_i = min(k − 1, ⌈p/k^i⌉ − 1)"),
+                    total,
                 );
             }
             BarrierTree => {
@@ -798,6 +806,7 @@ impl LogGpAlgorithm<'_> {
                 while w < p64 {
                     // Round with distance w: k−1 messages of min(w, p − j·w) blocks each.
                     let sizes: Vec<u64> = (1..k)
+                        .take_while(|j| j.saturating_mul(w) < p64)
                         .map(|j| w.min(p64.saturating_sub(j.saturating_mul(w))))
                         .filter(|&b| b > 0)
                         .map(|b| b.saturating_mul(m))
