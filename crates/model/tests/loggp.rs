@@ -800,4 +800,23 @@ proptest! {
         let actual = cost(&h, Collective::Bcast, "binomial", p, m, seg(0));
         prop_assert!((actual - expected).abs() < 1e-6 * expected);
     }
+
+    /// A k-nomial broadcast on p = k^j ranks under Hockney is (k − 1)·j·(α + mβ): every level
+    /// of the tree costs k − 1 sequential sends on the longest path.
+    #[test]
+    fn knomial_bcast_on_a_power_of_its_radix(k in 2u32..9, j in 1u32..6, m in 0u64..(1 << 16)) {
+        let p = k.pow(j);
+        prop_assume!(p <= 1 << 15);
+        let h = hockney();
+        let expected = f64::from((k - 1) * j) * (1000.0 + m as f64);
+        let actual = cost(
+            &h,
+            Collective::Bcast,
+            "knomial",
+            p,
+            m,
+            Params::named([("radix", i64::from(k)), ("segment", 0)]),
+        );
+        prop_assert!((actual - expected).abs() < 1e-6 * expected, "{actual} {expected}");
+    }
 }
