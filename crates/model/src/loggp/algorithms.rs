@@ -51,7 +51,7 @@
 //! segment: max(c_root·G(s), c·G(s), c·o_s(s) + o_r(s), G(s)) for a broadcast (c children per
 //! rank), with γs added per combined segment for a reduction.
 
-use super::tree::{ceil_log2, Profile, Shape};
+use super::tree::{ceil_log2, Shape};
 use super::{LogGp, P2p};
 use crate::algorithm::{Algorithm, Space, SpaceOptions, Term, ValueList};
 use crate::error::ModelError;
@@ -357,19 +357,124 @@ fn segments(m: u64, segment: u64) -> (u64, u64) {
     }
 }
 
-impl LogGpAlgorithm<'_> {
-    fn p2p(&self) -> &P2p {
-        &self.model.p2p
+/// The link kinds the pairs of one step use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Kinds {
+    intra: bool,
+    inter: bool,
+}
+
+/// Which point-to-point model prices each message of one request.
+///
+/// On a one-level machine, or when all p ranks fit in one node of a two-level machine, one model
+/// prices every message (`intra` is `None`; on a two-level machine `inter` is then the node's
+/// model). Otherwise ranks r and s share a node when ⌊r/q⌋ = ⌊s/q⌋ (q ranks per node, ranks
+/// numbered from the root), and a step of simultaneous exchanges takes the longest of the links
+/// its pairs use.
+struct Net<'a> {
+    inter: &'a P2p,
+    intra: Option<(&'a P2p, u32)>,
+}
+
+impl<'a> Net<'a> {
+    fn new(model: &'a LogGp, p: u32) -> Self {
+        match &model.node {
+            Some(node) if p <= node.ranks_per_node => Net {
+                inter: &node.p2p,
+                intra: None,
+            },
+            Some(node) => Net {
+                inter: &model.p2p,
+                intra: Some((&node.p2p, node.ranks_per_node)),
+            },
+            None => Net {
+                inter: &model.p2p,
+                intra: None,
+            },
+        }
     }
 
+    /// T(m) over the uniform link (between nodes on a multi-node request).
     fn t(&self, bytes: u64) -> f64 {
-        self.p2p().time(bytes)
+        self.inter.time(bytes)
     }
 
-    fn g(&self, bytes: u64) -> f64 {
-        self.p2p().gap(bytes)
+    fn link(&self, a: u32, b: u32) -> &'a P2p {
+        match self.intra {
+            Some((p2p, q)) if a / q == b / q => p2p,
+            _ => self.inter,
+        }
     }
 
+    /// The kinds of link among `pairs`.
+    fn kinds(&self, pairs: impl IntoIterator<Item = (u32, u32)>) -> Kinds {
+        let Some((_, q)) = self.intra else {
+            return Kinds {
+                intra: false,
+                inter: true,
+            };
+        };
+        let mut k = Kinds {
+            intra: false,
+            inter: false,
+        };
+        for (a, b) in pairs {
+            if a / q == b / q {
+                k.intra = true;
+            } else {
+                k.inter = true;
+            }
+            if k.intra && k.inter {
+                break;
+            }
+        }
+        k
+    }
+
+    /// Pairs (r, r + d mod p) for every rank r, 1 ≤ d < p. On more than one node some pair
+    /// always crosses nodes (a shift maps no node onto itself), and a pair inside a node exists
+    /// exactly when d < q (ranks r and r + d of the first node).
+    fn shift(&self, d: u32) -> Kinds {
+        match self.intra {
+            None => Kinds {
+                intra: false,
+                inter: true,
+            },
+            Some((_, q)) => Kinds {
+                intra: d < q,
+                inter: true,
+            },
+        }
+    }
+
+    /// Pairs (r, r xor d) for r < n.
+    fn xor(&self, n: u32, d: u32) -> Kinds {
+        self.kinds((0..n).map(|r| (r, r ^ d)).filter(|&(_, s)| s < n))
+    }
+
+    /// The longest T(m) over the kinds a step uses.
+    fn step_t(&self, k: Kinds, bytes: u64) -> f64 {
+        self.step(k, |l| l.time(bytes))
+    }
+
+    /// The longest G(m) over the kinds a step uses.
+    fn step_g(&self, k: Kinds, bytes: u64) -> f64 {
+        self.step(k, |l| l.gap(bytes))
+    }
+
+    fn step(&self, k: Kinds, f: impl Fn(&P2p) -> f64) -> f64 {
+        let mut worst: f64 = 0.0;
+        if k.inter {
+            worst = worst.max(f(self.inter));
+        }
+        if let (true, Some((intra, _))) = (k.intra, self.intra) {
+            worst = worst.max(f(intra));
+        }
+        worst
+    }
+}
+
+impl LogGpAlgorithm<'_> {
     fn gamma(&self, bytes: u64) -> f64 {
         self.model.gamma * bytes as f64
     }
@@ -455,11 +560,86 @@ impl LogGpAlgorithm<'_> {
         Ok(knobs)
     }
 
+    /// One segment of `s` bytes through `shape` (first) and the pipeline period, for a broadcast
+    /// or (`reduce`) a reduction. One model: the tree's profile (`tree.rs`); two levels on more
+    /// than one node: every edge priced by its own link, rank by rank.
+    fn tree_times(&self, net: &Net<'_>, shape: Shape, p: u32, s: u64, reduce: bool) -> (f64, f64) {
+        let comb = if reduce { self.gamma(s) } else { 0.0 };
+        let Some(_) = net.intra else {
+            let l = net.inter;
+            let prof = shape.profile(p);
+            let g = l.gap(s) + comb;
+            let first = prof.completion(l.time(s) + comb, g);
+            let c = f64::from(prof.inner_children);
+            let cpu = if prof.inner_children == 0 {
+                0.0
+            } else if reduce {
+                c * (l.recv_overhead(s) + comb) + l.send_overhead(s)
+            } else {
+                c * l.send_overhead(s) + l.recv_overhead(s)
+            };
+            let period = (f64::from(prof.root_children) * g)
+                .max(c * g)
+                .max(cpu)
+                .max(l.gap(s));
+            return (first, period);
+        };
+        let edges = shape.edges(p);
+        let n = p as usize;
+        let mut arrival = vec![0.0f64; n];
+        let mut up = vec![0u32; n];
+        let mut first: f64 = 0.0;
+        let mut period: f64 = 0.0;
+        let mut i = 0;
+        while i < edges.len() {
+            let parent = edges[i].0;
+            let start = arrival[parent as usize];
+            let (mut sends, mut cpu) = (0.0, 0.0);
+            if parent != 0 {
+                let l = net.link(up[parent as usize], parent);
+                cpu += if reduce {
+                    l.send_overhead(s)
+                } else {
+                    l.recv_overhead(s)
+                };
+            }
+            while i < edges.len() && edges[i].0 == parent {
+                let child = edges[i].1;
+                let l = net.link(parent, child);
+                up[child as usize] = parent;
+                let at = start + sends + l.time(s) + comb;
+                arrival[child as usize] = at;
+                first = first.max(at);
+                sends += l.gap(s) + comb;
+                cpu += comb
+                    + if reduce {
+                        l.recv_overhead(s)
+                    } else {
+                        l.send_overhead(s)
+                    };
+                period = period.max(l.gap(s));
+                i += 1;
+            }
+            period = period.max(sends);
+            if parent != 0 {
+                period = period.max(cpu);
+            }
+        }
+        (first, period)
+    }
+
     /// A broadcast over `shape`, pipelined in segments (Pješivac-Grbović et al. 2007 §3).
-    fn tree_bcast(&self, terms: &mut Terms, shape: Shape, p: u32, m: u64, segment: u64) {
+    fn tree_bcast(
+        &self,
+        net: &Net<'_>,
+        terms: &mut Terms,
+        shape: Shape,
+        p: u32,
+        m: u64,
+        segment: u64,
+    ) {
         let (s, n) = segments(m, segment);
-        let prof = shape.profile(p);
-        let first = prof.completion(self.t(s), self.g(s));
+        let (first, period) = self.tree_times(net, shape, p, s, false);
         if n == 1 {
             terms.add(
                 format!("one {s}-byte message down the tree: max over ranks of depth·T(m) + position·G(m)"),
@@ -471,7 +651,6 @@ impl LogGpAlgorithm<'_> {
             format!("first of {n} segments of {s} B down the tree: max over ranks of depth·T(s) + position·G(s)"),
             first,
         );
-        let period = self.bcast_period(&prof, s);
         terms.add(
             format!(
                 "{} more segments × period max(c_root·G(s), c·G(s), c·o_s(s) + o_r(s), G(s))",
@@ -481,27 +660,19 @@ impl LogGpAlgorithm<'_> {
         );
     }
 
-    fn bcast_period(&self, prof: &Profile, s: u64) -> f64 {
-        let g = self.g(s);
-        let c = f64::from(prof.inner_children);
-        let cpu = if prof.inner_children > 0 {
-            c * self.p2p().send_overhead(s) + self.p2p().recv_overhead(s)
-        } else {
-            0.0
-        };
-        (f64::from(prof.root_children) * g)
-            .max(c * g)
-            .max(cpu)
-            .max(g)
-    }
-
     /// A reduction over `shape`: the broadcast reversed, every message followed by combining it
     /// (T + γs, G + γs; Chan et al. 2007 §3), pipelined in segments.
-    fn tree_reduce(&self, terms: &mut Terms, shape: Shape, p: u32, m: u64, segment: u64) {
+    fn tree_reduce(
+        &self,
+        net: &Net<'_>,
+        terms: &mut Terms,
+        shape: Shape,
+        p: u32,
+        m: u64,
+        segment: u64,
+    ) {
         let (s, n) = segments(m, segment);
-        let prof = shape.profile(p);
-        let comb = self.gamma(s);
-        let first = prof.completion(self.t(s) + comb, self.g(s) + comb);
+        let (first, period) = self.tree_times(net, shape, p, s, true);
         if n == 1 {
             terms.add(
                 format!("one {s}-byte vector up the tree: max over ranks of depth·(T(m) + γm) + position·(G(m) + γm)"),
@@ -513,17 +684,6 @@ impl LogGpAlgorithm<'_> {
             format!("first of {n} segments of {s} B up the tree: max over ranks of depth·(T(s) + γs) + position·(G(s) + γs)"),
             first,
         );
-        let g = self.g(s) + comb;
-        let c = f64::from(prof.inner_children);
-        let cpu = if prof.inner_children > 0 {
-            c * (self.p2p().recv_overhead(s) + comb) + self.p2p().send_overhead(s)
-        } else {
-            0.0
-        };
-        let period = (f64::from(prof.root_children) * g)
-            .max(c * g)
-            .max(cpu)
-            .max(self.g(s));
         terms.add(
             format!(
                 "{} more segments × period max(c_root·(G(s) + γs), c·(G(s) + γs), c·(o_r(s) + γs) + o_s(s), G(s))",
@@ -534,17 +694,23 @@ impl LogGpAlgorithm<'_> {
     }
 
     /// Binomial scatter of an m-byte message in chunks of c = ⌈m/p⌉: in round r (1 ..= ⌈log2 p⌉)
-    /// a rank sends the ⌈p/2^r⌉ chunks of its far half (Thakur et al. 2005 §4.2).
-    fn scatter(&self, terms: &mut Terms, p: u32, m: u64) {
+    /// a rank v with the data sends the ⌈p/2^r⌉ chunks of its far half to v + 2^(⌈log2 p⌉−r)
+    /// (Thakur et al. 2005 §4.2).
+    fn scatter(&self, net: &Net<'_>, terms: &mut Terms, p: u32, m: u64) {
         let c = m.div_ceil(u64::from(p));
-        let total: f64 = (1..=ceil_log2(p))
-            .map(|r| self.t(u64::from(p).div_ceil(1 << r) * c))
+        let rounds = ceil_log2(p);
+        let total: f64 = (1..=rounds)
+            .map(|r| {
+                let mask = 1u32 << (rounds - r);
+                let pairs = (0..p)
+                    .step_by(2 * mask as usize)
+                    .filter(|v| v + mask < p)
+                    .map(|v| (v, v + mask));
+                net.step_t(net.kinds(pairs), u64::from(p).div_ceil(1 << r) * c)
+            })
             .sum();
         terms.add(
-            format!(
-                "binomial scatter: Σ_{{r=1..{}}} T(⌈p/2^r⌉·c), c = {c} B",
-                ceil_log2(p)
-            ),
+            format!("binomial scatter: Σ_{{r=1..{rounds}}} T(⌈p/2^r⌉·c), c = {c} B"),
             total,
         );
     }
@@ -564,39 +730,43 @@ impl LogGpAlgorithm<'_> {
         }
     }
 
-    /// Folding p − p' extra ranks into p' = 2^⌊log2 p⌋ before a recursive algorithm: each hands
-    /// its vector to a partner, which combines it (T(m) + γm) (Thakur et al. 2005 §4.4;
+    /// Folding p − p' extra ranks into p' = 2^⌊log2 p⌋ before a recursive algorithm: rank
+    /// p' + i hands its vector to rank i, which combines it (T(m) + γm) (Thakur et al. 2005 §4.4;
     /// Rabenseifner 2004). Returns p'.
-    fn fold_in(&self, terms: &mut Terms, p: u32, m: u64) -> u32 {
+    fn fold_in(&self, net: &Net<'_>, terms: &mut Terms, p: u32, m: u64) -> u32 {
         let lower = 1u32 << p.ilog2();
         if lower != p {
+            let k = net.kinds((lower..p).map(|r| (r - lower, r)));
             terms.add(
                 format!(
                     "{} extra ranks hand their vectors to partners: T(m) + γm",
                     p - lower
                 ),
-                self.t(m) + self.gamma(m),
+                net.step_t(k, m) + self.gamma(m),
             );
         }
         lower
     }
 
     /// After an all-reduce on p' ranks, the partners hand the extra ranks the result: T(m).
-    fn hand_back(&self, terms: &mut Terms, p: u32, m: u64) {
+    fn hand_back(&self, net: &Net<'_>, terms: &mut Terms, p: u32, m: u64) {
         if !p.is_power_of_two() {
+            let lower = 1u32 << p.ilog2();
+            let k = net.kinds((lower..p).map(|r| (r - lower, r)));
             terms.add(
                 "partners return the result to the extra ranks: T(m)",
-                self.t(m),
+                net.step_t(k, m),
             );
         }
     }
 
-    /// Recursive-halving reduce-scatter on p' ranks: Σ_{r=1..log2 p'} (T(⌈m/2^r⌉) + γ⌈m/2^r⌉).
-    fn halving(&self, terms: &mut Terms, lower: u32, m: u64) {
+    /// Recursive-halving reduce-scatter on p' ranks: in round r (1 ..= log2 p') partners at
+    /// distance p'/2^r exchange halves: Σ_r (T(⌈m/2^r⌉) + γ⌈m/2^r⌉).
+    fn halving(&self, net: &Net<'_>, terms: &mut Terms, lower: u32, m: u64) {
         let total: f64 = (1..=lower.ilog2())
             .map(|r| {
                 let b = m.div_ceil(1 << r);
-                self.t(b) + self.gamma(b)
+                net.step_t(net.xor(lower, lower >> r), b) + self.gamma(b)
             })
             .sum();
         terms.add(
@@ -605,11 +775,11 @@ impl LogGpAlgorithm<'_> {
         );
     }
 
-    /// Σ_{r=1..log2 p'} T(⌈m/2^r⌉): a recursive-doubling allgather (or binomial gather) of the
-    /// halving's pieces.
-    fn doubling(&self, terms: &mut Terms, lower: u32, m: u64, what: &str) {
+    /// Σ_{r=1..log2 p'} T(⌈m/2^r⌉), the piece of ⌈m/2^r⌉ bytes crossing distance p'/2^r: a
+    /// recursive-doubling allgather (or binomial gather) of the halving's pieces.
+    fn doubling(&self, net: &Net<'_>, terms: &mut Terms, lower: u32, m: u64, what: &str) {
         let total: f64 = (1..=lower.ilog2())
-            .map(|r| self.t(m.div_ceil(1 << r)))
+            .map(|r| net.step_t(net.xor(lower, lower >> r), m.div_ceil(1 << r)))
             .sum();
         terms.add(format!("{what}: Σ_r T(⌈m/2^r⌉)"), total);
     }
@@ -618,12 +788,17 @@ impl LogGpAlgorithm<'_> {
         let knobs = self.knobs(request, params)?;
         let p = request.threads;
         let m = request.size_bytes;
+        let net = Net::new(self.model, p);
+        let n = &net;
         let mut terms = Terms::default();
         let t = &mut terms;
+        // A ring step: every rank sends to its successor.
+        let ring = n.shift(1);
         use Kind::*;
         match self.kind {
-            BcastLinear => self.tree_bcast(t, Shape::Flat, p, m, 0),
+            BcastLinear => self.tree_bcast(n, t, Shape::Flat, p, m, 0),
             BcastChain => self.tree_bcast(
+                n,
                 t,
                 Shape::Chain {
                     fanout: knobs.fanout,
@@ -632,7 +807,7 @@ impl LogGpAlgorithm<'_> {
                 m,
                 knobs.segment,
             ),
-            BcastPipeline => self.tree_bcast(t, Shape::Chain { fanout: 1 }, p, m, knobs.segment),
+            BcastPipeline => self.tree_bcast(n, t, Shape::Chain { fanout: 1 }, p, m, knobs.segment),
             BcastSplitBinary => {
                 if p < 3 {
                     return Err(threads_error(
@@ -641,15 +816,19 @@ impl LogGpAlgorithm<'_> {
                     ));
                 }
                 let half = m.div_ceil(2);
-                self.tree_bcast(t, Shape::Binary, p, half, knobs.segment);
+                self.tree_bcast(n, t, Shape::Binary, p, half, knobs.segment);
+                // Partners in the two subtrees: on more than one node, priced across nodes.
                 t.add(
                     "pairs of the two subtrees swap halves: T(⌈m/2⌉)",
-                    self.t(half),
+                    n.step_t(n.shift(1), half),
                 );
             }
-            BcastBinary => self.tree_bcast(t, Shape::Binary, p, m, knobs.segment),
-            BcastBinomial => self.tree_bcast(t, Shape::Knomial { radix: 2 }, p, m, knobs.segment),
+            BcastBinary => self.tree_bcast(n, t, Shape::Binary, p, m, knobs.segment),
+            BcastBinomial => {
+                self.tree_bcast(n, t, Shape::Knomial { radix: 2 }, p, m, knobs.segment)
+            }
             BcastKnomial => self.tree_bcast(
+                n,
                 t,
                 Shape::Knomial { radix: knobs.radix },
                 p,
@@ -658,37 +837,54 @@ impl LogGpAlgorithm<'_> {
             ),
             BcastScatterRdAllgather => {
                 let rounds = self.power_of_two(p)?;
-                self.scatter(t, p, m);
+                self.scatter(n, t, p, m);
                 let c = m.div_ceil(u64::from(p));
-                let total: f64 = (0..rounds).map(|i| self.t((1u64 << i) * c)).sum();
+                let total: f64 = (0..rounds)
+                    .map(|i| n.step_t(n.xor(p, 1 << i), (1u64 << i) * c))
+                    .sum();
                 t.add("recursive-doubling allgather: Σ_{i<log2 p} T(2^i·c)", total);
             }
             BcastScatterRingAllgather => {
-                self.scatter(t, p, m);
+                self.scatter(n, t, p, m);
                 let c = m.div_ceil(u64::from(p));
-                t.add("ring allgather: (p−1)·T(c)", f64::from(p - 1) * self.t(c));
+                t.add(
+                    "ring allgather: (p−1)·T(c)",
+                    f64::from(p - 1) * n.step_t(ring, c),
+                );
             }
             BarrierLinear => {
-                let one_way = f64::from(p - 2) * self.g(0) + self.t(0);
-                t.add("fan-in to the root: (p−2)·G(0) + T(0)", one_way);
-                t.add("fan-out from the root: (p−2)·G(0) + T(0)", one_way);
+                let (fan, _) = self.tree_times(n, Shape::Flat, p, 0, false);
+                t.add("fan-in to the root: (p−2)·G(0) + T(0)", fan);
+                t.add("fan-out from the root: (p−2)·G(0) + T(0)", fan);
             }
             BarrierDoubleRing => {
+                // Edges r → r + 1 (mod p); on more than one node ⌈p/q⌉ of them cross nodes.
+                let hops: f64 = match n.intra {
+                    None => f64::from(p) * n.t(0),
+                    Some((intra, q)) => {
+                        let crossing = p.div_ceil(q);
+                        f64::from(crossing) * n.t(0) + f64::from(p - crossing) * intra.time(0)
+                    }
+                };
                 t.add(
-                    "two rounds of the ring: 2p·T(0)",
-                    2.0 * f64::from(p) * self.t(0),
+                    "two rounds of the ring: 2 · Σ_edges T(0) (2p·T(0) on one link)",
+                    2.0 * hops,
                 );
             }
             BarrierRecursiveDoubling => {
                 let lower = 1u32 << p.ilog2();
+                let rounds: f64 = (0..lower.ilog2())
+                    .map(|i| n.step_t(n.xor(lower, 1 << i), 0))
+                    .sum();
                 t.add(
                     format!("log2 p' = {} exchanges: log2 p'·T(0)", lower.ilog2()),
-                    f64::from(lower.ilog2()) * self.t(0),
+                    rounds,
                 );
                 if lower != p {
+                    let k = n.kinds((lower..p).map(|r| (r - lower, r)));
                     t.add(
                         "extra ranks signal in and are released: 2·T(0)",
-                        2.0 * self.t(0),
+                        2.0 * n.step_t(k, 0),
                     );
                 }
             }
@@ -700,7 +896,14 @@ impl LogGpAlgorithm<'_> {
                 let (mut total, mut rounds, mut w) = (0.0, 0u32, 1u64);
                 while w < p64 {
                     let messages = (k - 1).min(p64.div_ceil(w) - 1);
-                    total += (messages - 1) as f64 * self.g(0) + self.t(0);
+                    for j in 1..=messages {
+                        let kinds = n.shift((j * w) as u32);
+                        total += if j < messages {
+                            n.step_g(kinds, 0)
+                        } else {
+                            n.step_t(kinds, 0)
+                        };
+                    }
                     rounds += 1;
                     w = w.saturating_mul(k);
                 }
@@ -710,13 +913,13 @@ impl LogGpAlgorithm<'_> {
                 );
             }
             BarrierTree => {
-                let prof = Shape::Knomial { radix: 2 }.profile(p);
-                let one_way = prof.completion(self.t(0), self.g(0));
-                t.add("binomial fan-in of 0-byte messages", one_way);
-                t.add("binomial fan-out of 0-byte messages", one_way);
+                let (fan, _) = self.tree_times(n, Shape::Knomial { radix: 2 }, p, 0, false);
+                t.add("binomial fan-in of 0-byte messages", fan);
+                t.add("binomial fan-out of 0-byte messages", fan);
             }
-            ReduceLinear => self.tree_reduce(t, Shape::Flat, p, m, 0),
+            ReduceLinear => self.tree_reduce(n, t, Shape::Flat, p, m, 0),
             ReduceChain => self.tree_reduce(
+                n,
                 t,
                 Shape::Chain {
                     fanout: knobs.fanout,
@@ -725,77 +928,88 @@ impl LogGpAlgorithm<'_> {
                 m,
                 knobs.segment,
             ),
-            ReducePipeline => self.tree_reduce(t, Shape::Chain { fanout: 1 }, p, m, knobs.segment),
-            ReduceBinary => self.tree_reduce(t, Shape::Binary, p, m, knobs.segment),
-            ReduceBinomial => self.tree_reduce(t, Shape::Knomial { radix: 2 }, p, m, knobs.segment),
+            ReducePipeline => {
+                self.tree_reduce(n, t, Shape::Chain { fanout: 1 }, p, m, knobs.segment)
+            }
+            ReduceBinary => self.tree_reduce(n, t, Shape::Binary, p, m, knobs.segment),
+            ReduceBinomial => {
+                self.tree_reduce(n, t, Shape::Knomial { radix: 2 }, p, m, knobs.segment)
+            }
             ReduceInOrderBinary => {
-                self.tree_reduce(t, Shape::Binary, p, m, knobs.segment);
+                self.tree_reduce(n, t, Shape::Binary, p, m, knobs.segment);
                 t.add(
                     "the result goes from rank p−1 (the in-order root) to the root: T(m)",
-                    self.t(m),
+                    n.link(p - 1, 0).time(m),
                 );
             }
             ReduceRabenseifner => {
-                let lower = self.fold_in(t, p, m);
-                self.halving(t, lower, m);
-                self.doubling(t, lower, m, "binomial gather to the root");
+                let lower = self.fold_in(n, t, p, m);
+                self.halving(n, t, lower, m);
+                self.doubling(n, t, lower, m, "binomial gather to the root");
             }
             AllreduceLinear => {
-                self.tree_reduce(t, Shape::Flat, p, m, 0);
-                self.tree_bcast(t, Shape::Flat, p, m, 0);
+                self.tree_reduce(n, t, Shape::Flat, p, m, 0);
+                self.tree_bcast(n, t, Shape::Flat, p, m, 0);
             }
             AllreduceNonoverlapping => {
-                self.tree_reduce(t, Shape::Knomial { radix: 2 }, p, m, 0);
-                self.tree_bcast(t, Shape::Knomial { radix: 2 }, p, m, 0);
+                self.tree_reduce(n, t, Shape::Knomial { radix: 2 }, p, m, 0);
+                self.tree_bcast(n, t, Shape::Knomial { radix: 2 }, p, m, 0);
             }
             AllreduceRecursiveDoubling => {
-                let lower = self.fold_in(t, p, m);
+                let lower = self.fold_in(n, t, p, m);
+                let total: f64 = (0..lower.ilog2())
+                    .map(|i| n.step_t(n.xor(lower, 1 << i), m) + self.gamma(m))
+                    .sum();
                 t.add(
                     format!(
                         "log2 p' = {} exchanges of the vector: log2 p'·(T(m) + γm)",
                         lower.ilog2()
                     ),
-                    f64::from(lower.ilog2()) * (self.t(m) + self.gamma(m)),
+                    total,
                 );
-                self.hand_back(t, p, m);
+                self.hand_back(n, t, p, m);
             }
             AllreduceRing => {
                 let c = m.div_ceil(u64::from(p));
                 t.add(
                     "ring reduce-scatter: (p−1)·(T(c) + γc)",
-                    f64::from(p - 1) * (self.t(c) + self.gamma(c)),
+                    f64::from(p - 1) * (n.step_t(ring, c) + self.gamma(c)),
                 );
-                t.add("ring allgather: (p−1)·T(c)", f64::from(p - 1) * self.t(c));
+                t.add(
+                    "ring allgather: (p−1)·T(c)",
+                    f64::from(p - 1) * n.step_t(ring, c),
+                );
             }
             AllreduceSegmentedRing => {
                 let c = m.div_ceil(u64::from(p));
-                let (s, n) = segments(c, knobs.segment);
-                let step =
-                    self.t(s) + self.gamma(s) + (n - 1) as f64 * self.g(s).max(self.gamma(s));
+                let (s, segs) = segments(c, knobs.segment);
+                let step = n.step_t(ring, s)
+                    + self.gamma(s)
+                    + (segs - 1) as f64 * n.step_g(ring, s).max(self.gamma(s));
                 t.add(
                     format!(
-                        "ring reduce-scatter in {n} segments of {s} B: (p−1)·(T(s) + γs + (n−1)·max(G(s), γs))"
+                        "ring reduce-scatter in {segs} segments of {s} B: (p−1)·(T(s) + γs + (n−1)·max(G(s), γs))"
                     ),
                     f64::from(p - 1) * step,
                 );
-                t.add("ring allgather: (p−1)·T(c)", f64::from(p - 1) * self.t(c));
+                t.add(
+                    "ring allgather: (p−1)·T(c)",
+                    f64::from(p - 1) * n.step_t(ring, c),
+                );
             }
             AllreduceRabenseifner => {
-                let lower = self.fold_in(t, p, m);
-                self.halving(t, lower, m);
-                self.doubling(t, lower, m, "recursive-doubling allgather");
-                self.hand_back(t, p, m);
+                let lower = self.fold_in(n, t, p, m);
+                self.halving(n, t, lower, m);
+                self.doubling(n, t, lower, m, "recursive-doubling allgather");
+                self.hand_back(n, t, p, m);
             }
             AllgatherLinear => {
-                t.add(
-                    "gather to the root: (p−2)·G(m) + T(m)",
-                    f64::from(p - 2) * self.g(m) + self.t(m),
-                );
+                // The gather is a linear broadcast run backwards (no combination).
+                let (gather, _) = self.tree_times(n, Shape::Flat, p, m, false);
+                t.add("gather to the root: (p−2)·G(m) + T(m)", gather);
                 let all = m.saturating_mul(u64::from(p));
-                t.add(
-                    "linear bcast of p·m bytes: (p−2)·G(pm) + T(pm)",
-                    f64::from(p - 2) * self.g(all) + self.t(all),
-                );
+                let (bcast, _) = self.tree_times(n, Shape::Flat, p, all, false);
+                t.add("linear bcast of p·m bytes: (p−2)·G(pm) + T(pm)", bcast);
             }
             AllgatherBruck => {
                 let k = u64::from(knobs.radix);
@@ -804,15 +1018,18 @@ impl LogGpAlgorithm<'_> {
                 let mut rounds = 0;
                 let mut w: u64 = 1;
                 while w < p64 {
-                    // Round with distance w: k−1 messages of min(w, p − j·w) blocks each.
-                    let sizes: Vec<u64> = (1..k)
+                    // Round with distance w: messages j = 1.. with j·w < p, each of
+                    // min(w, p − j·w) blocks.
+                    let messages: Vec<(u64, u64)> = (1..k)
                         .take_while(|j| j.saturating_mul(w) < p64)
-                        .map(|j| w.min(p64.saturating_sub(j.saturating_mul(w))))
-                        .filter(|&b| b > 0)
-                        .map(|b| b.saturating_mul(m))
+                        .map(|j| (j * w, w.min(p64 - j * w).saturating_mul(m)))
                         .collect();
-                    if let Some((last, rest)) = sizes.split_last() {
-                        total += rest.iter().map(|&b| self.g(b)).sum::<f64>() + self.t(*last);
+                    if let Some((&(d, last), rest)) = messages.split_last() {
+                        total += rest
+                            .iter()
+                            .map(|&(d, b)| n.step_g(n.shift(d as u32), b))
+                            .sum::<f64>()
+                            + n.step_t(n.shift(d as u32), last);
                     }
                     rounds += 1;
                     w = w.saturating_mul(k);
@@ -827,12 +1044,12 @@ impl LogGpAlgorithm<'_> {
             AllgatherRecursiveDoubling => {
                 let rounds = self.power_of_two(p)?;
                 let total: f64 = (0..rounds)
-                    .map(|i| self.t((1u64 << i).saturating_mul(m)))
+                    .map(|i| n.step_t(n.xor(p, 1 << i), (1u64 << i).saturating_mul(m)))
                     .sum();
                 t.add("Σ_{i<log2 p} T(2^i·m)", total);
             }
             AllgatherRing => {
-                t.add("(p−1)·T(m)", f64::from(p - 1) * self.t(m));
+                t.add("(p−1)·T(m)", f64::from(p - 1) * n.step_t(ring, m));
             }
             AllgatherNeighborExchange => {
                 if p % 2 != 0 {
@@ -841,11 +1058,17 @@ impl LogGpAlgorithm<'_> {
                         "`neighbor-exchange` pairs ranks: it needs an even number of ranks",
                     ));
                 }
-                t.add("first exchange: T(m)", self.t(m));
-                t.add(
-                    "p/2 − 1 exchanges of two blocks: (p/2 − 1)·T(2m)",
-                    f64::from(p / 2 - 1) * self.t(m.saturating_mul(2)),
-                );
+                // Steps alternate between the pairs (2i, 2i+1) and (2i+1, 2i+2 mod p).
+                let even = n.kinds((0..p / 2).map(|i| (2 * i, 2 * i + 1)));
+                let odd = n.kinds((0..p / 2).map(|i| (2 * i + 1, (2 * i + 2) % p)));
+                t.add("first exchange: T(m)", n.step_t(even, m));
+                let rest: f64 = (1..p / 2)
+                    .map(|step| {
+                        let k = if step % 2 == 1 { odd } else { even };
+                        n.step_t(k, m.saturating_mul(2))
+                    })
+                    .sum();
+                t.add("p/2 − 1 exchanges of two blocks: (p/2 − 1)·T(2m)", rest);
             }
         }
         Ok(terms)

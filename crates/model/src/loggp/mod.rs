@@ -188,13 +188,25 @@ impl P2p {
     }
 }
 
+/// The intra-node level of a two-level machine.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// Consecutive ranks per node: rank r runs on node ⌊r / ranks_per_node⌋ (ranks relative to
+    /// the root of rooted collectives).
+    pub ranks_per_node: u32,
+    /// The point-to-point model between ranks of one node.
+    pub p2p: P2p,
+}
+
 /// A checked message-passing machine model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogGp {
     /// Machine name (for messages).
     pub name: String,
-    /// The point-to-point model.
+    /// The point-to-point model (between nodes, when the machine has two levels).
     pub p2p: P2p,
+    /// The intra-node level, for two-level machines.
+    pub node: Option<Node>,
     /// γ, ns per byte of reduction.
     pub gamma: f64,
     /// Largest rank count of the machine.
@@ -253,16 +265,95 @@ fn table(
     Ok(Table::new(rows))
 }
 
+/// The point-to-point tables of one level, as read from the file.
+struct Tables<'s> {
+    hockney: Option<&'s spec::HockneySpec>,
+    logp: Option<&'s spec::LogPSpec>,
+    loggp: Option<&'s spec::LogGpParamsSpec>,
+    plogp: Option<&'s spec::PLogPSpec>,
+}
+
+/// The model `model` of one level from its tables; `prefix` is `""` or `"node."` for the keys
+/// of errors, `span` where `model` is written.
+fn p2p_of(
+    ctx: &SpecContext<'_>,
+    model: &str,
+    span: std::ops::Range<usize>,
+    tables: &Tables<'_>,
+    prefix: &str,
+) -> Result<P2p, SpecError> {
+    let present = [
+        ("hockney", tables.hockney.is_some()),
+        ("logp", tables.logp.is_some()),
+        ("loggp", tables.loggp.is_some()),
+        ("plogp", tables.plogp.is_some()),
+    ];
+    if let Some((other, _)) = present.iter().find(|(n, p)| *p && *n != model) {
+        return Err(ctx.error(
+            &format!("{prefix}{other}"),
+            format!(
+                "[{prefix}{other}] is not used by model = \"{model}\" (give only the [{prefix}{model}] table)"
+            ),
+        ));
+    }
+    let missing = || {
+        ctx.error_at(
+            span.clone(),
+            "model",
+            format!("model = \"{model}\" needs a [{prefix}{model}] table"),
+        )
+    };
+    let key = |k: &str| format!("{prefix}{model}.{k}");
+    Ok(match model {
+        "hockney" => {
+            let h = tables.hockney.ok_or_else(missing)?;
+            P2p::Hockney {
+                alpha: us(ctx, &h.latency, &key("latency"), Domain::Positive)?,
+                beta: us_per_byte(ctx, &h.per_byte, &key("per_byte"))?,
+            }
+        }
+        "logp" => {
+            let l = tables.logp.ok_or_else(missing)?;
+            let packet = ctx.check(&l.packet, &key("packet"), "B", Domain::Positive)?;
+            if packet.fract() != 0.0 {
+                return Err(ctx.error_at(
+                    l.packet.value.span(),
+                    &key("packet"),
+                    format!("must be a whole number of bytes (got {packet})"),
+                ));
+            }
+            P2p::LogP {
+                latency: us(ctx, &l.latency, &key("latency"), Domain::Positive)?,
+                overhead: us(ctx, &l.overhead, &key("overhead"), Domain::NonNegative)?,
+                gap: us(ctx, &l.gap, &key("gap"), Domain::Positive)?,
+                packet: packet as u64,
+            }
+        }
+        "loggp" => {
+            let l = tables.loggp.ok_or_else(missing)?;
+            P2p::LogGp {
+                latency: us(ctx, &l.latency, &key("latency"), Domain::Positive)?,
+                overhead: us(ctx, &l.overhead, &key("overhead"), Domain::NonNegative)?,
+                gap: us(ctx, &l.gap, &key("gap"), Domain::Positive)?,
+                gap_per_byte: us_per_byte(ctx, &l.gap_per_byte, &key("gap_per_byte"))?,
+            }
+        }
+        _ => {
+            let l = tables.plogp.ok_or_else(missing)?;
+            P2p::PLogP {
+                latency: us(ctx, &l.latency, &key("latency"), Domain::Positive)?,
+                send_overhead: table(ctx, &l.send_overhead, &key("send_overhead"))?,
+                recv_overhead: table(ctx, &l.recv_overhead, &key("recv_overhead"))?,
+                gap: table(ctx, &l.gap, &key("gap"))?,
+            }
+        }
+    })
+}
+
 /// Read and validate a message-passing machine file (`family = "loggp"`).
 pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
     let spec: LogGpSpec = ctx.parse()?;
     let model = spec.model.get_ref().as_str();
-    let present = [
-        ("hockney", spec.hockney.is_some()),
-        ("logp", spec.logp.is_some()),
-        ("loggp", spec.loggp.is_some()),
-        ("plogp", spec.plogp.is_some()),
-    ];
     if !MODELS.contains(&model) {
         return Err(ctx.error_at(
             spec.model.span(),
@@ -273,61 +364,34 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
             ),
         ));
     }
-    if let Some((other, _)) = present.iter().find(|(n, p)| *p && *n != model) {
-        return Err(ctx.error(
-            other,
-            format!("[{other}] is not used by model = \"{model}\" (give only the [{model}] table)"),
-        ));
-    }
-    let missing = || {
-        ctx.error_at(
-            spec.model.span(),
-            "model",
-            format!("model = \"{model}\" needs a [{model}] table"),
-        )
+    let top = Tables {
+        hockney: spec.hockney.as_ref(),
+        logp: spec.logp.as_ref(),
+        loggp: spec.loggp.as_ref(),
+        plogp: spec.plogp.as_ref(),
     };
-    let p2p = match model {
-        "hockney" => {
-            let h = spec.hockney.as_ref().ok_or_else(missing)?;
-            P2p::Hockney {
-                alpha: us(ctx, &h.latency, "hockney.latency", Domain::Positive)?,
-                beta: us_per_byte(ctx, &h.per_byte, "hockney.per_byte")?,
-            }
-        }
-        "logp" => {
-            let l = spec.logp.as_ref().ok_or_else(missing)?;
-            let packet = ctx.check(&l.packet, "logp.packet", "B", Domain::Positive)?;
-            if packet.fract() != 0.0 {
+    let p2p = p2p_of(ctx, model, spec.model.span(), &top, "")?;
+    let node = match &spec.node {
+        None => None,
+        Some(n) => {
+            let ranks_per_node = *n.ranks_per_node.get_ref();
+            if ranks_per_node < 2 {
                 return Err(ctx.error_at(
-                    l.packet.value.span(),
-                    "logp.packet",
-                    format!("must be a whole number of bytes (got {packet})"),
+                    n.ranks_per_node.span(),
+                    "node.ranks_per_node",
+                    format!("a node shares at least 2 ranks (got {ranks_per_node})"),
                 ));
             }
-            P2p::LogP {
-                latency: us(ctx, &l.latency, "logp.latency", Domain::Positive)?,
-                overhead: us(ctx, &l.overhead, "logp.overhead", Domain::NonNegative)?,
-                gap: us(ctx, &l.gap, "logp.gap", Domain::Positive)?,
-                packet: packet as u64,
-            }
-        }
-        "loggp" => {
-            let l = spec.loggp.as_ref().ok_or_else(missing)?;
-            P2p::LogGp {
-                latency: us(ctx, &l.latency, "loggp.latency", Domain::Positive)?,
-                overhead: us(ctx, &l.overhead, "loggp.overhead", Domain::NonNegative)?,
-                gap: us(ctx, &l.gap, "loggp.gap", Domain::Positive)?,
-                gap_per_byte: us_per_byte(ctx, &l.gap_per_byte, "loggp.gap_per_byte")?,
-            }
-        }
-        _ => {
-            let l = spec.plogp.as_ref().ok_or_else(missing)?;
-            P2p::PLogP {
-                latency: us(ctx, &l.latency, "plogp.latency", Domain::Positive)?,
-                send_overhead: table(ctx, &l.send_overhead, "plogp.send_overhead")?,
-                recv_overhead: table(ctx, &l.recv_overhead, "plogp.recv_overhead")?,
-                gap: table(ctx, &l.gap, "plogp.gap")?,
-            }
+            let tables = Tables {
+                hockney: n.hockney.as_ref(),
+                logp: n.logp.as_ref(),
+                loggp: n.loggp.as_ref(),
+                plogp: n.plogp.as_ref(),
+            };
+            Some(Node {
+                ranks_per_node,
+                p2p: p2p_of(ctx, model, spec.model.span(), &tables, "node.")?,
+            })
         }
     };
     let gamma = us_per_byte(ctx, &spec.compute.gamma, "compute.gamma")?;
@@ -345,6 +409,7 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
     let model = LogGp {
         name: spec.name.clone(),
         p2p,
+        node,
         gamma,
         max_threads,
     };

@@ -9,6 +9,9 @@
 //! - `[plogp]`: L (µs) and the tables o_s(m), o_r(m), g(m) as lists of `(size, value)` points,
 //!   interpolated linearly (Kielmann, Bal & Verstoep 2000).
 //!
+//! An optional `[node]` table makes the machine two-level: `ranks_per_node` consecutive ranks share
+//! a node, and `[node.<model>]` gives the same model's parameters for messages inside a node.
+//!
 //! `[compute]` gives γ, the time per byte of a reduction (µs/B), for every model. Every number is
 //! a [`Param`] (value, unit, source); every point of a PLogP table is one too (a [`PointSpec`]), so
 //! `machines show` lists it and sensitivity analysis can nudge it.
@@ -45,6 +48,31 @@ pub struct LogGpSpec {
     pub plogp: Option<PLogPSpec>,
     /// γ.
     pub compute: ComputeSpec,
+    /// Optional second level: ranks sharing a node and the same model's parameters between them.
+    #[serde(default)]
+    pub node: Option<NodeSpec>,
+}
+
+/// The intra-node level of a two-level machine: `ranks_per_node` consecutive ranks share a node
+/// and exchange messages under the same point-to-point model with their own parameters
+/// (`[node.loggp]` for `model = "loggp"`, and so on).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    /// Ranks per node (at least 2); rank r runs on node ⌊r / ranks_per_node⌋.
+    pub ranks_per_node: Spanned<u32>,
+    /// Hockney α, β inside a node.
+    #[serde(default)]
+    pub hockney: Option<HockneySpec>,
+    /// LogP inside a node.
+    #[serde(default)]
+    pub logp: Option<LogPSpec>,
+    /// LogGP inside a node.
+    #[serde(default)]
+    pub loggp: Option<LogGpParamsSpec>,
+    /// PLogP inside a node.
+    #[serde(default)]
+    pub plogp: Option<PLogPSpec>,
 }
 
 /// Hockney (1994): a message of m bytes costs α + mβ.

@@ -123,6 +123,22 @@ impl Shape {
         }
     }
 
+    /// Every edge (parent, child) of the tree on `p` ranks, grouped by parent in ascending order
+    /// and, within a parent, in send order. Time O(p log p), memory O(p).
+    pub fn edges(self, p: u32) -> Vec<(u32, u32)> {
+        let mut edges: Vec<(u32, u32, u32)> = (1..p)
+            .map(|v| {
+                let (parent, position) = self.parent_and_position(p, v);
+                (parent, position, v)
+            })
+            .collect();
+        edges.sort_unstable();
+        edges
+            .into_iter()
+            .map(|(parent, _, v)| (parent, v))
+            .collect()
+    }
+
     /// The tree's profile on `p` ranks (p ≥ 1). Time O(p log p), memory O(p).
     pub fn profile(self, p: u32) -> Profile {
         let n = p.max(1) as usize;
@@ -217,6 +233,13 @@ mod tests {
         assert_eq!(k3.completion(10.0, 4.0), 28.0);
         // Hockney (G = T): (k − 1)⌈log_k p⌉ T = 2 · 2 · 10 = 40.
         assert_eq!(k3.completion(10.0, 10.0), 40.0);
+    }
+
+    #[test]
+    fn edges_are_grouped_by_parent_in_send_order() {
+        // Binomial on 8: the root sends to 4, 2, 1; rank 4 to 6, 5; rank 2 to 3; rank 6 to 7.
+        let e = Shape::Knomial { radix: 2 }.edges(8);
+        assert_eq!(e, [(0, 4), (0, 2), (0, 1), (2, 3), (4, 6), (4, 5), (6, 7)]);
     }
 
     #[test]
