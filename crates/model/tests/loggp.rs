@@ -726,6 +726,127 @@ gamma = { value = 0.0, unit = "us/B", source = "t" }
     );
 }
 
+/// Two levels under Hockney: between nodes α = 1000 ns, β = 1 ns/B (T(1024) = 2024); inside a
+/// node of 4 ranks α = 100 ns, β = 0.5 ns/B (T(1024) = 612); γ = 0.5 ns/B.
+fn two_level() -> Machine {
+    let text = format!(
+        "{HOCKNEY}\n[node]\nranks_per_node = 4\n[node.hockney]\n\
+         latency = {{ value = 0.1, unit = \"us\", source = \"test\" }}\n\
+         per_byte = {{ value = 0.0005, unit = \"us/B\", source = \"test\" }}\n"
+    );
+    from_text("two-level.toml", &text).unwrap()
+}
+
+#[test]
+fn two_level_machines_price_each_message_by_its_link() {
+    let m = two_level();
+    // p = 4 fits one node: everything intra-node. Binomial: 2 · 612 = 1224.
+    close(
+        cost(&m, Collective::Bcast, "binomial", 4, 1024, seg(0)),
+        1224.0,
+    );
+    // p = 8 on two nodes of 4: the root sends to 4 (across, 2024), then 2 and 1 (inside, +612
+    // each after the gap of the previous send); 4 forwards to 6 and 5, 2 to 3, 6 to 7. Last:
+    // rank 1 at 2024 + 612 + 612 = 3248 (= T_inter + 2·T_intra).
+    close(
+        cost(&m, Collective::Bcast, "binomial", 8, 1024, seg(0)),
+        3248.0,
+    );
+    // Ring allgather on two nodes: every step has a pair across nodes: 7 · 2024.
+    close(
+        cost(&m, Collective::Allgather, "ring", 8, 1024, Params::None),
+        14168.0,
+    );
+    // Recursive-doubling allreduce: distances 1 and 2 stay inside a node (612 + 512 each),
+    // distance 4 crosses (2024 + 512): 2 · 1124 + 2536 = 4784.
+    close(
+        cost(
+            &m,
+            Collective::Allreduce,
+            "recursive-doubling",
+            8,
+            1024,
+            Params::None,
+        ),
+        4784.0,
+    );
+    // Double ring of 8 ranks: 2 of the 8 edges cross (3 → 4 and 7 → 0): 2 · (2 · 1000 + 6 · 100).
+    close(
+        cost(&m, Collective::Barrier, "double-ring", 8, 0, Params::None),
+        5200.0,
+    );
+    // Dissemination: every round has a pair across nodes: 3 · 1000.
+    close(
+        cost(
+            &m,
+            Collective::Barrier,
+            "bruck",
+            8,
+            0,
+            Params::named([("radix", 2)]),
+        ),
+        3000.0,
+    );
+    // Pipeline 0 → 1 → ... → 7 in two 1 KiB segments: one edge (3 → 4) crosses. First segment
+    // 6 · 612 + 2024 = 5696; the period is the slowest link's gap, 2024: 7720.
+    close(
+        cost(&m, Collective::Bcast, "pipeline", 8, 2048, seg(1024)),
+        7720.0,
+    );
+    // Rabenseifner allreduce, m = 8192: halving crosses at distance 4 with 4096 B
+    // (5096 + 2048), then stays inside (1124 + 1024, 612 + 512): 10416; the allgather mirrors it
+    // without γ: 5096 + 1124 + 612 = 6832. Total 17248.
+    close(
+        cost(
+            &m,
+            Collective::Allreduce,
+            "rabenseifner",
+            8,
+            8192,
+            Params::None,
+        ),
+        17248.0,
+    );
+}
+
+#[test]
+fn two_level_files_are_checked() {
+    let base = format!(
+        "{HOCKNEY}\n[node]\nranks_per_node = 4\n[node.hockney]\n\
+         latency = {{ value = 0.1, unit = \"us\", source = \"test\" }}\n\
+         per_byte = {{ value = 0.0005, unit = \"us/B\", source = \"test\" }}\n"
+    );
+    let err = error_of(&with(&base, "ranks_per_node = 4", "ranks_per_node = 1"));
+    assert!(
+        err.contains("key `node.ranks_per_node`") && err.contains("at least 2"),
+        "{err}"
+    );
+    let p = |k: &str| format!("{k} = {{ value = 1.0, unit = \"us\", source = \"t\" }}\n");
+    let extra = format!(
+        "{base}[node.loggp]\n{}{}{}gap_per_byte = {{ value = 0.0, unit = \"us/B\", source = \"t\" }}\n",
+        p("latency"),
+        p("overhead"),
+        p("gap")
+    );
+    let err = error_of(&extra);
+    assert!(
+        err.contains("[node.loggp] is not used by model = \"hockney\""),
+        "{err}"
+    );
+    let err = error_of(&with(
+        &base,
+        "latency = { value = 0.1",
+        "latency = { value = 0.0",
+    ));
+    assert!(
+        err.contains("key `node.hockney.latency`") && err.contains("positive"),
+        "{err}"
+    );
+    let bare = base.split("[node.hockney]").next().unwrap().to_string();
+    let err = error_of(&bare);
+    assert!(err.contains("needs a [node.hockney] table"), "{err}");
+}
+
 /// Every algorithm with one fixed configuration, for the laws.
 fn fixed_params(kind: Kind) -> Vec<Params> {
     match kind.parameters() {
@@ -747,6 +868,7 @@ fn fixed_params(kind: Kind) -> Vec<Params> {
 fn machines() -> Vec<Machine> {
     vec![
         hockney(),
+        two_level(),
         from_text("plogp.toml", PLOGP).unwrap(),
         load("cluster-example").unwrap(),
         load("tukey-ib").unwrap(),

@@ -46,6 +46,10 @@
 //! - `fanout`: chains of `chain` (1 ..= min(p−1, 8) in the search).
 //! - `radix`: k of `knomial` and `bruck` (2 ..= min(p, 16) in the search; any k ≥ 2 is priced).
 //!
+//! Two-level machines: each message is priced by its link (see `Net` and `docs/mpi.md`, "Two
+//! levels"): tree edges one by one, a step of simultaneous exchanges by the slowest link its
+//! pairs use. On one level every formula above holds as written.
+//!
 //! Pipelining (Pješivac-Grbović et al. 2007 §3): one segment crosses the tree in the tree's
 //! completion time for s bytes; each further segment adds one period, the busiest rank's time per
 //! segment: max(c_root·G(s), c·G(s), c·o_s(s) + o_r(s), G(s)) for a broadcast (c children per

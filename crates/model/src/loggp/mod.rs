@@ -11,8 +11,11 @@
 //!    between consecutive messages at one process, and the CPU overheads o_s(m), o_r(m);
 //! 2. [`tree`]: the broadcast trees of the libraries (flat, chain, binary, binomial, k-nomial)
 //!    and their completion time, pipelined or not, for broadcast and (by duality) reduction;
-//! 3. [`algorithms`]: one [`Algorithm`](crate::Algorithm) per library algorithm, each formula
+//! 3. [`algorithms`]: one [`Algorithm`] per library algorithm, each formula
 //!    cited in its doc and in `docs/mpi.md`.
+//!
+//! A machine may have two levels (`[node]`: ranks per node and the intra-node parameters of the
+//! same model); every message is then priced by the link between its two ranks.
 //!
 //! Units: the machine file gives µs (and µs/B, B); the model works in nanoseconds.
 //!
