@@ -89,7 +89,7 @@ pub fn note_estimates(machine: &Machine) {
     if !estimated.is_empty() {
         let keys: Vec<&str> = estimated.iter().map(|p| p.key.as_str()).collect();
         eprintln!(
-            "note: {} uses estimated parameters the seeds do not give: {} (see `modelopt machines show {}`)",
+            "note: {} uses estimated parameters (no measurement or source gives them): {} (see `modelopt machines show {}`)",
             machine.name,
             keys.join(", "),
             machine.name

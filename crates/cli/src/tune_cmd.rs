@@ -40,7 +40,7 @@ pub fn run(collective: Collective, args: &TuneArgs) -> anyhow::Result<String> {
     report.estimated_params = estimates_used(&machine, &request, &report);
     if !report.estimated_params.is_empty() {
         eprintln!(
-            "note: this result uses estimated parameters the seeds do not give: {} (see `modelopt machines show {}`)",
+            "note: this result uses estimated parameters (no measurement or source gives them): {} (see `modelopt machines show {}`)",
             report.estimated_params.join(", "),
             machine.name
         );

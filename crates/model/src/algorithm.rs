@@ -167,6 +167,26 @@ impl IntRange {
     }
 }
 
+/// An explicit list of the values one named integer parameter may take (e.g. segment sizes that
+/// are powers of two, which an [`IntRange`] cannot express).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ValueList {
+    /// Parameter name as it appears in [`Params::Named`].
+    pub name: String,
+    /// The values, in the order they are enumerated.
+    pub values: Vec<i64>,
+}
+
+impl ValueList {
+    /// The list `values` for `name`.
+    pub fn new(name: &str, values: Vec<i64>) -> Self {
+        ValueList {
+            name: name.to_string(),
+            values,
+        }
+    }
+}
+
 /// The free parameters of an algorithm for one request, described for the optimizer.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
@@ -191,6 +211,10 @@ pub enum Space {
     /// The product of integer ranges, enumerated as [`Params::Named`]. Combinations an
     /// algorithm cannot run are rejected by its [`Algorithm::cost`] and skipped.
     Grid(Vec<IntRange>),
+    /// The product of explicit value lists, enumerated as [`Params::Named`] lexicographically in
+    /// the given list order. Combinations an algorithm cannot run are rejected by its
+    /// [`Algorithm::cost`] and skipped.
+    Values(Vec<ValueList>),
     /// Every rooted tree on `threads` nodes with every socket placement of its nodes (seed 001
     /// §4, Eq. 2), enumerated as [`Params::RootedTree`] by the optimizer's `rooted_trees` module
     /// (exhaustively, or by the exact dynamic program for large n).

@@ -16,6 +16,8 @@
 //!   cyclic shift, concatenate-one/all and reduce (seed 003, Goil, Wang & Ranka).
 //! - [`scc`]: Intel SCC mesh, put/get and RCCE models, OC-BCAST(k), binomial and scatter-allgather
 //!   broadcasts, latency and throughput (seed 004, Petrović 2015, ch. 3-4).
+//! - [`loggp`]: message-passing clusters under Hockney, LogP, LogGP or PLogP, and the bcast,
+//!   barrier, reduce, allreduce and allgather algorithms of Open MPI, MPICH and UCC.
 //!
 //! ```
 //! use modelopt_model::{machine, cache_coherent::CacheCoherent};
@@ -33,6 +35,7 @@ pub mod ccnuma;
 pub mod cell;
 pub mod error;
 pub mod ksr1;
+pub mod loggp;
 pub mod machine;
 pub mod perturb;
 pub mod registry;
@@ -42,6 +45,7 @@ pub mod spec;
 
 pub use algorithm::{
     Algorithm, DegreeOrdering, IntRange, RoundsRule, Space, SpaceOptions, Term, TreeSearch,
+    ValueList,
 };
 pub use error::{ModelError, SpecError};
 pub use machine::Machine;

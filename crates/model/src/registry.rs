@@ -102,6 +102,20 @@ pub const FAMILIES: &[Family] = &[
         cache_states: false,
         metrics: LATENCY_AND_THROUGHPUT,
     },
+    Family {
+        name: "loggp",
+        summary: "message passing under Hockney, LogP, LogGP or PLogP: the algorithms MPI libraries implement",
+        load: crate::loggp::load,
+        bundled: &[
+            (
+                "cluster-example",
+                include_str!("../../../machines/cluster-example.toml"),
+            ),
+            ("tukey-ib", include_str!("../../../machines/tukey-ib.toml")),
+        ],
+        cache_states: false,
+        metrics: LATENCY,
+    },
 ];
 
 /// The family named `name`.

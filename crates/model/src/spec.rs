@@ -331,6 +331,12 @@ pub const UNIT_RANGES: &[UnitRange] = &[
         why: "a time per byte from 1 fs (1 PB/s) to 1 ms (1 kB/s)",
     },
     UnitRange {
+        unit: "us/B",
+        min: 1e-9,
+        max: 1e3,
+        why: "a time per byte from 1 fs (1 PB/s) to 1 ms (1 kB/s)",
+    },
+    UnitRange {
         unit: "B",
         min: 1.0,
         max: 1_099_511_627_776.0,

@@ -15,7 +15,7 @@
 //! ## Grids
 //! The product of named integer ranges, in lexicographic order of the ranges as given.
 
-use modelopt_model::{DegreeOrdering, IntRange, Params, Space};
+use modelopt_model::{DegreeOrdering, IntRange, Params, Space, ValueList};
 use std::collections::BTreeMap;
 
 /// A partial tree: the degrees so far, the nodes they hold, and the nodes on the last level.
@@ -141,6 +141,7 @@ pub fn enumerate(space: &Space) -> Option<Vec<Params>> {
                 .collect(),
         ),
         Space::Grid(ranges) => Some(grid(ranges)),
+        Space::Values(lists) => Some(values(lists)),
         _ => None,
     }
 }
@@ -154,6 +155,24 @@ pub fn grid(ranges: &[IntRange]) -> Vec<Params> {
             for v in range.lo..=range.hi {
                 let mut p: BTreeMap<String, i64> = partial.clone();
                 p.insert(range.name.clone(), v);
+                next.push(p);
+            }
+        }
+        out = next;
+    }
+    out.into_iter().map(Params::Named).collect()
+}
+
+/// The product of explicit value lists as [`Params::Named`], lexicographic in the given list
+/// order (and, within a list, in its value order). An empty list yields no configuration.
+pub fn values(lists: &[ValueList]) -> Vec<Params> {
+    let mut out = vec![BTreeMap::new()];
+    for list in lists {
+        let mut next = Vec::with_capacity(out.len() * list.values.len());
+        for partial in &out {
+            for &v in &list.values {
+                let mut p: BTreeMap<String, i64> = partial.clone();
+                p.insert(list.name.clone(), v);
                 next.push(p);
             }
         }
@@ -231,6 +250,32 @@ mod tests {
         }
         .all();
         assert_eq!(all, vec![vec![1]]);
+    }
+
+    #[test]
+    fn value_lists_enumerate_their_product_in_order() {
+        // segment ∈ {0, 1024, 4096} × radix ∈ {2, 4}: 3 · 2 = 6 configurations, segment first.
+        let v = values(&[
+            ValueList::new("segment", vec![0, 1024, 4096]),
+            ValueList::new("radix", vec![2, 4]),
+        ]);
+        let s: Vec<String> = v.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            s,
+            [
+                "radix=2 segment=0",
+                "radix=4 segment=0",
+                "radix=2 segment=1024",
+                "radix=4 segment=1024",
+                "radix=2 segment=4096",
+                "radix=4 segment=4096"
+            ]
+        );
+        assert!(values(&[ValueList::new("x", vec![])]).is_empty());
+        assert_eq!(
+            enumerate(&Space::Values(vec![ValueList::new("k", vec![8])])),
+            Some(vec![Params::named([("k", 8)])])
+        );
     }
 
     #[test]
