@@ -44,6 +44,8 @@ pub enum Command {
     Explore(crate::explore_cmd::ExploreCommand),
     /// Build the CLa dependency graph of a `.cla` program on a tree: critical path, T_min, T_max.
     Graph(crate::graph_cmd::GraphArgs),
+    /// Measure this host (topology, line transfers, ping-pong, multi-line, contention) into a machine file.
+    Calibrate(crate::calibrate_cmd::CalibrateArgs),
 }
 
 /// Output formats of the tuning commands.

@@ -4,6 +4,7 @@
 //! its answer. User errors print one line on stderr and exit with status 2.
 
 mod args;
+mod calibrate_cmd;
 mod explore_cmd;
 mod graph_cmd;
 mod machines_cmd;
@@ -30,6 +31,7 @@ fn run(cli: &Cli) -> anyhow::Result<String> {
         Command::Machines(a) => machines_cmd::run(a),
         Command::Explore(c) => explore_cmd::run(c),
         Command::Graph(a) => graph_cmd::render(a),
+        Command::Calibrate(a) => calibrate_cmd::run(a),
     }
 }
 

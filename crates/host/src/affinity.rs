@@ -13,9 +13,8 @@ pub fn allowed_cpus() -> Result<Vec<usize>, HostError> {
     // SAFETY: cpu_set_t is a plain bit array for which all-zero is a valid (empty) value;
     // sched_getaffinity writes at most size_of::<cpu_set_t>() bytes into it.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    let rc = unsafe {
-        libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set)
-    };
+    let rc =
+        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
     if rc != 0 {
         return Err(HostError::Sys {
             call: "sched_getaffinity",

@@ -23,6 +23,7 @@ use crate::affinity::pin_current_thread;
 use crate::error::HostError;
 use crate::mem::{self, Line, Slot};
 use crate::stats::Summary;
+
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -209,11 +210,48 @@ fn elapsed_ns(start: Instant) -> f64 {
     start.elapsed().as_nanos() as f64
 }
 
-/// Summarize raw timed-region samples: subtract the timer overhead, divide by `per` operations.
-fn finish(raw: &[f64], timer: &TimerInfo, per: f64, what: &str) -> Result<Summary, HostError> {
-    Summary::of(raw)
-        .map(|s| s.shifted(timer.overhead_ns).scaled(per))
-        .ok_or_else(|| HostError::Thread(format!("{what}: no samples")))
+/// The samples of one measurement, ns per operation, the timer overhead already subtracted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Samples {
+    /// One value per timed sample.
+    pub values: Vec<f64>,
+}
+
+impl Samples {
+    /// Their robust summary.
+    pub fn summary(&self) -> Summary {
+        Summary::of(&self.values).unwrap_or(Summary {
+            n: 0,
+            median: f64::NAN,
+            mad: f64::NAN,
+            q1: f64::NAN,
+            q3: f64::NAN,
+            min: f64::NAN,
+            max: f64::NAN,
+            mean: f64::NAN,
+        })
+    }
+
+    /// Pool several measurements (e.g. representative pairs of one location class).
+    pub fn pooled(parts: &[Samples]) -> Samples {
+        Samples {
+            values: parts
+                .iter()
+                .flat_map(|p| p.values.iter().copied())
+                .collect(),
+        }
+    }
+}
+
+/// Turn raw timed-region samples into per-operation ones: subtract the timer overhead, divide by
+/// `per` operations.
+fn finish(raw: &[f64], timer: &TimerInfo, per: f64, what: &str) -> Result<Samples, HostError> {
+    if raw.is_empty() || raw.iter().any(|v| !v.is_finite()) {
+        return Err(HostError::Thread(format!("{what}: no samples")));
+    }
+    Ok(Samples {
+        values: raw.iter().map(|v| (v - timer.overhead_ns) / per).collect(),
+    })
 }
 
 fn distinct(cpus: &[usize], benchmark: &str) -> Result<(), HostError> {
@@ -237,7 +275,7 @@ pub fn read_local(
     state: State,
     cfg: &Config,
     timer: &TimerInfo,
-) -> Result<Summary, HostError> {
+) -> Result<Samples, HostError> {
     let raw = team(&[cpu], |_, _| {
         let slots = mem::chase_slots(cfg.chase_lines);
         let mut out = Vec::with_capacity(cfg.samples);
@@ -271,7 +309,7 @@ pub fn read_remote(
     state: State,
     cfg: &Config,
     timer: &TimerInfo,
-) -> Result<Summary, HostError> {
+) -> Result<Samples, HostError> {
     let mut cpus = vec![owner, reader];
     if state == State::S {
         let Some(h) = helper else {
@@ -328,9 +366,7 @@ fn slots_homed_on(home: usize, k: usize) -> Result<Vec<Slot>, HostError> {
         let slots: Vec<Slot> = (0..2048.max(k)).map(|_| Slot::default()).collect();
         let linked = mem::chase_slots(k);
         for (i, s) in linked.iter().enumerate() {
-            slots[i]
-                .line
-                .words[0]
+            slots[i].line.words[0]
                 .store(s.line.words[0].load(Ordering::Relaxed), Ordering::Relaxed);
         }
         slots
@@ -346,7 +382,7 @@ pub fn read_memory(
     home: usize,
     cfg: &Config,
     timer: &TimerInfo,
-) -> Result<Summary, HostError> {
+) -> Result<Samples, HostError> {
     let slots = slots_homed_on(home, cfg.chase_lines)?;
     let chain = &slots[..cfg.chase_lines];
     let raw = team(&[reader], |_, _| {
@@ -378,7 +414,7 @@ pub fn ping_pong(
     recv: State,
     cfg: &Config,
     timer: &TimerInfo,
-) -> Result<Summary, HostError> {
+) -> Result<Samples, HostError> {
     distinct(&[a, b], "ping_pong")?;
     let lines = lines.max(1);
     let bufs: [(Vec<Line>, Vec<Line>); 2] = [
@@ -433,7 +469,7 @@ pub fn copy_congestion(
     lines: usize,
     cfg: &Config,
     timer: &TimerInfo,
-) -> Result<Summary, HostError> {
+) -> Result<Samples, HostError> {
     let mut cpus = vec![owner];
     cpus.extend_from_slice(readers);
     distinct(&cpus, "copy_congestion")?;
@@ -511,7 +547,7 @@ pub fn contention(
     state: State,
     cfg: &Config,
     timer: &TimerInfo,
-) -> Result<Summary, HostError> {
+) -> Result<Samples, HostError> {
     let mut cpus = vec![owner];
     cpus.extend_from_slice(readers);
     distinct(&cpus, "contention")?;
@@ -566,7 +602,7 @@ pub fn invalidation(
     readers: &[usize],
     cfg: &Config,
     timer: &TimerInfo,
-) -> Result<Summary, HostError> {
+) -> Result<Samples, HostError> {
     let mut cpus = vec![writer];
     cpus.extend_from_slice(readers);
     distinct(&cpus, "invalidation")?;
@@ -639,8 +675,8 @@ mod tests {
         let timer = measure_timer(1000);
         let local = read_local(cpus[0], State::E, &TINY, &timer).unwrap();
         let memory = read_memory(cpus[0], cpus[0], &TINY, &timer).unwrap();
-        assert_eq!(local.n, 20);
-        assert!(memory.median > 0.0);
+        assert_eq!(local.values.len(), 20);
+        assert!(memory.summary().median > 0.0);
     }
 
     #[test]
@@ -651,12 +687,42 @@ mod tests {
         }
         let timer = measure_timer(1000);
         let (a, b) = (cpus[0], cpus[1]);
-        assert!(read_remote(a, b, None, State::M, &TINY, &timer).unwrap().median > 0.0);
+        assert!(
+            read_remote(a, b, None, State::M, &TINY, &timer)
+                .unwrap()
+                .summary()
+                .median
+                > 0.0
+        );
         assert!(read_remote(a, b, None, State::S, &TINY, &timer).is_err());
-        assert!(ping_pong(a, b, 2, State::E, State::E, &TINY, &timer).unwrap().median > 0.0);
-        assert!(copy_congestion(a, &[b], 4, &TINY, &timer).unwrap().median > 0.0);
-        assert!(contention(a, &[b], State::I, &TINY, &timer).unwrap().median > 0.0);
-        assert!(invalidation(a, &[b], &TINY, &timer).unwrap().median > 0.0);
+        assert!(
+            ping_pong(a, b, 2, State::E, State::E, &TINY, &timer)
+                .unwrap()
+                .summary()
+                .median
+                > 0.0
+        );
+        assert!(
+            copy_congestion(a, &[b], 4, &TINY, &timer)
+                .unwrap()
+                .summary()
+                .median
+                > 0.0
+        );
+        assert!(
+            contention(a, &[b], State::I, &TINY, &timer)
+                .unwrap()
+                .summary()
+                .median
+                > 0.0
+        );
+        assert!(
+            invalidation(a, &[b], &TINY, &timer)
+                .unwrap()
+                .summary()
+                .median
+                > 0.0
+        );
         assert!(matches!(
             ping_pong(a, a, 1, State::E, State::E, &TINY, &timer),
             Err(HostError::TooFewCpus { .. })

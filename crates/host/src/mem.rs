@@ -68,10 +68,14 @@ pub fn chase_slots(n: usize) -> Vec<Slot> {
 /// of the line latencies.
 #[inline(never)]
 pub fn chase(slots: &[Slot]) -> usize {
+    // No division or conversion in the loop: an index past the end (which `chase_slots` never
+    // writes) ends the chase early instead of panicking.
     let mut at = 0usize;
     for _ in 0..slots.len() {
-        let next = slots[at].line.words[0].load(Ordering::Relaxed);
-        at = usize::try_from(next).unwrap_or(0) % slots.len().max(1);
+        match slots.get(at) {
+            Some(slot) => at = slot.line.words[0].load(Ordering::Relaxed) as usize,
+            None => break,
+        }
     }
     at
 }
@@ -196,7 +200,7 @@ mod tests {
         // A single cycle through all n slots: n steps from slot 0 come back to slot 0.
         let slots = chase_slots(37);
         assert_eq!(chase(&slots), 0);
-        let mut seen = vec![false; 37];
+        let mut seen = [false; 37];
         let mut at = 0;
         for _ in 0..37 {
             assert!(!seen[at]);

@@ -187,7 +187,10 @@ pub fn least_squares(model: &str, rows: &[Vec<f64>], y: &[f64]) -> Result<Fit, H
 
 /// Fit seed 000 Eq. (3.1), T_N = o·N + q − p/N, to points (N, T_N). Coefficients `[o, q, p]`.
 pub fn fit_multi_line(points: &[(f64, f64)]) -> Result<Fit, HostError> {
-    let rows: Vec<Vec<f64>> = points.iter().map(|&(n, _)| vec![n, 1.0, -1.0 / n]).collect();
+    let rows: Vec<Vec<f64>> = points
+        .iter()
+        .map(|&(n, _)| vec![n, 1.0, -1.0 / n])
+        .collect();
     let y: Vec<f64> = points.iter().map(|p| p.1).collect();
     least_squares("T_N = o·N + q − p/N (seed 000 Eq. 3.1)", &rows, &y)
 }

@@ -379,10 +379,7 @@ pub fn discover_at(root: &Path) -> Result<Topology, HostError> {
         if line_bytes.is_none() {
             line_bytes = line;
         }
-        let node = nodes
-            .iter()
-            .find(|n| n.cpus.contains(&id))
-            .map(|n| n.id);
+        let node = nodes.iter().find(|n| n.cpus.contains(&id)).map(|n| n.id);
         cpus.push(Cpu {
             id,
             package,
@@ -405,11 +402,7 @@ pub fn discover_at(root: &Path) -> Result<Topology, HostError> {
             .into_iter()
             .map(|n| NumaNode {
                 id: n.id,
-                cpus: n
-                    .cpus
-                    .into_iter()
-                    .filter(|c| online.contains(c))
-                    .collect(),
+                cpus: n.cpus.into_iter().filter(|c| online.contains(c)).collect(),
             })
             .filter(|n| !n.cpus.is_empty())
             .collect(),
@@ -430,8 +423,12 @@ pub fn discover() -> Result<Topology, HostError> {
     discover_at(Path::new("/"))
 }
 
+/// What a CPU's `cache/` directory says: the last-level cache's sharing CPUs and level, and the
+/// coherency line size.
+type LlcInfo = (Option<Vec<usize>>, Option<u32>, Option<u32>);
+
 /// The highest-level unified or data cache of a CPU: its sharing CPUs, level, and line size.
-fn read_llc(cache: &Path) -> Result<(Option<Vec<usize>>, Option<u32>, Option<u32>), HostError> {
+fn read_llc(cache: &Path) -> Result<LlcInfo, HostError> {
     let Ok(entries) = std::fs::read_dir(cache) else {
         return Ok((None, None, None));
     };
@@ -491,9 +488,9 @@ fn read_numa_nodes(root: &Path) -> Result<Vec<NumaNode>, HostError> {
 
 /// Group CPUs into sockets → L3 domains → cores, each ordered by lowest CPU number.
 fn build_hierarchy(cpus: &[Cpu]) -> Vec<Socket> {
-    // package → llc key → core key (sibling list) → threads
-    let mut tree: BTreeMap<u32, BTreeMap<Vec<usize>, BTreeMap<Vec<usize>, (u32, Vec<usize>)>>> =
-        BTreeMap::new();
+    // package → llc key → core key (sibling list) → (core_id, threads)
+    type Cores = BTreeMap<Vec<usize>, (u32, Vec<usize>)>;
+    let mut tree: BTreeMap<u32, BTreeMap<Vec<usize>, Cores>> = BTreeMap::new();
     for cpu in cpus {
         let llc_key = cpu.llc.clone().unwrap_or_default();
         let core = tree
@@ -557,7 +554,9 @@ pub fn host_info_at(root: &Path) -> HostInfo {
             (k.trim() == name).then(|| v.trim().to_string())
         })
     };
-    let cpu_model = field("model name").or_else(|| field("Model")).filter(|m| !m.is_empty());
+    let cpu_model = field("model name")
+        .or_else(|| field("Model"))
+        .filter(|m| !m.is_empty());
     let mut reasons = Vec::new();
     if field("flags").is_some_and(|f| f.split_whitespace().any(|x| x == "hypervisor")) {
         reasons.push("the CPU reports the `hypervisor` flag".to_string());

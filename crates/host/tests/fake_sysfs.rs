@@ -24,24 +24,49 @@ fn fake_two_socket(root: &Path) {
         let domain = (core % 8) / 4;
         let first = socket * 8 + domain * 4; // lowest core of the L3 domain
         let base = format!("sys/devices/system/cpu/cpu{cpu}");
-        write(root, &format!("{base}/topology/physical_package_id"), &format!("{socket}\n"));
-        write(root, &format!("{base}/topology/core_id"), &format!("{}\n", core % 8));
-        write(root, &format!("{base}/topology/thread_siblings_list"), &format!("{core},{}\n", core + 16));
+        write(
+            root,
+            &format!("{base}/topology/physical_package_id"),
+            &format!("{socket}\n"),
+        );
+        write(
+            root,
+            &format!("{base}/topology/core_id"),
+            &format!("{}\n", core % 8),
+        );
+        write(
+            root,
+            &format!("{base}/topology/thread_siblings_list"),
+            &format!("{core},{}\n", core + 16),
+        );
         for (index, level, kind, shared) in [
             (0, 1, "Data", format!("{core},{}", core + 16)),
             (1, 1, "Instruction", format!("{core},{}", core + 16)),
             (2, 2, "Unified", format!("{core},{}", core + 16)),
-            (3, 3, "Unified", format!("{}-{},{}-{}", first, first + 3, first + 16, first + 19)),
+            (
+                3,
+                3,
+                "Unified",
+                format!("{}-{},{}-{}", first, first + 3, first + 16, first + 19),
+            ),
         ] {
             let c = format!("{base}/cache/index{index}");
             write(root, &format!("{c}/level"), &format!("{level}\n"));
             write(root, &format!("{c}/type"), &format!("{kind}\n"));
-            write(root, &format!("{c}/shared_cpu_list"), &format!("{shared}\n"));
+            write(
+                root,
+                &format!("{c}/shared_cpu_list"),
+                &format!("{shared}\n"),
+            );
             write(root, &format!("{c}/coherency_line_size"), "64\n");
         }
     }
     write(root, "sys/devices/system/node/node0/cpulist", "0-7,16-23\n");
-    write(root, "sys/devices/system/node/node1/cpulist", "8-15,24-31\n");
+    write(
+        root,
+        "sys/devices/system/node/node1/cpulist",
+        "8-15,24-31\n",
+    );
     write(root, "sys/devices/system/node/possible", "0-1\n");
 }
 
@@ -68,7 +93,14 @@ fn two_socket_two_l3_four_core_smt2_hierarchy() {
     assert_eq!(t.cpu(9).unwrap().node, Some(1));
     assert_eq!(t.numa_nodes.len(), 2);
     let shape = t.shape();
-    assert_eq!((shape.sockets, shape.cores_per_socket, shape.threads_per_core), (2, 8, 2));
+    assert_eq!(
+        (
+            shape.sockets,
+            shape.cores_per_socket,
+            shape.threads_per_core
+        ),
+        (2, 8, 2)
+    );
     assert!(shape.uniform);
     // Classes: 0–16 SMT siblings; 0–3 one L3; 0–4 one socket, two L3 domains; 0–8 two sockets.
     assert_eq!(t.classify(0, 16), Some(LocationClass::SmtSibling));
@@ -101,26 +133,47 @@ fn restricting_to_an_affinity_mask_shrinks_the_hierarchy() {
     assert_eq!(r.sockets.len(), 1);
     assert_eq!(r.sockets[0].l3_domains.len(), 1);
     let shape = r.shape();
-    assert_eq!((shape.sockets, shape.cores_per_socket, shape.threads_per_core), (1, 2, 2));
+    assert_eq!(
+        (
+            shape.sockets,
+            shape.cores_per_socket,
+            shape.threads_per_core
+        ),
+        (1, 2, 2)
+    );
     assert!(!shape.uniform);
-    assert_eq!(r.classes(), vec![LocationClass::SmtSibling, LocationClass::SameL3]);
+    assert_eq!(
+        r.classes(),
+        vec![LocationClass::SmtSibling, LocationClass::SameL3]
+    );
     assert_eq!(r.numa_nodes.len(), 1);
 }
 
 #[test]
 fn a_root_without_sysfs_is_a_typed_unsupported_error() {
     let dir = tempfile::tempdir().unwrap();
-    assert!(matches!(discover_at(dir.path()), Err(HostError::Unsupported(_))));
+    assert!(matches!(
+        discover_at(dir.path()),
+        Err(HostError::Unsupported(_))
+    ));
 }
 
 #[test]
 fn a_malformed_file_names_the_file() {
     let dir = tempfile::tempdir().unwrap();
     fake_two_socket(dir.path());
-    write(dir.path(), "sys/devices/system/cpu/cpu3/topology/thread_siblings_list", "3-x\n");
+    write(
+        dir.path(),
+        "sys/devices/system/cpu/cpu3/topology/thread_siblings_list",
+        "3-x\n",
+    );
     let err = discover_at(dir.path()).unwrap_err();
     assert!(matches!(err, HostError::Parse { .. }));
-    assert!(err.to_string().contains("cpu3/topology/thread_siblings_list"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("cpu3/topology/thread_siblings_list"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -132,7 +185,11 @@ fn hypervisor_flag_and_cgroup_limit_are_detected() {
         "processor\t: 0\nmodel name\t: Fake CPU @ 2.0GHz\nflags\t\t: fpu sse2 hypervisor avx\n",
     );
     write(dir.path(), "proc/self/cgroup", "0::/user.slice/job\n");
-    write(dir.path(), "sys/fs/cgroup/user.slice/job/cpuset.cpus.effective", "2-3\n");
+    write(
+        dir.path(),
+        "sys/fs/cgroup/user.slice/job/cpuset.cpus.effective",
+        "2-3\n",
+    );
     let info = host_info_at(dir.path());
     assert_eq!(info.cpu_model.as_deref(), Some("Fake CPU @ 2.0GHz"));
     assert!(info.virtualized.unwrap().contains("hypervisor"));
@@ -143,7 +200,10 @@ fn hypervisor_flag_and_cgroup_limit_are_detected() {
 
 #[test]
 fn cpu_lists_parse_as_the_kernel_writes_them() {
-    assert_eq!(parse_cpu_list("0-3,8,10-11\n").unwrap(), vec![0, 1, 2, 3, 8, 10, 11]);
+    assert_eq!(
+        parse_cpu_list("0-3,8,10-11\n").unwrap(),
+        vec![0, 1, 2, 3, 8, 10, 11]
+    );
     assert_eq!(parse_cpu_list("").unwrap(), Vec::<usize>::new());
     assert!(parse_cpu_list("3-1").is_err());
     assert!(parse_cpu_list("0-99999999").is_err());

@@ -387,7 +387,10 @@ mod tests {
         let e = checked(missing).unwrap_err().to_string();
         assert!(e.contains("measured_at is missing"), "{e}");
         let both = full.replace("r2 = 0.99", "estimated = true");
-        assert!(checked(&both).unwrap_err().to_string().contains("both measured"));
+        assert!(checked(&both)
+            .unwrap_err()
+            .to_string()
+            .contains("both measured"));
         let bad_r2 = full.replace("r2 = 0.99", "r2 = 1.5");
         assert!(checked(&bad_r2).unwrap_err().to_string().contains("r2"));
         let neg_mad = full.replace("mad = 0.1", "mad = -1.0");
@@ -395,7 +398,10 @@ mod tests {
         let zero = full.replace("samples = 200", "samples = 0");
         assert!(checked(&zero).unwrap_err().to_string().contains("samples"));
         let unknown = full.replace("cv = 0.07", "cvv = 0.07");
-        assert!(checked(&unknown).unwrap_err().to_string().contains("unknown field"));
+        assert!(checked(&unknown)
+            .unwrap_err()
+            .to_string()
+            .contains("unknown field"));
     }
 
     #[test]

@@ -342,11 +342,7 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
         }
     };
     for (key, p, domain) in [
-        (
-            "invalidation.base",
-            &spec.invalidation.base,
-            Domain::Finite,
-        ),
+        ("invalidation.base", &spec.invalidation.base, Domain::Finite),
         (
             "invalidation.per_sharer",
             &spec.invalidation.per_sharer,
@@ -368,7 +364,10 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
             if present {
                 return Err(ctx.error(
                     "calibration.not_measured",
-                    format!("`{}` is listed as not measured but the file gives it", nm.key),
+                    format!(
+                        "`{}` is listed as not measured but the file gives it",
+                        nm.key
+                    ),
                 ));
             }
         }
@@ -581,7 +580,10 @@ not_measured = [{ key = "line.remote_socket", reason = "one socket" }]
         let e = crate::machine::from_text("two.toml", &two)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("line.remote_socket") && e.contains("required"), "{e}");
+        assert!(
+            e.contains("line.remote_socket") && e.contains("required"),
+            "{e}"
+        );
         // Listing a given class as not measured is a contradiction.
         let given = ONE_SOCKET.replace(
             "invalid = { value = 110.0",

@@ -3,7 +3,9 @@
 //! See `machines/sandy-bridge-e5-2660.toml` for a commented example and `docs/cla.md` for what
 //! each number is used for. Every number is a [`Param`].
 
-use crate::cache_coherent::spec::{ContentionSpec, MultiLineSpec as MinMaxMultiLineSpec, PingPongSpec};
+use crate::cache_coherent::spec::{
+    ContentionSpec, MultiLineSpec as MinMaxMultiLineSpec, PingPongSpec,
+};
 use crate::request::LineState;
 use crate::spec::Param;
 use serde::Deserialize;
