@@ -645,6 +645,23 @@ mod tests {
     };
 
     #[test]
+    fn the_timer_overhead_is_subtracted_before_dividing_by_the_operations() {
+        // Raw regions 120 and 140 ns, timer overhead 20 ns, 10 lines per region:
+        // (120 − 20)/10 = 10 and (140 − 20)/10 = 12 ns per line.
+        let timer = TimerInfo {
+            overhead_ns: 20.0,
+            resolution_ns: 1.0,
+            samples: 1,
+        };
+        let s = finish(&[120.0, 140.0], &timer, 10.0, "t").unwrap();
+        assert_eq!(s.values, vec![10.0, 12.0]);
+        // Pooling concatenates: median of {10, 12, 20} is 12.
+        let pooled = Samples::pooled(&[s, Samples { values: vec![20.0] }]);
+        assert_eq!(pooled.summary().median, 12.0);
+        assert!(finish(&[], &timer, 1.0, "t").is_err());
+    }
+
+    #[test]
     fn timer_overhead_is_small_and_resolution_positive() {
         let t = measure_timer(1000);
         assert!(t.resolution_ns > 0.0);
