@@ -652,7 +652,7 @@ fn measure(
         let single = Value {
             value: inv_points.first().map_or(0.0, |p| p.1),
             benchmark: inv_bench.clone(),
-            source: inv_src.into(),
+            source: "modelopt calibrate: median time of a locked write to a line one other CPU shares (seed 001 §2.3)".into(),
             summary: None,
             samples: inv_samples,
             r2: None,
