@@ -51,6 +51,8 @@ pub enum Command {
     Run(crate::run_cmd::RunArgs),
     /// Measure candidates over thread counts on this host and score the model's predictions.
     Validate(crate::validate_cmd::ValidateArgs),
+    /// Measure this host (topology, line transfers, ping-pong, multi-line, contention) into a machine file.
+    Calibrate(crate::calibrate_cmd::CalibrateArgs),
 }
 
 /// Output formats of the tuning commands.

@@ -4,6 +4,7 @@
 //! its answer. User errors print one line on stderr and exit with status 2.
 
 mod args;
+mod calibrate_cmd;
 mod explore;
 mod export_cmd;
 mod graph_cmd;
@@ -38,6 +39,7 @@ fn run(cli: &Cli) -> anyhow::Result<String> {
         Command::Export(a) => export_cmd::run(a),
         Command::Run(a) => run_cmd::run(a),
         Command::Validate(a) => validate_cmd::run(a),
+        Command::Calibrate(a) => calibrate_cmd::run(a),
     }
 }
 

@@ -36,6 +36,36 @@ pub struct Param {
     /// Free-form remark (e.g. how an estimate was derived).
     #[serde(default)]
     pub note: Option<String>,
+    /// Provenance of a number measured on a host (`modelopt calibrate`, docs/calibration.md):
+    /// the benchmark that measured it. When given, `host`, `measured_at` and `samples` must be
+    /// given too, and `estimated` must be false.
+    #[serde(default)]
+    pub benchmark: Option<String>,
+    /// The host it was measured on: CPU model (from `/proc/cpuinfo`), and `(VM)` when virtual.
+    #[serde(default)]
+    pub host: Option<String>,
+    /// When it was measured: UTC time, RFC 3339 (`2026-11-22T13:40:00Z`).
+    #[serde(default)]
+    pub measured_at: Option<String>,
+    /// How many timed samples the value summarizes (for a fit: samples per fitted point).
+    #[serde(default)]
+    pub samples: Option<u64>,
+    /// Median absolute deviation of the samples, in `unit` (the value is their median).
+    #[serde(default)]
+    pub mad: Option<f64>,
+    /// Robust coefficient of variation 1.4826·MAD / median of the samples.
+    #[serde(default)]
+    pub cv: Option<f64>,
+    /// R² of the least-squares fit the value comes from.
+    #[serde(default)]
+    pub r2: Option<f64>,
+}
+
+impl Param {
+    /// Whether the number carries measurement provenance (a `benchmark`).
+    pub fn is_measured(&self) -> bool {
+        self.benchmark.is_some()
+    }
 }
 
 /// What values a parameter may take.
@@ -233,7 +263,62 @@ impl<'a> SpecContext<'a> {
         if param.source.trim().is_empty() {
             return Err(self.error_at(span, key, "source must name where the number comes from"));
         }
+        self.check_provenance(param, key)?;
         Ok(value)
+    }
+}
+
+impl SpecContext<'_> {
+    /// Check the measurement provenance fields of a parameter: all or none of benchmark, host,
+    /// measured_at and samples; not both measured and estimated; spreads non-negative; R² ≤ 1.
+    fn check_provenance(&self, param: &Param, key: &str) -> Result<(), SpecError> {
+        let span = param.value.span();
+        let given = [
+            ("benchmark", param.benchmark.is_some()),
+            ("host", param.host.is_some()),
+            ("measured_at", param.measured_at.is_some()),
+            ("samples", param.samples.is_some()),
+        ];
+        if given.iter().any(|g| g.1) {
+            if let Some((missing, _)) = given.iter().find(|g| !g.1) {
+                return Err(self.error_at(
+                    span,
+                    key,
+                    format!("a measured value needs benchmark, host, measured_at and samples ({missing} is missing)"),
+                ));
+            }
+            if param.estimated {
+                return Err(self.error_at(
+                    span,
+                    key,
+                    "a value cannot be both measured (benchmark) and estimated",
+                ));
+            }
+        }
+        if param.samples == Some(0) {
+            return Err(self.error_at(span, key, "samples must be at least 1"));
+        }
+        for (name, v) in [("mad", param.mad), ("cv", param.cv)] {
+            if let Some(v) = v {
+                if !v.is_finite() || v < 0.0 {
+                    return Err(self.error_at(
+                        span,
+                        key,
+                        format!("{name} must be a non-negative finite number (got {v})"),
+                    ));
+                }
+            }
+        }
+        if let Some(r2) = param.r2 {
+            if !r2.is_finite() || r2 > 1.0 {
+                return Err(self.error_at(
+                    span,
+                    key,
+                    format!("r2 must be a finite number at most 1 (got {r2})"),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -521,6 +606,46 @@ mod tests {
         assert_eq!(ctx.position(0), (1, 1));
         assert_eq!(ctx.position(6), (2, 1));
         assert_eq!(ctx.position(9), (2, 4));
+    }
+
+    fn checked(text: &str) -> Result<f64, SpecError> {
+        #[derive(Deserialize)]
+        struct One {
+            p: Param,
+        }
+        let ctx = SpecContext::new("p.toml", text);
+        let one: One = ctx.parse()?;
+        ctx.check(&one.p, "p", "ns", Domain::Positive)
+    }
+
+    #[test]
+    fn provenance_fields_are_optional_and_checked_together() {
+        // The old format still loads.
+        assert_eq!(
+            checked(r#"p = { value = 2.0, unit = "ns", source = "s" }"#).unwrap(),
+            2.0
+        );
+        let full = r#"p = { value = 2.0, unit = "ns", source = "s", benchmark = "read_local E", host = "X", measured_at = "2026-11-22T13:00:00Z", samples = 200, mad = 0.1, cv = 0.07, r2 = 0.99 }"#;
+        assert_eq!(checked(full).unwrap(), 2.0);
+        let missing = r#"p = { value = 2.0, unit = "ns", source = "s", benchmark = "b", host = "X", samples = 3 }"#;
+        let e = checked(missing).unwrap_err().to_string();
+        assert!(e.contains("measured_at is missing"), "{e}");
+        let both = full.replace("r2 = 0.99", "estimated = true");
+        assert!(checked(&both)
+            .unwrap_err()
+            .to_string()
+            .contains("both measured"));
+        let bad_r2 = full.replace("r2 = 0.99", "r2 = 1.5");
+        assert!(checked(&bad_r2).unwrap_err().to_string().contains("r2"));
+        let neg_mad = full.replace("mad = 0.1", "mad = -1.0");
+        assert!(checked(&neg_mad).unwrap_err().to_string().contains("mad"));
+        let zero = full.replace("samples = 200", "samples = 0");
+        assert!(checked(&zero).unwrap_err().to_string().contains("samples"));
+        let unknown = full.replace("cv = 0.07", "cvv = 0.07");
+        assert!(checked(&unknown)
+            .unwrap_err()
+            .to_string()
+            .contains("unknown field"));
     }
 
     #[test]

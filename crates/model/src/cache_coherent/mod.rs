@@ -173,6 +173,27 @@ impl Costs {
 }
 
 impl CacheCoherent {
+    /// A model from checked parts (used by this family's loader and by `ccnuma` machines that
+    /// carry the seed 000 tables).
+    pub fn from_parts(
+        name: String,
+        topology: Topology,
+        line: LineCosts,
+        local_location: Option<String>,
+        tables: Tables,
+    ) -> Self {
+        CacheCoherent {
+            name,
+            topology,
+            line,
+            reads: tables.reads,
+            local_location,
+            ping_pong: tables.ping_pong,
+            multi_line: tables.multi_line,
+            contention: tables.contention,
+        }
+    }
+
     /// The costs a request uses.
     ///
     /// Seed 000 models one R_R; on a multi-socket machine, once the threads span sockets some
@@ -238,6 +259,170 @@ impl ModelFamily for CacheCoherent {
     }
 }
 
+/// The checked seed 000 tables of a machine file: per-location reads (Tables 1.6/1.7), ping-pong
+/// overheads (Eq. 2.1), multi-line (Table 3.1) and contention (Table 3.2) parameters.
+///
+/// Shared by the `cache-coherent` family and by `ccnuma` machines that also carry these tables
+/// (`[min_max]`), so one machine file can price both seeds' algorithms with one set of formulas.
+#[derive(Debug, Clone, Default)]
+pub struct Tables {
+    /// location → state → latency.
+    pub reads: BTreeMap<String, BTreeMap<LineState, Measured>>,
+    /// Fitted ping-pong equations.
+    pub ping_pong: Vec<PingPongFit>,
+    /// Multi-line parameters per state pair.
+    pub multi_line: BTreeMap<BufferStates, MultiLine>,
+    /// Contention parameters per state pair.
+    pub contention: BTreeMap<BufferStates, Contention>,
+}
+
+/// The seed 000 tables as read from a file, before checking.
+#[derive(Debug, Clone, Copy)]
+pub struct TableSpecs<'s> {
+    /// `[reads.LOCATION]` tables.
+    pub reads: &'s BTreeMap<String, BTreeMap<LineState, Param>>,
+    /// `[[ping_pong]]` entries.
+    pub ping_pong: &'s [spec::PingPongSpec],
+    /// `[[multi_line]]` entries.
+    pub multi_line: &'s [spec::MultiLineSpec],
+    /// `[[contention]]` entries.
+    pub contention: &'s [spec::ContentionSpec],
+}
+
+/// Check the seed 000 tables; keys in errors start with `prefix` (`""` or `"min_max."`).
+/// At least one multi-line and one contention entry are required.
+pub fn load_tables(
+    ctx: &SpecContext<'_>,
+    prefix: &str,
+    specs: TableSpecs<'_>,
+) -> Result<Tables, SpecError> {
+    let TableSpecs {
+        reads: reads_spec,
+        ping_pong: ping_pong_spec,
+        multi_line: multi_line_spec,
+        contention: contention_spec,
+    } = specs;
+    let ns = |p: &Param, key: &str, d: Domain| ctx.check(p, key, "ns", d);
+    let mut reads = BTreeMap::new();
+    for (location, states) in reads_spec {
+        let mut row = BTreeMap::new();
+        for (state, p) in states {
+            let key = format!("{prefix}reads.{location}.{state}");
+            let avg = ns(p, &key, Domain::Positive)?;
+            row.insert(
+                *state,
+                Measured {
+                    avg,
+                    stdev: p.stdev.unwrap_or(0.0),
+                },
+            );
+        }
+        reads.insert(location.clone(), row);
+    }
+    let mut ping_pong = Vec::new();
+    for (i, pp) in ping_pong_spec.iter().enumerate() {
+        let key = format!("{prefix}ping_pong[{i}]");
+        if !reads.contains_key(&pp.location) {
+            return Err(ctx.error_at(
+                pp.overhead.value.span(),
+                &format!("{key}.location"),
+                format!("`{}` is not a location of [reads]", pp.location),
+            ));
+        }
+        if pp.send_states.is_empty() || pp.recv_states.is_empty() {
+            return Err(ctx.error_at(
+                pp.overhead.value.span(),
+                &key,
+                "send_states and recv_states must not be empty",
+            ));
+        }
+        ping_pong.push(PingPongFit {
+            location: pp.location.clone(),
+            send_states: pp.send_states.clone(),
+            recv_states: pp.recv_states.clone(),
+            recv_read_as: pp.recv_read_as,
+            equation: pp.equation.clone(),
+            overhead: ns(&pp.overhead, &format!("{key}.overhead"), Domain::Finite)?,
+        });
+    }
+    let mut multi_line = BTreeMap::new();
+    for (i, m) in multi_line_spec.iter().enumerate() {
+        let key = format!("{prefix}multi_line[{i}]");
+        let states = BufferStates {
+            sender: m.sender,
+            receiver: m.receiver,
+        };
+        let model = MultiLine {
+            q: ns(&m.q, &format!("{key}.q"), Domain::Positive)?,
+            o: ns(&m.o, &format!("{key}.o"), Domain::Positive)?,
+            p: ns(&m.p, &format!("{key}.p"), Domain::NonNegative)?,
+        };
+        // T_1 = o + q - p must stay positive, or one line would cost nothing.
+        if model.time(1.0) <= 0.0 {
+            return Err(ctx.error_at(
+                m.p.value.span(),
+                &format!("{key}.p"),
+                "o + q - p must be positive (the one-line transfer time T_1)",
+            ));
+        }
+        if multi_line.insert(states, model).is_some() {
+            return Err(ctx.error_at(
+                m.q.value.span(),
+                &key,
+                format!("a second multi_line entry for states {states}"),
+            ));
+        }
+    }
+    let mut contention = BTreeMap::new();
+    for (i, c) in contention_spec.iter().enumerate() {
+        let key = format!("{prefix}contention[{i}]");
+        let states = BufferStates {
+            sender: c.sender,
+            receiver: c.receiver,
+        };
+        let model = Contention {
+            b: ns(&c.b, &format!("{key}.b"), Domain::Positive)?,
+            c: ns(&c.c, &format!("{key}.c"), Domain::NonNegative)?,
+            a: c.a
+                .as_ref()
+                .map(|a| ns(a, &format!("{key}.a"), Domain::NonNegative))
+                .transpose()?
+                .unwrap_or(0.0),
+        };
+        if model.time(1.0) <= 0.0 {
+            return Err(ctx.error_at(
+                c.b.value.span(),
+                &key,
+                "c + b - a must be positive (T_C(1), one thread copying one line)",
+            ));
+        }
+        if contention.insert(states, model).is_some() {
+            return Err(ctx.error_at(
+                c.b.value.span(),
+                &key,
+                format!("a second contention entry for states {states}"),
+            ));
+        }
+    }
+    if multi_line.is_empty() || contention.is_empty() {
+        let table = if multi_line.is_empty() {
+            "multi_line"
+        } else {
+            "contention"
+        };
+        return Err(ctx.error(
+            &format!("{prefix}{table}"),
+            "at least one entry is required",
+        ));
+    }
+    Ok(Tables {
+        reads,
+        ping_pong,
+        multi_line,
+        contention,
+    })
+}
+
 /// Read and validate a cache-coherent machine file.
 pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
     let spec: CacheCoherentSpec = ctx.parse()?;
@@ -275,135 +460,31 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
             .map(|p| ns(p, "line.invalid_remote_socket", Domain::Positive))
             .transpose()?,
     };
-    let mut reads = BTreeMap::new();
-    for (location, states) in &spec.reads {
-        let mut row = BTreeMap::new();
-        for (state, p) in states {
-            let key = format!("reads.{location}.{state}");
-            let avg = ns(p, &key, Domain::Positive)?;
-            row.insert(
-                *state,
-                Measured {
-                    avg,
-                    stdev: p.stdev.unwrap_or(0.0),
-                },
-            );
-        }
-        reads.insert(location.clone(), row);
-    }
+    let tables = load_tables(
+        ctx,
+        "",
+        TableSpecs {
+            reads: &spec.reads,
+            ping_pong: &spec.ping_pong,
+            multi_line: &spec.multi_line,
+            contention: &spec.contention,
+        },
+    )?;
     if let Some(local) = &t.local_location {
-        if !reads.contains_key(local) {
+        if !tables.reads.contains_key(local) {
             return Err(ctx.error(
                 "topology.local_location",
                 format!("`{local}` is not a location of [reads]"),
             ));
         }
     }
-    let mut ping_pong = Vec::new();
-    for (i, pp) in spec.ping_pong.iter().enumerate() {
-        let key = format!("ping_pong[{i}]");
-        if !reads.contains_key(&pp.location) {
-            return Err(ctx.error_at(
-                pp.overhead.value.span(),
-                &format!("{key}.location"),
-                format!("`{}` is not a location of [reads]", pp.location),
-            ));
-        }
-        if pp.send_states.is_empty() || pp.recv_states.is_empty() {
-            return Err(ctx.error_at(
-                pp.overhead.value.span(),
-                &key,
-                "send_states and recv_states must not be empty",
-            ));
-        }
-        ping_pong.push(PingPongFit {
-            location: pp.location.clone(),
-            send_states: pp.send_states.clone(),
-            recv_states: pp.recv_states.clone(),
-            recv_read_as: pp.recv_read_as,
-            equation: pp.equation.clone(),
-            overhead: ns(&pp.overhead, &format!("{key}.overhead"), Domain::Finite)?,
-        });
-    }
-    let mut multi_line = BTreeMap::new();
-    for (i, m) in spec.multi_line.iter().enumerate() {
-        let key = format!("multi_line[{i}]");
-        let states = BufferStates {
-            sender: m.sender,
-            receiver: m.receiver,
-        };
-        let model = MultiLine {
-            q: ns(&m.q, &format!("{key}.q"), Domain::Positive)?,
-            o: ns(&m.o, &format!("{key}.o"), Domain::Positive)?,
-            p: ns(&m.p, &format!("{key}.p"), Domain::NonNegative)?,
-        };
-        // T_1 = o + q - p must stay positive, or one line would cost nothing.
-        if model.time(1.0) <= 0.0 {
-            return Err(ctx.error_at(
-                m.p.value.span(),
-                &format!("{key}.p"),
-                "o + q - p must be positive (the one-line transfer time T_1)",
-            ));
-        }
-        if multi_line.insert(states, model).is_some() {
-            return Err(ctx.error_at(
-                m.q.value.span(),
-                &key,
-                format!("a second multi_line entry for states {states}"),
-            ));
-        }
-    }
-    let mut contention = BTreeMap::new();
-    for (i, c) in spec.contention.iter().enumerate() {
-        let key = format!("contention[{i}]");
-        let states = BufferStates {
-            sender: c.sender,
-            receiver: c.receiver,
-        };
-        let model = Contention {
-            b: ns(&c.b, &format!("{key}.b"), Domain::Positive)?,
-            c: ns(&c.c, &format!("{key}.c"), Domain::NonNegative)?,
-            a: c.a
-                .as_ref()
-                .map(|a| ns(a, &format!("{key}.a"), Domain::NonNegative))
-                .transpose()?
-                .unwrap_or(0.0),
-        };
-        if model.time(1.0) <= 0.0 {
-            return Err(ctx.error_at(
-                c.b.value.span(),
-                &key,
-                "c + b - a must be positive (T_C(1), one thread copying one line)",
-            ));
-        }
-        if contention.insert(states, model).is_some() {
-            return Err(ctx.error_at(
-                c.b.value.span(),
-                &key,
-                format!("a second contention entry for states {states}"),
-            ));
-        }
-    }
-    if multi_line.is_empty() || contention.is_empty() {
-        return Err(ctx.error(
-            if multi_line.is_empty() {
-                "multi_line"
-            } else {
-                "contention"
-            },
-            "at least one entry is required",
-        ));
-    }
-    let model = CacheCoherent {
-        name: spec.name.clone(),
+    let model = CacheCoherent::from_parts(
+        spec.name.clone(),
         topology,
         line,
-        reads,
-        local_location: t.local_location.clone(),
-        ping_pong,
-        multi_line,
-        contention,
-    };
+        t.local_location.clone(),
+        tables,
+    );
     Ok(Loaded {
         description: spec.description,
         max_threads,

@@ -19,6 +19,7 @@ pub mod spec;
 pub mod tree;
 
 use crate::algorithm::Algorithm;
+use crate::cache_coherent::{self, CacheCoherent, TableSpecs};
 use crate::error::SpecError;
 use crate::machine::{Loaded, ModelFamily};
 use crate::spec::{Domain, Param, SpecContext};
@@ -191,6 +192,11 @@ pub struct Ccnuma {
     pub inter_socket: MultiLine,
     /// Invalidation rule.
     pub invalidation: Invalidation,
+    /// The seed 000 min-max model of the same machine, when the file has `[min_max]` tables: its
+    /// algorithms (small-tree broadcast and reduction, dissemination barrier, pipelined and
+    /// flat-tree broadcasts) are offered beside `cla-tree`, priced by the `cache_coherent`
+    /// family's own formulas from this machine's R_L, R_R, R_I.
+    pub min_max: Option<CacheCoherent>,
 }
 
 impl Ccnuma {
@@ -202,7 +208,11 @@ impl Ccnuma {
 
 impl ModelFamily for Ccnuma {
     fn algorithms(&self) -> Vec<Box<dyn Algorithm + '_>> {
-        algorithms::all(self)
+        let mut all = algorithms::all(self);
+        if let Some(min_max) = &self.min_max {
+            all.extend(cache_coherent::algorithms::all(min_max));
+        }
+        all
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -211,6 +221,12 @@ impl ModelFamily for Ccnuma {
 }
 
 /// Read and validate a ccNUMA machine file.
+///
+/// The other-socket classes (`line.remote_socket`, `line.invalid_remote_socket`,
+/// `multi_line.inter_socket`) are required when `topology.sockets > 1`. A one-socket machine may
+/// omit them (a calibration of such a host cannot measure them); the model then holds the
+/// same-socket values in their place, which no placement ever reads: with one socket every pair
+/// of threads and every memory home is on socket 0.
 pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
     let spec: CcnumaSpec = ctx.parse()?;
     let t = &spec.topology;
@@ -232,19 +248,33 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
         ));
     }
     let ns = |p: &Param, key: &str, d: Domain| ctx.check(p, key, "ns", d);
+    let one_socket = topology.sockets == 1;
+    let needed = |key: &str| {
+        ctx.error(
+            key,
+            format!(
+                "is required on a machine with {} sockets (only a one-socket machine may omit it)",
+                topology.sockets
+            ),
+        )
+    };
+    let local = ns(&spec.line.local, "line.local", Domain::Positive)?;
+    let remote = ns(&spec.line.remote, "line.remote", Domain::Positive)?;
+    let invalid = ns(&spec.line.invalid, "line.invalid", Domain::Positive)?;
+    let other_socket = |p: &Option<Param>, key: &str, same: f64| match p {
+        Some(p) => ns(p, key, Domain::Positive),
+        None if one_socket => Ok(same),
+        None => Err(needed(key)),
+    };
     let line = LineCosts {
-        local: ns(&spec.line.local, "line.local", Domain::Positive)?,
-        remote: ns(&spec.line.remote, "line.remote", Domain::Positive)?,
-        remote_socket: ns(
-            &spec.line.remote_socket,
-            "line.remote_socket",
-            Domain::Positive,
-        )?,
-        invalid: ns(&spec.line.invalid, "line.invalid", Domain::Positive)?,
-        invalid_remote_socket: ns(
+        local,
+        remote,
+        remote_socket: other_socket(&spec.line.remote_socket, "line.remote_socket", remote)?,
+        invalid,
+        invalid_remote_socket: other_socket(
             &spec.line.invalid_remote_socket,
             "line.invalid_remote_socket",
-            Domain::Positive,
+            invalid,
         )?,
     };
     // The rules of docs/cla.md assume the hierarchy: a closer copy is never dearer.
@@ -279,7 +309,11 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
         })
     };
     let intra_socket = row(&spec.multi_line.intra_socket, "multi_line.intra_socket")?;
-    let inter_socket = row(&spec.multi_line.inter_socket, "multi_line.inter_socket")?;
+    let inter_socket = match &spec.multi_line.inter_socket {
+        Some(m) => row(m, "multi_line.inter_socket")?,
+        None if one_socket => intra_socket,
+        None => return Err(needed("multi_line.inter_socket")),
+    };
     for (key, r2) in [
         (
             "multi_line.intra_socket.r2",
@@ -287,7 +321,7 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
         ),
         (
             "multi_line.inter_socket.r2",
-            spec.multi_line.inter_socket.r2,
+            spec.multi_line.inter_socket.as_ref().and_then(|m| m.r2),
         ),
     ] {
         if let Some(r2) = r2 {
@@ -307,6 +341,70 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
             ))
         }
     };
+    for (key, p, domain) in [
+        ("invalidation.base", &spec.invalidation.base, Domain::Finite),
+        (
+            "invalidation.per_sharer",
+            &spec.invalidation.per_sharer,
+            Domain::Finite,
+        ),
+    ] {
+        if let Some(p) = p {
+            ns(p, key, domain)?;
+        }
+    }
+    if let Some(cal) = &spec.calibration {
+        for nm in &cal.not_measured {
+            let present = match nm.key.as_str() {
+                "line.remote_socket" => spec.line.remote_socket.is_some(),
+                "line.invalid_remote_socket" => spec.line.invalid_remote_socket.is_some(),
+                "multi_line.inter_socket" => spec.multi_line.inter_socket.is_some(),
+                _ => false,
+            };
+            if present {
+                return Err(ctx.error(
+                    "calibration.not_measured",
+                    format!(
+                        "`{}` is listed as not measured but the file gives it",
+                        nm.key
+                    ),
+                ));
+            }
+        }
+    }
+    let min_max = match &spec.min_max {
+        None => None,
+        Some(mm) => {
+            let tables = cache_coherent::load_tables(
+                ctx,
+                "min_max.",
+                TableSpecs {
+                    reads: &mm.reads,
+                    ping_pong: &mm.ping_pong,
+                    multi_line: &mm.multi_line,
+                    contention: &mm.contention,
+                },
+            )?;
+            Some(CacheCoherent::from_parts(
+                spec.name.clone(),
+                cache_coherent::Topology {
+                    sockets: topology.sockets,
+                    cores_per_socket: topology.cores_per_socket,
+                    threads_per_core: topology.threads_per_core,
+                    line_bytes: topology.line_bytes,
+                },
+                cache_coherent::LineCosts {
+                    local: line.local,
+                    remote: line.remote,
+                    invalid: line.invalid,
+                    remote_socket: (!one_socket).then_some(line.remote_socket),
+                    invalid_remote_socket: (!one_socket).then_some(line.invalid_remote_socket),
+                },
+                None,
+                tables,
+            ))
+        }
+    };
     let model = Ccnuma {
         name: spec.name.clone(),
         topology,
@@ -314,6 +412,7 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
         intra_socket,
         inter_socket,
         invalidation,
+        min_max,
     };
     Ok(Loaded {
         description: spec.description,
@@ -408,6 +507,92 @@ mod tests {
         assert!(err(&rule).contains("unknown rule `some`"));
         let too_many = SANDY.replace("max_threads = 32", "max_threads = 64");
         assert!(err(&too_many).contains("max_threads"));
+    }
+
+    /// A one-socket ccNUMA file without the other-socket classes, with seed 000 tables.
+    const ONE_SOCKET: &str = r#"
+name = "one"
+family = "ccnuma"
+description = "one socket, two cores"
+max_threads = 2
+[topology]
+sockets = 1
+cores_per_socket = 2
+threads_per_core = 1
+line_bytes = 64
+[line]
+local = { value = 1.5, unit = "ns", source = "m" }
+remote = { value = 60.0, unit = "ns", source = "m" }
+invalid = { value = 110.0, unit = "ns", source = "m" }
+[multi_line.intra_socket]
+q = { value = 50.0, unit = "ns", source = "m" }
+o = { value = 10.0, unit = "ns", source = "m" }
+c = { value = 0.0, unit = "ns", source = "m", estimated = true }
+[invalidation]
+rule = "per-owner"
+source = "seed 001 §2.3"
+[[min_max.multi_line]]
+sender = "E"
+receiver = "E"
+q = { value = 300.0, unit = "ns", source = "m" }
+o = { value = 20.0, unit = "ns", source = "m" }
+p = { value = 100.0, unit = "ns", source = "m" }
+[[min_max.contention]]
+sender = "E"
+receiver = "E"
+b = { value = 60.0, unit = "ns", source = "m" }
+c = { value = 0.0, unit = "ns", source = "m", estimated = true }
+[calibration]
+tool = "test"
+host = "Fake"
+measured_at = "2026-11-22T00:00:00Z"
+cpus = [0, 1]
+timer_overhead_ns = 20.0
+timer_resolution_ns = 1.0
+not_measured = [{ key = "line.remote_socket", reason = "one socket" }]
+"#;
+
+    #[test]
+    fn a_one_socket_machine_may_omit_the_other_socket_classes() {
+        let m = crate::machine::from_text("one.toml", ONE_SOCKET).unwrap();
+        let c: &Ccnuma = m.model().unwrap();
+        // Never read with one socket; held at the same-socket values.
+        assert_eq!(c.line.remote_socket, 60.0);
+        assert_eq!(c.inter_socket, c.intra_socket);
+        // The seed 000 model sees no other socket.
+        let mm = c.min_max.as_ref().unwrap();
+        assert_eq!(mm.line.remote_socket, None);
+        // Both seeds' algorithms are offered.
+        let names: Vec<&str> = m.algorithms().iter().map(|a| a.name()).collect();
+        assert!(names.contains(&"cla-tree") && names.contains(&"small-tree"));
+        assert!(names.contains(&"dissemination"));
+    }
+
+    #[test]
+    fn a_two_socket_machine_must_give_the_other_socket_classes() {
+        let two = ONE_SOCKET
+            .replace("sockets = 1", "sockets = 2")
+            .replace("[calibration]", "[x]")
+            .split("[x]")
+            .next()
+            .unwrap()
+            .to_string();
+        let e = crate::machine::from_text("two.toml", &two)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("line.remote_socket") && e.contains("required"),
+            "{e}"
+        );
+        // Listing a given class as not measured is a contradiction.
+        let given = ONE_SOCKET.replace(
+            "invalid = { value = 110.0",
+            "remote_socket = { value = 90.0, unit = \"ns\", source = \"m\" }\ninvalid = { value = 110.0",
+        );
+        let e = crate::machine::from_text("x.toml", &given)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not measured"), "{e}");
     }
 
     #[test]

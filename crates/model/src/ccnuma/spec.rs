@@ -3,8 +3,13 @@
 //! See `machines/sandy-bridge-e5-2660.toml` for a commented example and `docs/cla.md` for what
 //! each number is used for. Every number is a [`Param`].
 
+use crate::cache_coherent::spec::{
+    ContentionSpec, MultiLineSpec as MinMaxMultiLineSpec, PingPongSpec,
+};
+use crate::request::LineState;
 use crate::spec::Param;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use toml::Spanned;
 
 /// A whole ccNUMA machine file.
@@ -27,6 +32,69 @@ pub struct CcnumaSpec {
     pub multi_line: MultiLineTables,
     /// How an RFO of a shared line is priced (seed 001 §2.3).
     pub invalidation: InvalidationSpec,
+    /// Optional seed 000 tables (reads by location and state, ping-pong, multi-line T_N,
+    /// contention T_C): with them the machine also offers seed 000's min-max collectives
+    /// (small-tree broadcast and reduction, dissemination barrier, large broadcasts).
+    #[serde(default)]
+    pub min_max: Option<MinMaxSpec>,
+    /// Optional record of a `modelopt calibrate` run: host, time, what was not measured and why.
+    #[serde(default)]
+    pub calibration: Option<CalibrationSpec>,
+}
+
+/// The seed 000 tables of a ccNUMA machine, in the layout of the `cache-coherent` family
+/// (docs/machine-format.md), under `[min_max]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MinMaxSpec {
+    /// Reads by location and state (seed 000 Tables 1.6/1.7).
+    #[serde(default)]
+    pub reads: BTreeMap<String, BTreeMap<LineState, Param>>,
+    /// Ping-pong overheads (seed 000 Eq. 2.1).
+    #[serde(default)]
+    pub ping_pong: Vec<PingPongSpec>,
+    /// T_N = o·N + q − p/N per state pair (seed 000 Eq. 3.1, Table 3.1).
+    pub multi_line: Vec<MinMaxMultiLineSpec>,
+    /// T_C(n) per state pair (seed 000 Eqs. 3.2/3.3, Table 3.2).
+    pub contention: Vec<ContentionSpec>,
+}
+
+/// What a calibration run records about itself (informative; the numbers carry their own
+/// provenance).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CalibrationSpec {
+    /// The tool and its version (`modelopt 0.1.0 calibrate --quick`).
+    pub tool: String,
+    /// CPU model.
+    pub host: String,
+    /// UTC time, RFC 3339.
+    pub measured_at: String,
+    /// The CPUs measured (Linux numbers).
+    pub cpus: Vec<u32>,
+    /// Why the host looks virtual, when it does.
+    #[serde(default)]
+    pub virtualized: Option<String>,
+    /// Timer overhead subtracted from every timed region, ns.
+    pub timer_overhead_ns: f64,
+    /// Timer resolution, ns.
+    pub timer_resolution_ns: f64,
+    /// Keys of this file that were not measured, and why.
+    #[serde(default)]
+    pub not_measured: Vec<NotMeasured>,
+    /// Warnings of the run (noise, VM, restricted CPUs).
+    #[serde(default)]
+    pub warnings: Vec<String>,
+}
+
+/// A quantity a calibration could not measure on its host.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotMeasured {
+    /// Dotted key (`line.remote_socket`).
+    pub key: String,
+    /// Why (`the host has one socket`).
+    pub reason: String,
 }
 
 /// Where threads run.
@@ -51,12 +119,16 @@ pub struct LineSpec {
     pub local: Param,
     /// R_R: the line is in another core's cache on the same socket.
     pub remote: Param,
-    /// R_Q: the line is in a cache of another socket (over the interconnect).
-    pub remote_socket: Param,
+    /// R_Q: the line is in a cache of another socket (over the interconnect). Required when
+    /// `topology.sockets > 1`; a one-socket machine may omit it.
+    #[serde(default)]
+    pub remote_socket: Option<Param>,
     /// R_I: the line is in memory of the local NUMA region.
     pub invalid: Param,
-    /// R_QI: the line is in memory of a remote NUMA region.
-    pub invalid_remote_socket: Param,
+    /// R_QI: the line is in memory of a remote NUMA region. Required when
+    /// `topology.sockets > 1`; a one-socket machine may omit it.
+    #[serde(default)]
+    pub invalid_remote_socket: Option<Param>,
 }
 
 /// Eq. (1) parameters within one socket and across sockets.
@@ -65,8 +137,9 @@ pub struct LineSpec {
 pub struct MultiLineTables {
     /// Both threads on one socket.
     pub intra_socket: MultiLineSpec,
-    /// The threads on different sockets.
-    pub inter_socket: MultiLineSpec,
+    /// The threads on different sockets. Required when `topology.sockets > 1`.
+    #[serde(default)]
+    pub inter_socket: Option<MultiLineSpec>,
 }
 
 /// One row of seed 001 Table 1: T_m(n, N) = q + o·N + c·n·N.
@@ -93,4 +166,10 @@ pub struct InvalidationSpec {
     pub rule: Spanned<String>,
     /// Where the rule comes from.
     pub source: String,
+    /// Measured: the intercept t_0 of T_inv(n) = t_0 + s·n.
+    #[serde(default)]
+    pub base: Option<Param>,
+    /// Measured: the slope s of T_inv(n) = t_0 + s·n, the cost of one more sharer to invalidate.
+    #[serde(default)]
+    pub per_sharer: Option<Param>,
 }

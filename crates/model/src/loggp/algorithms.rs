@@ -1056,7 +1056,7 @@ impl LogGpAlgorithm<'_> {
                 t.add("(p−1)·T(m)", f64::from(p - 1) * n.step_t(ring, m));
             }
             AllgatherNeighborExchange => {
-                if p % 2 != 0 {
+                if !p.is_multiple_of(2) {
                     return Err(threads_error(
                         p,
                         "`neighbor-exchange` pairs ranks: it needs an even number of ranks",

@@ -161,6 +161,13 @@ impl PointSpec {
             stdev: self.stdev,
             estimated: self.estimated,
             note: self.note.clone(),
+            benchmark: None,
+            host: None,
+            measured_at: None,
+            samples: None,
+            mad: None,
+            cv: None,
+            r2: None,
         }
     }
 }

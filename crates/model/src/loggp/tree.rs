@@ -96,7 +96,7 @@ impl Shape {
                 let k = u64::from(radix.max(2));
                 let v64 = u64::from(v);
                 let mut weight: u64 = 1;
-                while (v64 / weight) % k == 0 {
+                while (v64 / weight).is_multiple_of(k) {
                     weight *= k;
                 }
                 let digit = (v64 / weight) % k;
@@ -107,7 +107,7 @@ impl Shape {
                     u64::MAX
                 } else {
                     let mut w: u64 = 1;
-                    while (parent / w) % k == 0 {
+                    while (parent / w).is_multiple_of(k) {
                         w *= k;
                     }
                     w
