@@ -261,6 +261,7 @@ fn search_options(
             ..SpaceOptions::default()
         },
         fixed: fix.to_vec(),
+        ..SearchOptions::default()
     }
 }
 

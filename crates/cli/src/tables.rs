@@ -80,6 +80,7 @@ pub fn compute(args: &TablesArgs, machine: &Machine) -> anyhow::Result<Vec<Table
             ..SpaceOptions::default()
         },
         fixed: Vec::new(),
+        ..SearchOptions::default()
     };
     let mut rows = Vec::new();
     for (id, _, collective, name) in TABLES {

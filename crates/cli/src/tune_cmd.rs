@@ -26,6 +26,7 @@ pub fn run(collective: Collective, args: &TuneArgs) -> anyhow::Result<String> {
             tree_search: args.tree_search,
         },
         fixed: args.fix.clone(),
+        ..SearchOptions::default()
     };
     let tuning = tune(&machine, &request, &options, args.algorithm.as_deref())
         .map_err(|e| anyhow!("{} on {}: {e}", collective, machine.name))?;
