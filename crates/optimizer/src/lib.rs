@@ -53,7 +53,9 @@ pub use limits::{
 };
 pub use objective::Objective;
 pub use report::{Alternative, Report};
-pub use search::{rank, rank_naive, rank_until, Ranked, Scored, SearchError, SearchOptions, SearchStats};
+pub use search::{
+    rank, rank_naive, rank_until, Ranked, Scored, SearchError, SearchOptions, SearchStats,
+};
 pub use sensitivity::{Analysis, MonteCarloOptions, RangeOptions, SensitivityError};
 pub use sweep::{Row, Sweep, SweepError, SweepStats};
 pub use tuner::{tune, tune_until, AlgorithmOutcome, Choice, TuneError, Tuning};

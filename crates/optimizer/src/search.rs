@@ -356,7 +356,11 @@ pub fn rank_until(
                 options.limits.check(&estimate)?;
             }
             progress.begin(
-                &format!("{}: branch and bound over {}", algorithm.name(), estimate.what),
+                &format!(
+                    "{}: branch and bound over {}",
+                    algorithm.name(),
+                    estimate.what
+                ),
                 None,
             );
             let mut run = Run::new(deadline, Some(options.limits.work_budget), progress);
@@ -563,10 +567,10 @@ fn level_search(
     let mut frames: Vec<Frame> = Vec::new();
     // Price the complete child of a new prefix and return the frame of its partial children.
     let open = |degrees: &mut Vec<u32>,
-                    covered: u64,
-                    level_nodes: u64,
-                    run: &mut Run<'_>,
-                    top: &mut TopK<'_>| {
+                covered: u64,
+                level_nodes: u64,
+                run: &mut Run<'_>,
+                top: &mut TopK<'_>| {
         let c = tree.children(degrees, covered, level_nodes);
         if let Some(k) = c.complete {
             degrees.push(k);

@@ -539,19 +539,18 @@ impl<'m> Analysis<'m> {
                 break;
             }
             let len = chunk.end - chunk.start;
-            let part: Vec<(SampleWinner, u64)> =
-                crate::parallel::map_owned(chunk.collect(), |i| {
-                    let (machine, redone) = self.sample(&drawn, options.seed, i);
-                    let winner = machine.and_then(|m| {
-                        let t = tune_until(&m, &self.request, &inner, None, deadline).ok()?;
-                        let b = t.best()?;
-                        Some((
-                            (b.algorithm.clone(), b.scored.params.clone()),
-                            b.scored.score,
-                        ))
-                    });
-                    (winner, redone)
+            let part: Vec<(SampleWinner, u64)> = crate::parallel::map_owned(chunk.collect(), |i| {
+                let (machine, redone) = self.sample(&drawn, options.seed, i);
+                let winner = machine.and_then(|m| {
+                    let t = tune_until(&m, &self.request, &inner, None, deadline).ok()?;
+                    let b = t.best()?;
+                    Some((
+                        (b.algorithm.clone(), b.scored.params.clone()),
+                        b.scored.score,
+                    ))
                 });
+                (winner, redone)
+            });
             for (w, r) in part {
                 redraws += r;
                 winners.push(w);
@@ -579,16 +578,15 @@ impl<'m> Analysis<'m> {
         // of pass 1: the summary stays consistent.
         for chunk in chunks(samples) {
             let len = chunk.end - chunk.start;
-            let part: Vec<Option<Vec<f64>>> =
-                crate::parallel::map_owned(chunk.collect(), |i| {
-                    let (machine, _) = self.sample(&drawn, options.seed, i);
-                    let m = machine?;
-                    Some(
-                        ids.iter()
-                            .map(|id| self.score_of(&m, id).unwrap_or(f64::INFINITY))
-                            .collect(),
-                    )
-                });
+            let part: Vec<Option<Vec<f64>>> = crate::parallel::map_owned(chunk.collect(), |i| {
+                let (machine, _) = self.sample(&drawn, options.seed, i);
+                let m = machine?;
+                Some(
+                    ids.iter()
+                        .map(|id| self.score_of(&m, id).unwrap_or(f64::INFINITY))
+                        .collect(),
+                )
+            });
             progress.advance(len);
             for scores in part {
                 let winner = &winners[index];

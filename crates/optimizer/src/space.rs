@@ -169,7 +169,11 @@ impl LevelDegrees {
             frame.0 = next + 1;
             let level_nodes = level_nodes.saturating_mul(next.into());
             degrees.push(next);
-            let (child, go) = open(&mut degrees, covered.saturating_add(level_nodes), level_nodes);
+            let (child, go) = open(
+                &mut degrees,
+                covered.saturating_add(level_nodes),
+                level_nodes,
+            );
             frames.push(child);
             more = go;
         }
@@ -285,11 +289,11 @@ pub fn candidates(space: &Space) -> Option<Box<dyn Iterator<Item = Params> + Sen
     match space {
         Space::Fixed => Some(Box::new(std::iter::once(Params::None))),
         Space::LevelDegrees { .. } => None,
-        Space::Dissemination { threads, rule } => Some(Box::new(
-            rule.candidates(*threads)
-                .into_iter()
-                .map(|(degree, rounds)| Params::Dissemination { degree, rounds }),
-        )),
+        Space::Dissemination { threads, rule } => {
+            Some(Box::new(rule.candidates(*threads).into_iter().map(
+                |(degree, rounds)| Params::Dissemination { degree, rounds },
+            )))
+        }
         Space::Grid(ranges) => Some(Box::new(GridIter::new(ranges))),
         _ => None,
     }

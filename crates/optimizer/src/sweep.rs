@@ -438,9 +438,8 @@ impl Rows<'_, '_> {
             let sweep = self.sweep;
             let deadline = self.deadline;
             let indices: Vec<u64> = (self.next_point..end).collect();
-            let outcomes: Vec<Outcome> = crate::parallel::map_owned(indices, |i| {
-                sweep.evaluate(&sweep.point(i), deadline)
-            });
+            let outcomes: Vec<Outcome> =
+                crate::parallel::map_owned(indices, |i| sweep.evaluate(&sweep.point(i), deadline));
             self.stats.points += end - self.next_point;
             self.sweep.search.progress.advance(end - self.next_point);
             self.next_point = end;
