@@ -99,7 +99,6 @@ pub fn note_estimates(machine: &Machine) {
 
 impl SearchFlags {
     /// The limits every search of this command obeys.
-    #[allow(dead_code)] // read by SearchFlags::options once SearchOptions carries limits
     pub fn limits(&self) -> Limits {
         let mut limits = Limits {
             time_limit: self.time_limit,
@@ -123,6 +122,8 @@ impl SearchFlags {
                 tree_search: trees.map(|t| t.tree_search).unwrap_or_default(),
             },
             fixed: self.fix.clone(),
+            limits: self.limits(),
+            progress: progress(),
         }
     }
 }

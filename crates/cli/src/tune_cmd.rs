@@ -30,8 +30,12 @@ pub fn run(collective: Collective, args: &TuneArgs) -> anyhow::Result<String> {
         let hint = match &e {
             modelopt_optimizer::TuneError::NothingApplies {
                 needs_size: true, ..
-            } => " (pass --size BYTES)",
-            _ => "",
+            } => " (pass --size BYTES)".to_string(),
+            modelopt_optimizer::TuneError::Budget { budget, .. } => format!(
+                " (raise it with --budget {}, or give --time-limit SECONDS for the best found in that time)",
+                budget.estimate
+            ),
+            _ => String::new(),
         };
         anyhow!("{} on {}: {e}{hint}", collective, machine.name)
     })?;
@@ -208,12 +212,18 @@ fn render_text(machine: &Machine, report: &Report) -> String {
     if let Some(t) = report.throughput_bytes_per_s {
         let _ = writeln!(out, "  throughput  {:>12.2} MB/s", t / 1e6);
     }
-    if report.heuristic {
+    if !report.exact {
+        let why = report.stopped.map_or_else(
+            || "a search did not complete".to_string(),
+            |s| s.to_string(),
+        );
+        let gap = report.gap_percent.map_or_else(String::new, |g| {
+            format!("; at most {g:.1}% above the optimum")
+        });
         let _ = writeln!(
             out,
-            "  note: found by a heuristic search, not proven optimal (rooted trees on several \
-             sockets above the exhaustive limit: the exact one-socket tree, optimally placed; \
-             --search exhaustive is exact but slow)"
+            "  note: NOT proven optimal: {why}{gap} (the best found so far; raise --time-limit \
+             or --budget for an exact answer)"
         );
     }
     let _ = writeln!(out);

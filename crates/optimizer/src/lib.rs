@@ -7,8 +7,8 @@
 //! - [`limits`]: work estimates, budgets, time limits, progress and stop reasons of every search;
 //! - [`parallel`]: the one place rayon is used;
 //! - [`objective`]: what is minimized (min, max, or a blend of the min-max range; throughput);
-//! - [`search`]: the driver — branch and bound over trees, rayon in one place, a total order for
-//!   ties, and a naive reference search;
+//! - [`search`]: the driver — iterative branch and bound over trees from a balanced incumbent,
+//!   work estimates and limits, a total order for ties, and a naive reference search;
 //! - [`report`]: the stable JSON result schema;
 //! - [`tuner`]: algorithm choice across every algorithm a machine models for a collective;
 //! - [`sweep`]: design-space sweeps (machines × collectives × states × sizes × threads), streamed
@@ -48,10 +48,14 @@ pub mod space;
 pub mod sweep;
 pub mod tuner;
 
-pub use limits::{Exactness, Limits, Progress, ProgressSink, StopReason, WorkEstimate};
+pub use limits::{
+    BudgetExceeded, Deadline, Exactness, Limits, Progress, ProgressSink, StopReason, WorkEstimate,
+};
 pub use objective::Objective;
 pub use report::{AlgorithmLine, Alternative, Report};
-pub use search::{rank, rank_naive, Ranked, Scored, SearchOptions, SearchStats};
+pub use search::{
+    rank, rank_naive, rank_until, Ranked, Scored, SearchError, SearchOptions, SearchStats,
+};
 pub use sensitivity::{Analysis, MonteCarloOptions, RangeOptions, SensitivityError};
 pub use sweep::{Row, Sweep, SweepError, SweepStats};
-pub use tuner::{tune, AlgorithmOutcome, Choice, TuneError, Tuning};
+pub use tuner::{tune, tune_until, AlgorithmOutcome, Choice, TuneError, Tuning};

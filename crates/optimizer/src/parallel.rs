@@ -3,6 +3,19 @@
 //! Every parallel loop of the optimizer goes through these functions, so the parallelism policy
 //! (pool, chunking, ordering) is decided here once. Results always come back in input order, so
 //! callers stay deterministic whatever the number of rayon threads (`RAYON_NUM_THREADS`).
+//!
+//! ## Which level is parallel
+//! One level only, the outermost loop over independent problems:
+//! - [`crate::sweep`]: the points of a chunk (each point tuned on one worker);
+//! - [`crate::sensitivity`]: the parameters of one-at-a-time ranges, the samples of a Monte Carlo
+//!   chunk;
+//! - [`crate::rooted_trees`]: the batches of its exhaustive enumeration (a single search with no
+//!   outer loop around it in the CLI).
+//!
+//! A level-degree, dissemination or grid search ([`crate::search`]) runs on the calling thread:
+//! it is fast enough alone (a million threads in milliseconds) and, unparallelized, its memory
+//! and its counters do not depend on scheduling. rayon runs a nested parallel loop inline on the
+//! current worker anyway; keeping searches sequential makes that explicit.
 
 use rayon::prelude::*;
 

@@ -38,7 +38,18 @@ pub struct Report {
     pub throughput_bytes_per_s: Option<f64>,
     /// The next best configurations, best first.
     pub alternatives: Vec<Alternative>,
-    /// Present and `true` when the winner comes from a heuristic search, not a proven optimum.
+    /// Whether the result is proven optimal under the model: every algorithm's search completed
+    /// (no time limit or work budget stopped one).
+    pub exact: bool,
+    /// Why a search stopped early, when one did (`exact` is then false).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<crate::limits::StopReason>,
+    /// For a result that is not exact: the relative gap between its score and a certified lower
+    /// bound on the optimum's, in percent, when the search can certify one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap_percent: Option<f64>,
+    /// Present and `true` when the winner comes from a search that did not prove it optimal
+    /// (kept for readers of older output; `exact` says the same for the whole ranking).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub heuristic: bool,
     /// The machine parameters marked `estimated` that the winner's cost depends on (filled by the
@@ -143,6 +154,21 @@ impl Report {
                 .take(alternatives)
                 .map(alt)
                 .collect(),
+            exact: tuning.complete(),
+            stopped: tuning.algorithms.iter().find_map(|a| match a.exactness {
+                crate::limits::Exactness::Bounded { stopped, .. } => Some(stopped),
+                crate::limits::Exactness::Exact => None,
+            }),
+            gap_percent: tuning
+                .algorithms
+                .iter()
+                .filter(|a| a.algorithm == best.algorithm)
+                .find_map(|a| match a.exactness {
+                    crate::limits::Exactness::Bounded { gap_percent, .. } => {
+                        gap_percent.map(round3)
+                    }
+                    crate::limits::Exactness::Exact => None,
+                }),
             heuristic: tuning.heuristic(),
             estimated_params: Vec::new(),
             algorithms: tuning

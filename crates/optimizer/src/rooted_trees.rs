@@ -715,7 +715,12 @@ pub fn rank_rooted_trees(
             infeasible: 0,
             pruned: 0,
         },
-        exact: found.exact,
+        // A heuristic result: not proven, though its search ran to the end.
+        exactness: if found.exact {
+            crate::limits::Exactness::Exact
+        } else {
+            crate::limits::Exactness::bounded(crate::limits::StopReason::Complete, score, None)
+        },
     })
 }
 

@@ -4,29 +4,55 @@
 //! Configurations are ranked by, in order:
 //! 1. the objective's score ([`Objective::score`]), compared at 1e-6 ns resolution;
 //! 2. the other end of the min-max range ([`Objective::tie_score`]: `max` when minimizing `min`);
-//! 3. the order of the algorithms as the model family lists them;
+//! 3. the order of the algorithms as the model family lists them (in [`crate::tuner`]);
 //! 4. the parameters' canonical order: for trees, fewer levels first, then the lexicographically
 //!    smallest degree vector (so `(4,4,3)` before `(5,3,3)`); for barriers, the smaller degree;
 //!    for named parameters, lexicographic by name then value.
 //!
-//! The order is total, so results are the same bytes on every run, whatever the thread count.
+//! The order is total and every configuration is priced the same way whichever path finds it,
+//! so results are the same bytes on every run, whatever the thread count.
 //!
-//! ## Pruning
-//! Level-degree spaces are searched depth-first with branch and bound: a prefix whose lower bound
-//! ([`Algorithm::tree_prefix_bound`]) scores strictly worse than the current K-th best is cut.
-//! Only configurations that cannot enter the top K are cut, so the result equals the naive
-//! enumeration's ([`rank_naive`]); the tests check both agree.
+//! ## Level-degree trees: iterative branch and bound
+//! Level-degree spaces ([`Space::LevelDegrees`]) are searched depth-first with an explicit stack,
+//! one small frame per level (the next degree to try at that level and the last one), so memory
+//! is O(depth) and no recursion depth depends on the thread count.
+//!
+//! 1. **Incumbent first.** Before the search, the near-balanced tree of every depth (each level's
+//!    degree the smallest k whose remaining levels, all of degree k, cover what is missing, and
+//!    the same plus one) is priced: these are members of the space, so the K-th best of them is a
+//!    valid threshold from the start, and the all-ones chain is cut after a few levels instead of
+//!    being explored to depth n.
+//! 2. **Pruning.** A prefix whose lower bound ([`Algorithm::tree_prefix_bound`]) scores strictly
+//!    worse than the current K-th best is cut, together with its later siblings (larger last
+//!    degree): the bound of the cost families here is the cost of the prefix's own levels, which
+//!    is non-decreasing in each degree, as the cost is (the [`Algorithm`] contract). Only
+//!    configurations that cannot enter the top K are cut, so the result equals the naive
+//!    enumeration's ([`rank_naive`]); `tests/search_laws.rs` checks both agree, ties included.
+//!
+//! ## Limits
+//! Every search knows its size before it starts ([`estimate`]). Enumerated spaces (dissemination
+//! degrees, grids, level-degree spaces without a bound) refuse up front with
+//! [`BudgetExceeded`] when the count exceeds [`Limits::work_budget`]. For a level-degree space
+//! with a bound the count is only an upper bound on the work (pruning typically leaves a tiny
+//! fraction), so the search starts and the budget caps the work actually done: bounds computed
+//! plus configurations priced. When the time limit passes or the budget is used up, the search
+//! returns the best found so far as [`Exactness::Bounded`] with the [`StopReason`] and a
+//! certified lower bound: the smallest of the best score found and the prefix bounds of the
+//! open frontier (each level's next untried sibling).
 //!
 //! ## Parallelism
-//! In one place: the first level of the tree (or the list of candidates) is split over rayon's
-//! pool; the incumbent threshold is shared through an atomic.
+//! A single search runs on the calling thread. The parallel level is the outermost loop over
+//! independent problems (sweep points, Monte Carlo samples, sensitivity parameters), see
+//! [`crate::parallel`]: one search is fast (a million threads in milliseconds), and its memory
+//! and result then do not depend on scheduling.
 
+use crate::limits::{BudgetExceeded, Deadline, Exactness, Limits, Progress, StopReason};
 use crate::objective::{score_key, Objective};
-use crate::space::{enumerate, LevelDegrees, TreePrefix};
+use crate::space::{candidates, count, LevelDegrees};
+use crate::WorkEstimate;
 use modelopt_model::{Algorithm, Cost, ModelError, Params, Request, Space, SpaceOptions};
-use rayon::prelude::*;
 use serde::Serialize;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::collections::BTreeMap;
 
 /// How to search.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -40,6 +66,10 @@ pub struct SearchOptions {
     pub space: SpaceOptions,
     /// Parameters pinned to a value (`--fix k=7`).
     pub fixed: Vec<(String, i64)>,
+    /// Time limit and work budget.
+    pub limits: Limits,
+    /// Where progress of a long search is reported.
+    pub progress: Progress,
 }
 
 impl SearchOptions {
@@ -63,6 +93,18 @@ impl SearchOptions {
     }
 }
 
+/// Why a search did not run.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SearchError {
+    /// The model cannot describe or price the request.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The search is larger than the work budget.
+    #[error(transparent)]
+    Budget(#[from] BudgetExceeded),
+}
+
 /// One priced configuration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Scored {
@@ -74,25 +116,26 @@ pub struct Scored {
     pub score: f64,
 }
 
+type Key = (i64, i64, Params);
+
 impl Scored {
-    fn key(&self, objective: &Objective) -> (i64, i64, &Params) {
+    fn key(&self, objective: &Objective) -> Key {
         (
             score_key(self.score),
             score_key(objective.tie_score(&self.cost)),
-            &self.params,
+            self.params.clone(),
         )
     }
 }
 
-/// Counters of one search (informative; with parallel pruning they vary between runs, so they
-/// are never part of the deterministic output).
+/// Counters of one search (informative, never part of the deterministic output).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct SearchStats {
     /// Configurations priced.
     pub evaluated: u64,
     /// Configurations the model rejected (outside the algorithm's domain).
     pub infeasible: u64,
-    /// Prefixes cut by the bound.
+    /// Prefixes cut by the bound (each with its later siblings).
     pub pruned: u64,
 }
 
@@ -104,15 +147,23 @@ pub struct Ranked {
     /// Counters.
     #[serde(skip)]
     pub stats: SearchStats,
-    /// Whether `best` is proven optimal under the model (false for heuristic searches, e.g. the
-    /// two-socket rooted-tree search above its exhaustive limit).
-    pub exact: bool,
+    /// Whether `best` is proven optimal under the model, or why not.
+    pub exactness: Exactness,
 }
 
+impl Ranked {
+    /// Whether `best` is proven optimal under the model.
+    pub fn exact(&self) -> bool {
+        self.exactness.is_exact()
+    }
+}
+
+/// The best `keep` configurations seen, in the total order of the module docs. Identical
+/// configurations offered twice (an incumbent found again by the search) are kept once.
 struct TopK<'o> {
     keep: usize,
     objective: &'o Objective,
-    items: Vec<Scored>,
+    items: BTreeMap<Key, Scored>,
 }
 
 impl<'o> TopK<'o> {
@@ -120,17 +171,21 @@ impl<'o> TopK<'o> {
         TopK {
             keep,
             objective,
-            items: Vec::with_capacity(keep + 1),
+            items: BTreeMap::new(),
         }
     }
 
     fn offer(&mut self, s: Scored) {
-        let pos = self
-            .items
-            .partition_point(|x| x.key(self.objective) <= s.key(self.objective));
-        if pos < self.keep {
-            self.items.insert(pos, s);
-            self.items.truncate(self.keep);
+        let key = s.key(self.objective);
+        if self.items.len() >= self.keep {
+            match self.items.last_key_value() {
+                Some((last, _)) if key < *last => {}
+                _ => return,
+            }
+        }
+        self.items.insert(key, s);
+        while self.items.len() > self.keep {
+            self.items.pop_last();
         }
     }
 
@@ -139,213 +194,566 @@ impl<'o> TopK<'o> {
         if self.items.len() < self.keep {
             i64::MAX
         } else {
-            self.items.last().map_or(i64::MAX, |s| score_key(s.score))
+            self.items.last_key_value().map_or(i64::MAX, |(k, _)| k.0)
         }
     }
 
-    fn merge(mut self, other: TopK<'o>) -> Self {
-        for s in other.items {
-            self.offer(s);
-        }
-        self
-    }
-}
-
-struct Counters {
-    evaluated: AtomicU64,
-    infeasible: AtomicU64,
-    pruned: AtomicU64,
-    threshold: AtomicI64,
-}
-
-impl Counters {
-    fn new() -> Self {
-        Counters {
-            evaluated: AtomicU64::new(0),
-            infeasible: AtomicU64::new(0),
-            pruned: AtomicU64::new(0),
-            threshold: AtomicI64::new(i64::MAX),
-        }
+    fn best_score(&self) -> Option<f64> {
+        self.items.first_key_value().map(|(_, s)| s.score)
     }
 
-    fn stats(&self) -> SearchStats {
-        SearchStats {
-            evaluated: self.evaluated.load(Ordering::Relaxed),
-            infeasible: self.infeasible.load(Ordering::Relaxed),
-            pruned: self.pruned.load(Ordering::Relaxed),
-        }
+    fn into_vec(self) -> Vec<Scored> {
+        self.items.into_values().collect()
     }
 }
 
-fn price(
+/// Work accounting of one running search: counters, deadline, budget, progress.
+struct Run<'a> {
+    stats: SearchStats,
+    /// Prefix bounds computed.
+    bounds: u64,
+    deadline: Deadline,
+    budget: Option<u64>,
+    progress: &'a Progress,
+    unreported: u64,
+    stopped: Option<StopReason>,
+}
+
+/// Units of work between two looks at the clock and two progress reports.
+const CHECK_EVERY: u64 = 4096;
+
+impl<'a> Run<'a> {
+    fn new(deadline: Deadline, budget: Option<u64>, progress: &'a Progress) -> Self {
+        Run {
+            stats: SearchStats::default(),
+            bounds: 0,
+            deadline,
+            budget,
+            progress,
+            unreported: 0,
+            stopped: None,
+        }
+    }
+
+    /// Account one unit of work; true when the search must stop.
+    fn tick(&mut self) -> bool {
+        self.unreported += 1;
+        if self.unreported >= CHECK_EVERY {
+            self.progress.advance(self.unreported);
+            self.unreported = 0;
+            if self.deadline.passed() {
+                self.stopped = Some(self.deadline.reason());
+            }
+        }
+        if let Some(budget) = self.budget {
+            if self.work() >= budget && self.stopped.is_none() {
+                self.stopped = Some(StopReason::WorkBudget { budget });
+            }
+        }
+        self.stopped.is_some()
+    }
+
+    /// Work units done: configurations priced plus bounds computed.
+    fn work(&self) -> u64 {
+        self.stats.evaluated.saturating_add(self.bounds)
+    }
+
+    fn finish(&mut self) {
+        self.progress.advance(self.unreported);
+        self.unreported = 0;
+    }
+
+    fn price(
+        &mut self,
+        algorithm: &dyn Algorithm,
+        request: &Request,
+        options: &SearchOptions,
+        params: Params,
+    ) -> Option<Scored> {
+        if !options.matches_fixed(&params) {
+            return None;
+        }
+        self.stats.evaluated += 1;
+        let scored = algorithm.cost(request, &params).ok().and_then(|cost| {
+            options
+                .objective
+                .score(&cost, request.metric)
+                .filter(|s| s.is_finite())
+                .map(|score| Scored {
+                    params,
+                    cost,
+                    score,
+                })
+        });
+        if scored.is_none() {
+            self.stats.infeasible += 1;
+        }
+        scored
+    }
+}
+
+/// What a search of one algorithm's space will cost: the number of configurations (for
+/// level-degree spaces an upper bound on the prefixes a branch and bound can visit, see
+/// [`LevelDegrees::count_upper_bound`]).
+pub fn estimate(
     algorithm: &dyn Algorithm,
     request: &Request,
     options: &SearchOptions,
-    params: Params,
-    counters: &Counters,
-) -> Option<Scored> {
-    if !options.matches_fixed(&params) {
-        return None;
-    }
-    counters.evaluated.fetch_add(1, Ordering::Relaxed);
-    let scored = algorithm.cost(request, &params).ok().and_then(|cost| {
-        options
-            .objective
-            .score(&cost, request.metric)
-            .filter(|s| s.is_finite())
-            .map(|score| Scored {
-                params,
-                cost,
-                score,
-            })
-    });
-    if scored.is_none() {
-        counters.infeasible.fetch_add(1, Ordering::Relaxed);
-    }
-    scored
+) -> Result<WorkEstimate, SearchError> {
+    let space = algorithm.space(request, &options.space)?;
+    Ok(space_estimate(&space))
 }
 
-/// Find the best `options.top` configurations of one algorithm for a request.
+fn space_estimate(space: &Space) -> WorkEstimate {
+    let what = match space {
+        Space::LevelDegrees { .. } => "level-degree trees",
+        Space::Dissemination { .. } => "dissemination degrees",
+        Space::Grid(_) => "grid configurations",
+        _ => "configurations",
+    };
+    WorkEstimate {
+        what: what.into(),
+        units: count(space).unwrap_or(u64::MAX),
+    }
+}
+
+/// Find the best `options.top` configurations of one algorithm for a request, within
+/// `options.limits` (the time limit counts from now).
 ///
 /// Returns the model's error when the algorithm does not apply to the request (e.g. a size it
-/// does not model). An empty `best` means no configuration was feasible or matched `fixed`.
+/// does not model), and [`SearchError::Budget`] when an enumeration is larger than the budget.
+/// An empty `best` means no configuration was feasible or matched `fixed`.
 pub fn rank(
     algorithm: &dyn Algorithm,
     request: &Request,
     options: &SearchOptions,
-) -> Result<Ranked, ModelError> {
+) -> Result<Ranked, SearchError> {
+    rank_until(algorithm, request, options, options.limits.deadline())
+}
+
+/// [`rank`] against a deadline shared with other searches (the tuner's, a sweep's).
+pub fn rank_until(
+    algorithm: &dyn Algorithm,
+    request: &Request,
+    options: &SearchOptions,
+    deadline: Deadline,
+) -> Result<Ranked, SearchError> {
     let space = algorithm.space(request, &options.space)?;
-    let counters = Counters::new();
-    let top = match &space {
+    let estimate = space_estimate(&space);
+    let progress = &options.progress;
+    match &space {
         Space::LevelDegrees { threads, ordering } => {
             let tree = LevelDegrees {
                 threads: *threads,
                 ordering: *ordering,
             };
-            let first = tree.expand(&TreePrefix::root());
-            let mut roots: Vec<TreePrefix> = first.partial;
-            roots.extend(first.complete);
-            roots
-                .par_iter()
-                .map(|prefix| {
-                    let mut top = TopK::new(options.keep(), &options.objective);
-                    branch_and_bound(
-                        algorithm, request, options, &tree, prefix, &counters, &mut top,
-                    );
-                    top
-                })
-                .reduce(
-                    || TopK::new(options.keep(), &options.objective),
-                    TopK::merge,
-                )
+            let bounded = algorithm
+                .tree_prefix_bound(request, &[1])
+                .and_then(|c| options.objective.score(&c, request.metric))
+                .is_some();
+            if !bounded {
+                // Nothing to prune with: the search is the enumeration.
+                options.limits.check(&estimate)?;
+            }
+            progress.begin(
+                &format!(
+                    "{}: branch and bound over {}",
+                    algorithm.name(),
+                    estimate.what
+                ),
+                None,
+            );
+            let mut run = Run::new(deadline, Some(options.limits.work_budget), progress);
+            let ranked = level_search(algorithm, request, options, &tree, &mut run);
+            progress.finish();
+            Ok(ranked)
         }
-        Space::RootedTrees(trees) => {
-            return crate::rooted_trees::rank_rooted_trees(algorithm, request, options, trees);
-        }
+        Space::RootedTrees(trees) => Ok(crate::rooted_trees::rank_rooted_trees(
+            algorithm, request, options, trees,
+        )?),
         other => {
-            let candidates = enumerate(other).ok_or_else(|| {
+            let list = candidates(other).ok_or_else(|| {
                 ModelError::Unsupported(format!(
                     "the optimizer cannot enumerate the space of `{}`",
                     algorithm.name()
                 ))
             })?;
-            candidates
-                .into_par_iter()
-                .fold(
-                    || TopK::new(options.keep(), &options.objective),
-                    |mut top, params| {
-                        if let Some(s) = price(algorithm, request, options, params, &counters) {
-                            top.offer(s);
-                        }
-                        top
-                    },
-                )
-                .reduce(
-                    || TopK::new(options.keep(), &options.objective),
-                    TopK::merge,
-                )
+            options.limits.check(&estimate)?;
+            progress.begin(
+                &format!("{}: {} {}", algorithm.name(), estimate.units, estimate.what),
+                Some(estimate.units),
+            );
+            let mut run = Run::new(deadline, None, progress);
+            let mut top = TopK::new(options.keep(), &options.objective);
+            for params in list {
+                if let Some(s) = run.price(algorithm, request, options, params) {
+                    top.offer(s);
+                }
+                if run.tick() {
+                    break;
+                }
+            }
+            run.finish();
+            progress.finish();
+            let exactness = match run.stopped {
+                None => Exactness::Exact,
+                Some(stopped) => {
+                    Exactness::bounded(stopped, top.best_score().unwrap_or(f64::INFINITY), None)
+                }
+            };
+            Ok(Ranked {
+                best: top.into_vec(),
+                stats: run.stats,
+                exactness,
+            })
         }
-    };
-    Ok(Ranked {
-        best: top.items,
-        stats: counters.stats(),
-        exact: true,
-    })
+    }
 }
 
-fn branch_and_bound(
+/// Pinned tree parameters, checked on prefixes so that the search only walks trees that can
+/// match them.
+struct FixedTree {
+    depth: Option<u64>,
+    degrees: Vec<(usize, u32)>,
+    impossible: bool,
+}
+
+impl FixedTree {
+    fn new(fixed: &[(String, i64)]) -> Self {
+        let mut out = FixedTree {
+            depth: None,
+            degrees: Vec::new(),
+            impossible: false,
+        };
+        for (name, value) in fixed {
+            match name.as_str() {
+                "d" | "depth" => match u64::try_from(*value) {
+                    Ok(d) if out.depth.is_none_or(|e| e == d) => out.depth = Some(d),
+                    _ => out.impossible = true,
+                },
+                key => {
+                    let level = key
+                        .strip_prefix('k')
+                        .and_then(|i| i.parse::<usize>().ok())
+                        .filter(|i| *i >= 1);
+                    match (level, u32::try_from(*value)) {
+                        (Some(i), Ok(v)) => out.degrees.push((i, v)),
+                        _ => out.impossible = true,
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Restrict the children of a prefix of `len` levels: partial children must be able to
+    /// reach a matching tree.
+    fn restrict(&self, len: usize, lo: u32, hi: u32) -> (u32, u32) {
+        let level = len + 1;
+        // A partial child has len + 1 levels and every completion at least one more.
+        if self.depth.is_some_and(|d| d < level as u64 + 1) {
+            return (1, 0);
+        }
+        let (mut lo, mut hi) = (lo, hi);
+        for &(i, v) in &self.degrees {
+            if i == level {
+                lo = lo.max(v);
+                hi = hi.min(v);
+            }
+        }
+        (lo, hi)
+    }
+}
+
+/// One level of the explicit stack: the partial children of a prefix still to try.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    next: u32,
+    hi: u32,
+    covered: u64,
+    level_nodes: u64,
+}
+
+/// The near-balanced trees of every depth, as members of the space (see the module docs).
+fn balanced_seeds(tree: &LevelDegrees) -> Vec<Vec<u32>> {
+    let n = u64::from(tree.threads);
+    let mut seeds = Vec::new();
+    // Depths beyond log2(n) + 2 only hold chains of 1s and 2s; a few more keep the seeds useful
+    // when the per-level cost is tiny.
+    let max_depth = 64 - n.leading_zeros() as usize + 4;
+    for depth in 1..=max_depth {
+        for bump in [0u32, 1] {
+            let mut degrees: Vec<u32> = Vec::with_capacity(depth);
+            let (mut covered, mut level_nodes) = (1u64, 1u64);
+            while covered < n && degrees.len() < depth {
+                let c = tree.children(&degrees, covered, level_nodes);
+                let rest = (depth - degrees.len()) as u32;
+                let missing = n - covered;
+                let k = smallest_uniform_degree(missing, level_nodes, rest).saturating_add(bump);
+                let k = if c.lo <= c.hi && k <= c.hi {
+                    k.max(c.lo)
+                } else {
+                    match c.complete {
+                        Some(k) => k,
+                        None => break,
+                    }
+                };
+                degrees.push(k);
+                level_nodes = level_nodes.saturating_mul(k.into());
+                covered = covered.saturating_add(level_nodes);
+            }
+            if covered >= n && tree.contains(&degrees) && !seeds.contains(&degrees) {
+                seeds.push(degrees);
+            }
+        }
+    }
+    seeds
+}
+
+/// The smallest k ≥ 1 with `level_nodes · (k + k² + … + k^rest) ≥ missing`.
+fn smallest_uniform_degree(missing: u64, level_nodes: u64, rest: u32) -> u32 {
+    let reach = |k: u64| {
+        let (mut sum, mut power) = (0u64, 1u64);
+        for _ in 0..rest {
+            power = power.saturating_mul(k);
+            sum = sum.saturating_add(power);
+        }
+        sum.saturating_mul(level_nodes)
+    };
+    let (mut lo, mut hi) = (1u64, missing.max(1));
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if reach(mid) >= missing {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    u32::try_from(lo).unwrap_or(u32::MAX)
+}
+
+fn level_search(
     algorithm: &dyn Algorithm,
     request: &Request,
     options: &SearchOptions,
     tree: &LevelDegrees,
-    prefix: &TreePrefix,
-    counters: &Counters,
-    top: &mut TopK<'_>,
-) {
-    if prefix.covered >= u64::from(tree.threads) {
-        let params = Params::Tree {
-            depth: prefix.degrees.len() as u32,
-            degrees: prefix.degrees.clone(),
+    run: &mut Run<'_>,
+) -> Ranked {
+    let mut top = TopK::new(options.keep(), &options.objective);
+    let fixed = FixedTree::new(&options.fixed);
+    if tree.threads < 2 || fixed.impossible {
+        return Ranked {
+            best: Vec::new(),
+            stats: run.stats,
+            exactness: Exactness::Exact,
         };
-        if let Some(s) = price(algorithm, request, options, params, counters) {
+    }
+    let bound_key = |degrees: &[u32]| {
+        algorithm
+            .tree_prefix_bound(request, degrees)
+            .and_then(|c| options.objective.score(&c, request.metric))
+            .map(score_key)
+    };
+    for seed in balanced_seeds(tree) {
+        let params = Params::Tree {
+            depth: seed.len() as u32,
+            degrees: seed,
+        };
+        if let Some(s) = run.price(algorithm, request, options, params) {
             top.offer(s);
-            counters
-                .threshold
-                .fetch_min(top.threshold(), Ordering::Relaxed);
-        }
-        return;
-    }
-    // Every completion adds at least one level to this prefix: its bound holds for all of them.
-    if let Some(bound) = algorithm
-        .tree_prefix_bound(request, &prefix.degrees)
-        .and_then(|c| options.objective.score(&c, request.metric))
-    {
-        let limit = counters
-            .threshold
-            .load(Ordering::Relaxed)
-            .min(top.threshold());
-        if score_key(bound) > limit {
-            counters.pruned.fetch_add(1, Ordering::Relaxed);
-            return;
         }
     }
-    let step = tree.expand(prefix);
-    if let Some(done) = &step.complete {
-        branch_and_bound(algorithm, request, options, tree, done, counters, top);
+    let mut degrees: Vec<u32> = Vec::new();
+    let mut frames: Vec<Frame> = Vec::new();
+    // Price the complete child of a new prefix and return the frame of its partial children.
+    let open = |degrees: &mut Vec<u32>,
+                covered: u64,
+                level_nodes: u64,
+                run: &mut Run<'_>,
+                top: &mut TopK<'_>| {
+        let c = tree.children(degrees, covered, level_nodes);
+        if let Some(k) = c.complete {
+            degrees.push(k);
+            let params = Params::Tree {
+                depth: degrees.len() as u32,
+                degrees: degrees.clone(),
+            };
+            degrees.pop();
+            if let Some(s) = run.price(algorithm, request, options, params) {
+                top.offer(s);
+            }
+        }
+        let (lo, hi) = fixed.restrict(degrees.len(), c.lo, c.hi);
+        Frame {
+            next: lo,
+            hi,
+            covered,
+            level_nodes,
+        }
+    };
+    let root = open(&mut degrees, 1, 1, run, &mut top);
+    frames.push(root);
+    while let Some(frame) = frames.last_mut() {
+        if frame.next > frame.hi {
+            frames.pop();
+            degrees.pop();
+            continue;
+        }
+        if run.tick() {
+            break;
+        }
+        // next ≤ hi < k_final ≤ u32::MAX: no overflow.
+        let k = frame.next;
+        frame.next = k + 1;
+        let level_nodes = frame.level_nodes.saturating_mul(k.into());
+        let covered = frame.covered.saturating_add(level_nodes);
+        degrees.push(k);
+        run.bounds += 1;
+        if let Some(bound) = bound_key(&degrees) {
+            if bound > top.threshold() {
+                // The bound is non-decreasing in the last degree: the later siblings go too.
+                run.stats.pruned += 1;
+                frame.next = 1;
+                frame.hi = 0;
+                degrees.pop();
+                continue;
+            }
+        }
+        let child = open(&mut degrees, covered, level_nodes, run, &mut top);
+        frames.push(child);
     }
-    for child in &step.partial {
-        branch_and_bound(algorithm, request, options, tree, child, counters, top);
+    run.finish();
+    let exactness = match run.stopped {
+        None => Exactness::Exact,
+        Some(stopped) => {
+            // Certified lower bound: the best found, or something in the open frontier (each
+            // level's untried siblings, whose bound is at least that of the next one).
+            let mut lower = top.best_score();
+            let mut certain = true;
+            for (len, frame) in frames.iter().enumerate() {
+                if frame.next > frame.hi {
+                    continue;
+                }
+                let mut prefix = degrees[..len].to_vec();
+                prefix.push(frame.next);
+                match algorithm
+                    .tree_prefix_bound(request, &prefix)
+                    .and_then(|c| options.objective.score(&c, request.metric))
+                {
+                    Some(b) => lower = Some(lower.map_or(b, |l: f64| l.min(b))),
+                    None => certain = false,
+                }
+            }
+            let best = top.best_score().unwrap_or(f64::INFINITY);
+            Exactness::bounded(stopped, best, lower.filter(|_| certain))
+        }
+    };
+    Ranked {
+        best: top.into_vec(),
+        stats: run.stats,
+        exactness,
     }
 }
 
-/// The same ranking by plain sequential enumeration of the whole space, without pruning or
-/// parallelism: the reference the fast search is checked and benchmarked against.
+/// The same ranking by plain sequential enumeration of the whole space, without pruning,
+/// incumbents or limits: the reference the fast search is checked and benchmarked against.
 pub fn rank_naive(
     algorithm: &dyn Algorithm,
     request: &Request,
     options: &SearchOptions,
-) -> Result<Ranked, ModelError> {
+) -> Result<Ranked, SearchError> {
     let space = algorithm.space(request, &options.space)?;
-    if let Space::RootedTrees(trees) = &space {
-        // The rooted-tree search is exact (exhaustive or dynamic program) by itself.
-        return crate::rooted_trees::rank_rooted_trees(algorithm, request, options, trees);
-    }
-    let candidates = enumerate(&space).ok_or_else(|| {
-        ModelError::Unsupported(format!(
-            "the optimizer cannot enumerate the space of `{}`",
-            algorithm.name()
-        ))
-    })?;
-    let counters = Counters::new();
+    let progress = Progress::none();
+    let mut run = Run::new(Deadline::never(), None, &progress);
     let mut top = TopK::new(options.keep(), &options.objective);
-    for params in candidates {
-        if let Some(s) = price(algorithm, request, options, params, &counters) {
-            top.offer(s);
+    match &space {
+        Space::RootedTrees(trees) => {
+            // The rooted-tree search is exact (exhaustive or dynamic program) by itself.
+            return Ok(crate::rooted_trees::rank_rooted_trees(
+                algorithm, request, options, trees,
+            )?);
+        }
+        Space::LevelDegrees { threads, ordering } => {
+            LevelDegrees {
+                threads: *threads,
+                ordering: *ordering,
+            }
+            .for_each(|degrees| {
+                let params = Params::Tree {
+                    depth: degrees.len() as u32,
+                    degrees: degrees.to_vec(),
+                };
+                if let Some(s) = run.price(algorithm, request, options, params) {
+                    top.offer(s);
+                }
+            });
+        }
+        other => {
+            let list = candidates(other).ok_or_else(|| {
+                ModelError::Unsupported(format!(
+                    "the optimizer cannot enumerate the space of `{}`",
+                    algorithm.name()
+                ))
+            })?;
+            for params in list {
+                if let Some(s) = run.price(algorithm, request, options, params) {
+                    top.offer(s);
+                }
+            }
         }
     }
     Ok(Ranked {
-        best: top.items,
-        stats: counters.stats(),
-        exact: true,
+        best: top.into_vec(),
+        stats: run.stats,
+        exactness: Exactness::Exact,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn smallest_uniform_degree_reaches_what_is_missing() {
+        // 999 missing below the root, 3 levels: k + k² + k³ ≥ 999 first at k = 10
+        // (9 + 81 + 729 = 819 < 999; 10 + 100 + 1000 = 1110).
+        assert_eq!(smallest_uniform_degree(999, 1, 3), 10);
+        // One level of 4 nodes, 10 missing: 4k ≥ 10 at k = 3.
+        assert_eq!(smallest_uniform_degree(10, 4, 1), 3);
+        assert_eq!(smallest_uniform_degree(1, 1, 5), 1);
+    }
+
+    #[test]
+    fn balanced_seeds_are_members_of_the_space() {
+        let tree = LevelDegrees {
+            threads: 1000,
+            ordering: modelopt_model::DegreeOrdering::NonIncreasing,
+        };
+        let seeds = balanced_seeds(&tree);
+        // Depth 1: (999); depth 3: 1 + 10 + 100 = 111 < 1000, k3 = ceil(889/100) = 9: (10,10,9).
+        assert!(seeds.contains(&vec![999]));
+        assert!(seeds.contains(&vec![10, 10, 9]));
+        assert!(seeds.iter().all(|s| tree.contains(s)));
+    }
+
+    #[test]
+    fn top_k_keeps_one_copy_and_the_total_order() {
+        let objective = Objective::Min;
+        let mut top = TopK::new(2, &objective);
+        let s = |score: f64, k: u32| Scored {
+            params: Params::Tree {
+                depth: 1,
+                degrees: vec![k],
+            },
+            cost: Cost::range(score, score),
+            score,
+        };
+        top.offer(s(2.0, 5));
+        top.offer(s(2.0, 5));
+        top.offer(s(1.0, 7));
+        top.offer(s(2.0, 4));
+        // Ties at 2.0 are broken by the parameters: (4) before (5).
+        let v = top.into_vec();
+        assert_eq!(v, vec![s(1.0, 7), s(2.0, 4)]);
+    }
 }

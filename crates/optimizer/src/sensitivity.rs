@@ -20,7 +20,16 @@
 //!
 //! Results are deterministic for a fixed seed whatever rayon's thread count: sample `i` draws
 //! from its own ChaCha8 stream seeded with (seed, i), and per-sample results are combined in
-//! sample order.
+//! sample order. The parallel level is the parameters (ranges) and the samples (Monte Carlo),
+//! through [`crate::parallel`]; each tuning inside runs on one worker.
+//!
+//! ## Limits
+//! A Monte Carlo run knows its size before it starts ([`Analysis::monte_carlo_estimate`]: the
+//! samples times the work of one tuning, measured on the measured machine) and refuses with
+//! [`SensitivityError::Budget`] when that exceeds the work budget of the search options. The
+//! time limit holds for the whole run: when it passes, sampling stops after the current chunk,
+//! the samples drawn so far are summarized, and [`MonteCarlo::stopped`] says why. Progress is
+//! reported in samples (twice each: once tuned, once priced).
 //!
 //! ```
 //! use modelopt_model::{machine, Collective, Params, Request};
@@ -35,15 +44,15 @@
 //! assert_eq!(ranges[0].upper.as_ref().unwrap().factor, 10.0);
 //! ```
 
+use crate::limits::{BudgetExceeded, Progress, StopReason, WorkEstimate};
 use crate::objective::score_key;
 use crate::search::SearchOptions;
-use crate::tuner::{tune, TuneError};
+use crate::tuner::{tune, tune_until, TuneError};
 use modelopt_model::perturb::Perturber;
 use modelopt_model::spec::ParamRow;
 use modelopt_model::{Cost, Machine, Params, Request};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -68,6 +77,9 @@ pub enum SensitivityError {
     /// Options out of their domain.
     #[error("{0}")]
     Options(String),
+    /// The run is larger than the work budget.
+    #[error(transparent)]
+    Budget(#[from] BudgetExceeded),
 }
 
 /// The configuration whose robustness is analysed: the tuner's best on the measured machine.
@@ -237,6 +249,10 @@ pub struct MonteCarlo {
     pub best_in_expectation: usize,
     /// Index in `candidates` of the configuration with the lowest worst score (minimax).
     pub best_worst_case: usize,
+    /// Why sampling stopped before the requested number of samples, if it did (the time
+    /// limit); the summary then covers the samples drawn so far.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<StopReason>,
 }
 
 /// A sensitivity analysis of one request on one machine.
@@ -371,10 +387,9 @@ impl<'m> Analysis<'m> {
         } else {
             keys.iter().map(|k| self.row(k)).collect::<Result<_, _>>()?
         };
-        Ok(rows
-            .par_iter()
-            .map(|row| self.range(row, options))
-            .collect())
+        Ok(crate::parallel::map_ordered(&rows, |row| {
+            self.range(row, options)
+        }))
     }
 
     fn range(&self, row: &ParamRow, options: &RangeOptions) -> ParamRange {
@@ -443,6 +458,35 @@ impl<'m> Analysis<'m> {
         }
     }
 
+    /// The work of one tuning of the request on the measured machine (configurations priced
+    /// by every algorithm's search, at least 1).
+    fn tuning_work(&self) -> u64 {
+        let options = SearchOptions {
+            progress: Progress::none(),
+            ..self.search.clone()
+        };
+        self.machine
+            .algorithms_for(self.request.collective)
+            .iter()
+            .filter_map(|a| crate::search::rank(a.as_ref(), &self.request, &options).ok())
+            .map(|r| r.stats.evaluated)
+            .fold(0u64, u64::saturating_add)
+            .max(1)
+    }
+
+    /// The size of a Monte Carlo run before it starts: every sample is tuned once and its
+    /// candidates priced once, so about `samples × (work of one tuning + candidates)`
+    /// configurations priced.
+    pub fn monte_carlo_estimate(&self, options: &MonteCarloOptions) -> WorkEstimate {
+        let algorithms = self.machine.algorithms_for(self.request.collective).len() as u64;
+        let candidates = algorithms.saturating_mul(options.candidates_per_algorithm.max(1) as u64);
+        WorkEstimate {
+            what: "configurations priced over the Monte Carlo samples".into(),
+            units: (options.samples as u64)
+                .saturating_mul(self.tuning_work().saturating_add(candidates)),
+        }
+    }
+
     /// Monte Carlo over the measured spreads (see the module docs).
     pub fn monte_carlo(&self, options: &MonteCarloOptions) -> Result<MonteCarlo, SensitivityError> {
         if options.samples == 0 {
@@ -450,6 +494,16 @@ impl<'m> Analysis<'m> {
                 "Monte Carlo needs at least 1 sample".into(),
             ));
         }
+        self.search
+            .limits
+            .check(&self.monte_carlo_estimate(options))?;
+        let deadline = self.search.limits.deadline();
+        let progress = &self.search.progress;
+        // Each sample's tuning shares the run's deadline and reports no progress of its own.
+        let inner = SearchOptions {
+            progress: Progress::none(),
+            ..self.search.clone()
+        };
         let drawn: Vec<&ParamRow> = self
             .params
             .iter()
@@ -475,30 +529,36 @@ impl<'m> Analysis<'m> {
             .collect();
 
         // Pass 1: each sample's winner and best score.
-        let samples = options.samples as u64;
-        let mut winners: Vec<SampleWinner> = Vec::with_capacity(options.samples);
+        let requested = options.samples as u64;
+        progress.begin("Monte Carlo samples", Some(requested.saturating_mul(2)));
+        let mut winners: Vec<SampleWinner> = Vec::new();
         let mut redraws = 0;
-        for chunk in chunks(samples) {
-            let part: Vec<(SampleWinner, u64)> = chunk
-                .into_par_iter()
-                .map(|i| {
-                    let (machine, redone) = self.sample(&drawn, options.seed, i);
-                    let winner = machine.and_then(|m| {
-                        let t = tune(&m, &self.request, &self.search, None).ok()?;
-                        let b = t.best()?;
-                        Some((
-                            (b.algorithm.clone(), b.scored.params.clone()),
-                            b.scored.score,
-                        ))
-                    });
-                    (winner, redone)
-                })
-                .collect();
+        let mut stopped = None;
+        for chunk in chunks(requested) {
+            if deadline.passed() {
+                stopped = Some(deadline.reason());
+                break;
+            }
+            let len = chunk.end - chunk.start;
+            let part: Vec<(SampleWinner, u64)> = crate::parallel::map_owned(chunk.collect(), |i| {
+                let (machine, redone) = self.sample(&drawn, options.seed, i);
+                let winner = machine.and_then(|m| {
+                    let t = tune_until(&m, &self.request, &inner, None, deadline).ok()?;
+                    let b = t.best()?;
+                    Some((
+                        (b.algorithm.clone(), b.scored.params.clone()),
+                        b.scored.score,
+                    ))
+                });
+                (winner, redone)
+            });
             for (w, r) in part {
                 redraws += r;
                 winners.push(w);
             }
+            progress.advance(len);
         }
+        let samples = winners.len() as u64;
         for (id, _) in winners.iter().flatten() {
             if !candidates.contains_key(id) {
                 let score = self.score_of(self.machine, id).unwrap_or(f64::INFINITY);
@@ -515,19 +575,20 @@ impl<'m> Analysis<'m> {
         let mut regret = vec![0.0f64; n];
         let mut used = 0u64;
         let mut index = 0usize;
+        // Pass 2 prices a fixed list per sample (no search), so it always runs to the samples
+        // of pass 1: the summary stays consistent.
         for chunk in chunks(samples) {
-            let part: Vec<Option<Vec<f64>>> = chunk
-                .into_par_iter()
-                .map(|i| {
-                    let (machine, _) = self.sample(&drawn, options.seed, i);
-                    let m = machine?;
-                    Some(
-                        ids.iter()
-                            .map(|id| self.score_of(&m, id).unwrap_or(f64::INFINITY))
-                            .collect(),
-                    )
-                })
-                .collect();
+            let len = chunk.end - chunk.start;
+            let part: Vec<Option<Vec<f64>>> = crate::parallel::map_owned(chunk.collect(), |i| {
+                let (machine, _) = self.sample(&drawn, options.seed, i);
+                let m = machine?;
+                Some(
+                    ids.iter()
+                        .map(|id| self.score_of(&m, id).unwrap_or(f64::INFINITY))
+                        .collect(),
+                )
+            });
+            progress.advance(len);
             for scores in part {
                 let winner = &winners[index];
                 index += 1;
@@ -550,6 +611,7 @@ impl<'m> Analysis<'m> {
                 }
             }
         }
+        progress.finish();
         if used == 0 {
             return Err(SensitivityError::Options(
                 "no sample could be tuned (the drawn machines were all rejected)".into(),
@@ -596,6 +658,7 @@ impl<'m> Analysis<'m> {
             candidates: list,
             best_in_expectation,
             best_worst_case,
+            stopped,
         })
     }
 

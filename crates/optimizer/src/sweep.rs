@@ -7,9 +7,18 @@
 //! one point the algorithms in the family's order ([`Machine::algorithms_for`]).
 //!
 //! ## Streaming
-//! [`Sweep::rows`] is an iterator: it tunes the next chunk of points in parallel (rayon), yields
-//! their rows, and only then tunes the next chunk, so memory stays bounded by one chunk's rows
-//! whatever the sweep's length. [`Sweep::for_each`] is the same as a callback.
+//! [`Sweep::rows`] is an iterator: it tunes the next chunk of points in parallel
+//! ([`crate::parallel`]; each point's search runs on one worker), yields their rows, and only then
+//! tunes the next chunk, so memory stays bounded by one chunk's rows whatever the sweep's length.
+//! [`Sweep::for_each`] is the same as a callback.
+//!
+//! ## Limits and progress
+//! A sweep knows its size before it starts ([`Sweep::estimate`]: its points; [`Sweep::check`]
+//! refuses a sweep with more points than the work budget). The time limit of
+//! [`SearchOptions::limits`](crate::SearchOptions) holds for the whole sweep: when it passes, no
+//! further chunk is started, the rows so far stand, and [`SweepStats::stopped`] says why. Each
+//! point's searches share the sweep's deadline and the work budget. Progress is reported to
+//! [`SearchOptions::progress`](crate::SearchOptions) in points, once per chunk.
 //!
 //! ## Points that do not apply
 //! A thread count above a machine's `max_threads` is skipped unless [`Sweep::extrapolate`] is
@@ -28,12 +37,12 @@
 //! assert_eq!(rows[2].params.to_string(), "m=4 r=3"); // seed 000, Table B.2
 //! ```
 
+use crate::limits::{Deadline, Progress, StopReason, WorkEstimate};
 use crate::objective::Objective;
 use crate::report::round3;
 use crate::search::SearchOptions;
-use crate::tuner::{tune, TuneError};
+use crate::tuner::{tune_until, TuneError};
 use modelopt_model::{BufferStates, Collective, Machine, Metric, Params, Request};
-use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::VecDeque;
 
@@ -85,10 +94,13 @@ pub enum SweepError {
     /// A thread count or size no model accepts.
     #[error("{0}")]
     Request(String),
+    /// More points than the work budget.
+    #[error(transparent)]
+    Budget(#[from] crate::limits::BudgetExceeded),
 }
 
 /// Counters of a sweep run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
 pub struct SweepStats {
     /// Points tuned so far (including the skipped ones).
     pub points: u64,
@@ -98,6 +110,12 @@ pub struct SweepStats {
     pub beyond_machine: u64,
     /// Points skipped because no algorithm applies to them.
     pub not_applicable: u64,
+    /// Points whose search was refused as larger than the work budget.
+    pub over_budget: u64,
+    /// Points whose best configuration is not proven optimal (a search stopped by a limit).
+    pub not_exact: u64,
+    /// Why the sweep stopped before its last point, if it did.
+    pub stopped: Option<StopReason>,
 }
 
 /// A sweep: the dimensions to cross and how to tune each point.
@@ -164,6 +182,7 @@ impl<'m> Sweep<'m> {
                 return Err(SweepError::Empty(name));
             }
         }
+        self.search.limits.check(&self.estimate())?;
         for &t in &self.threads {
             Request::new(Collective::Barrier, t).map_err(|e| SweepError::Request(e.to_string()))?;
         }
@@ -234,14 +253,26 @@ impl<'m> Sweep<'m> {
         .product()
     }
 
-    /// The rows, streamed chunk by chunk (see the module docs).
+    /// The size of the sweep: its points (each one tuning every algorithm once).
+    pub fn estimate(&self) -> WorkEstimate {
+        WorkEstimate {
+            what: "sweep points".into(),
+            units: self.points(),
+        }
+    }
+
+    /// The rows, streamed chunk by chunk (see the module docs). The time limit starts now.
     pub fn rows(&self) -> Rows<'_, 'm> {
+        let total = self.points();
+        self.search.progress.begin("sweep points", Some(total));
         Rows {
             sweep: self,
             next_point: 0,
-            total: self.points(),
+            total,
             buffer: VecDeque::new(),
             stats: SweepStats::default(),
+            deadline: self.search.limits.deadline(),
+            finished: false,
         }
     }
 
@@ -279,7 +310,7 @@ impl<'m> Sweep<'m> {
         }
     }
 
-    fn evaluate(&self, p: &Point<'m>) -> Outcome {
+    fn evaluate(&self, p: &Point<'m>, deadline: Deadline) -> Outcome {
         if p.threads > p.machine.max_threads && !self.extrapolate {
             return Outcome::BeyondMachine;
         }
@@ -289,8 +320,10 @@ impl<'m> Sweep<'m> {
         else {
             return Outcome::NotApplicable;
         };
+        // The sweep reports progress in points; the searches inside report nothing.
         let options = SearchOptions {
             top: 1,
+            progress: Progress::none(),
             ..self.search.clone()
         };
         let names: Vec<&str> = p
@@ -309,9 +342,12 @@ impl<'m> Sweep<'m> {
             [one] => Some(*one),
             _ => None,
         };
-        let Ok(tuning) = tune(p.machine, &request, &options, only) else {
-            return Outcome::NotApplicable;
+        let tuning = match tune_until(p.machine, &request, &options, only, deadline) {
+            Ok(tuning) => tuning,
+            Err(TuneError::Budget { .. }) => return Outcome::OverBudget,
+            Err(_) => return Outcome::NotApplicable,
         };
+        let exact = tuning.complete();
         let winner = tuning
             .ranking
             .iter()
@@ -342,12 +378,12 @@ impl<'m> Sweep<'m> {
                 })
             })
             .collect();
-        Outcome::Rows(rows)
+        Outcome::Rows(rows, exact)
     }
 }
 
 fn default_chunk() -> usize {
-    (rayon::current_num_threads() * 16).max(16)
+    (crate::parallel::workers() * 16).max(16)
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -360,9 +396,11 @@ struct Point<'m> {
 }
 
 enum Outcome {
-    Rows(Vec<Row>),
+    /// The rows of a point, and whether every search of the point completed.
+    Rows(Vec<Row>, bool),
     BeyondMachine,
     NotApplicable,
+    OverBudget,
 }
 
 /// The rows of a sweep, in order; tuned one chunk of points at a time.
@@ -373,6 +411,8 @@ pub struct Rows<'s, 'm> {
     total: u64,
     buffer: VecDeque<Row>,
     stats: SweepStats,
+    deadline: Deadline,
+    finished: bool,
 }
 
 impl Rows<'_, '_> {
@@ -388,24 +428,37 @@ impl Rows<'_, '_> {
 
     fn fill(&mut self) {
         while self.buffer.is_empty() && self.next_point < self.total {
+            if self.stats.stopped.is_none() && self.deadline.passed() {
+                self.stats.stopped = Some(self.deadline.reason());
+            }
+            if self.stats.stopped.is_some() {
+                break;
+            }
             let end = (self.next_point + self.sweep.chunk.max(1) as u64).min(self.total);
             let sweep = self.sweep;
-            let outcomes: Vec<Outcome> = (self.next_point..end)
-                .into_par_iter()
-                .map(|i| sweep.evaluate(&sweep.point(i)))
-                .collect();
+            let deadline = self.deadline;
+            let indices: Vec<u64> = (self.next_point..end).collect();
+            let outcomes: Vec<Outcome> =
+                crate::parallel::map_owned(indices, |i| sweep.evaluate(&sweep.point(i), deadline));
             self.stats.points += end - self.next_point;
+            self.sweep.search.progress.advance(end - self.next_point);
             self.next_point = end;
             for outcome in outcomes {
                 match outcome {
-                    Outcome::Rows(rows) => {
+                    Outcome::Rows(rows, exact) => {
                         self.stats.rows += rows.len() as u64;
+                        self.stats.not_exact += u64::from(!exact);
                         self.buffer.extend(rows);
                     }
                     Outcome::BeyondMachine => self.stats.beyond_machine += 1,
                     Outcome::NotApplicable => self.stats.not_applicable += 1,
+                    Outcome::OverBudget => self.stats.over_budget += 1,
                 }
             }
+        }
+        if self.buffer.is_empty() && !self.finished {
+            self.finished = true;
+            self.sweep.search.progress.finish();
         }
     }
 }

@@ -4,7 +4,8 @@
 //! The tuner knows machines only through [`Machine::algorithms_for`]: each model family lists its
 //! algorithms, and the tuner searches each one's space with [`crate::search::rank`].
 
-use crate::search::{rank, Scored, SearchOptions};
+use crate::limits::{BudgetExceeded, Deadline, Exactness};
+use crate::search::{rank_until, Scored, SearchError, SearchOptions};
 use modelopt_model::{Machine, Request, Term};
 use serde::Serialize;
 
@@ -19,12 +20,19 @@ pub struct AlgorithmOutcome {
     pub best: Vec<Scored>,
     /// Why it does not apply, when it does not.
     pub skipped: Option<String>,
-    /// Whether its best configuration is proven optimal under the model.
-    pub exact: bool,
+    /// Whether its best configuration is proven optimal under the model, or why not.
+    pub exactness: Exactness,
     /// Whether it would apply with a message size (it models messages, and the request is for
     /// one small item).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub needs_size: bool,
+}
+
+impl AlgorithmOutcome {
+    /// Whether its best configuration is proven optimal under the model.
+    pub fn exact(&self) -> bool {
+        self.exactness.is_exact()
+    }
 }
 
 /// A configuration of some algorithm.
@@ -57,13 +65,20 @@ impl Tuning {
         self.ranking.first()
     }
 
-    /// Whether the best configuration comes from a heuristic search (not proven optimal).
+    /// Whether the best configuration comes from a search that did not prove it optimal (a
+    /// heuristic, or a search stopped by a limit).
     pub fn heuristic(&self) -> bool {
         self.best().is_some_and(|best| {
             self.algorithms
                 .iter()
-                .any(|a| a.algorithm == best.algorithm && !a.exact)
+                .any(|a| a.algorithm == best.algorithm && !a.exact())
         })
+    }
+
+    /// Whether every algorithm's search completed (no time limit or budget stopped one): then
+    /// the ranking across algorithms is proven, not only each algorithm's best.
+    pub fn complete(&self) -> bool {
+        self.algorithms.iter().all(|a| a.exact())
     }
 }
 
@@ -81,6 +96,14 @@ pub enum TuneError {
         reasons: Vec<String>,
         /// Whether some algorithm would apply with a message size.
         needs_size: bool,
+    },
+    /// An algorithm's search is larger than the work budget.
+    #[error("{algorithm}: {budget}")]
+    Budget {
+        /// The algorithm whose search was refused.
+        algorithm: String,
+        /// The estimate and the budget.
+        budget: BudgetExceeded,
     },
 }
 
@@ -100,23 +123,39 @@ fn explain_infeasible(
     let Ok(space) = algorithm.space(request, &options.space) else {
         return "no feasible configuration".into();
     };
-    let Some(candidates) = crate::space::enumerate(&space) else {
-        return "no feasible configuration".into();
+    // Look at a bounded number of candidates: enough to name a reason, never the whole space.
+    const LOOK_AT: usize = 100_000;
+    let candidates: Box<dyn Iterator<Item = modelopt_model::Params>> = match &space {
+        modelopt_model::Space::LevelDegrees { threads, ordering } => {
+            let mut first = Vec::new();
+            crate::space::LevelDegrees {
+                threads: *threads,
+                ordering: *ordering,
+            }
+            .for_each_while(|d| {
+                first.push(modelopt_model::Params::Tree {
+                    depth: d.len() as u32,
+                    degrees: d.to_vec(),
+                });
+                first.len() < LOOK_AT
+            });
+            Box::new(first.into_iter())
+        }
+        other => match crate::space::candidates(other) {
+            Some(list) => list,
+            None => return "no feasible configuration".into(),
+        },
     };
+    let candidates: Vec<modelopt_model::Params> = candidates.take(LOOK_AT).collect();
     // A pinned name no configuration of this algorithm has at all is a wrong name, not an
     // infeasible value: say which names exist.
-    let known: std::collections::BTreeSet<String> = candidates
-        .iter()
-        .take(10_000)
-        .flat_map(|p| p.names())
-        .collect();
+    let known: std::collections::BTreeSet<String> =
+        candidates.iter().flat_map(|p| p.names()).collect();
     let unknown: Vec<&str> = options
         .fixed
         .iter()
         .map(|(k, _)| k.as_str())
-        .filter(|k| {
-            !known.contains(*k) && !candidates.iter().take(10_000).any(|p| p.get(k).is_some())
-        })
+        .filter(|k| !known.contains(*k) && !candidates.iter().any(|p| p.get(k).is_some()))
         .collect();
     if !unknown.is_empty() {
         let names: Vec<&str> = known.iter().map(String::as_str).collect();
@@ -170,11 +209,23 @@ fn explain_infeasible(
 const NO_THROUGHPUT: &str = "its model gives no throughput (use --metric latency)";
 
 /// Rank the algorithms of `machine` for `request`. `only` restricts to one algorithm by name.
+/// The time limit of `options.limits` counts from now and holds for all algorithms together.
 pub fn tune(
     machine: &Machine,
     request: &Request,
     options: &SearchOptions,
     only: Option<&str>,
+) -> Result<Tuning, TuneError> {
+    tune_until(machine, request, options, only, options.limits.deadline())
+}
+
+/// [`tune`] against a deadline shared with other work (a sweep's).
+pub fn tune_until(
+    machine: &Machine,
+    request: &Request,
+    options: &SearchOptions,
+    only: Option<&str>,
+    deadline: Deadline,
 ) -> Result<Tuning, TuneError> {
     let all = machine.algorithms_for(request.collective);
     if all.is_empty() {
@@ -209,7 +260,7 @@ pub fn tune(
     let mut ranking: Vec<(usize, Choice)> = Vec::new();
     let mut reasons = Vec::new();
     for (index, algorithm) in chosen {
-        let outcome = match rank(algorithm.as_ref(), request, options) {
+        let outcome = match rank_until(algorithm.as_ref(), request, options, deadline) {
             Ok(ranked) if ranked.best.is_empty() => {
                 let why = explain_infeasible(algorithm.as_ref(), request, options);
                 reasons.push(format!("{}: {why}", algorithm.name()));
@@ -218,7 +269,7 @@ pub fn tune(
                     summary: algorithm.summary().into(),
                     best: Vec::new(),
                     skipped: Some(why),
-                    exact: true,
+                    exactness: ranked.exactness,
                     needs_size: false,
                 }
             }
@@ -235,11 +286,17 @@ pub fn tune(
                 AlgorithmOutcome {
                     algorithm: algorithm.name().into(),
                     summary: algorithm.summary().into(),
-                    exact: ranked.exact,
+                    exactness: ranked.exactness,
                     best: ranked.best,
                     skipped: None,
                     needs_size: false,
                 }
+            }
+            Err(SearchError::Budget(budget)) => {
+                return Err(TuneError::Budget {
+                    algorithm: algorithm.name().into(),
+                    budget,
+                })
             }
             Err(e) => {
                 reasons.push(format!("{}: {e}", algorithm.name()));
@@ -248,8 +305,8 @@ pub fn tune(
                     summary: algorithm.summary().into(),
                     best: Vec::new(),
                     skipped: Some(e.to_string()),
-                    exact: true,
-                    needs_size: e.needs_size(),
+                    exactness: Exactness::Exact,
+                    needs_size: matches!(&e, SearchError::Model(m) if m.needs_size()),
                 }
             }
         };
