@@ -44,6 +44,7 @@ pub mod report;
 pub mod rooted_trees;
 pub mod search;
 pub mod sensitivity;
+pub mod socket_dp;
 pub mod space;
 pub mod sweep;
 pub mod tuner;

@@ -1,0 +1,300 @@
+//! The exact socket DP (issue 8, item 1) against brute force: every rooted tree with every socket
+//! labeling of its nodes, priced by the model's own closed form (`TreeCosts::evaluate`), for every
+//! split of n threads over the sockets and every root socket.
+//!
+//! Sizes: n ≤ 10 on two sockets and n ≤ 8 on three run by default (debug build, a few seconds);
+//! `brute_force_two_sockets_up_to_12` and `brute_force_three_sockets_up_to_10` are `#[ignore]`d
+//! (minutes in a debug build): `cargo test -p modelopt-optimizer --release --test socket_dp --
+//! --ignored`.
+
+use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeCosts, TreeSearch};
+use modelopt_model::ccnuma::tree::RootedTree;
+use modelopt_model::Cost;
+use modelopt_optimizer::limits::{Limits, Progress, StopReason};
+use modelopt_optimizer::rooted_trees::{self, LevelSequences};
+use modelopt_optimizer::socket_dp::{self, Filled, SocketTable};
+use modelopt_optimizer::{Exactness, Objective};
+use proptest::prelude::*;
+use std::collections::HashMap;
+use std::time::Duration;
+
+fn sandy() -> TreeCosts {
+    TreeCosts {
+        local: 2.3,
+        socket: 35.0,
+        remote: 94.0,
+        memory: 70.0,
+        remote_memory: 107.0,
+    }
+}
+
+/// (score, tie score) of a cost under an objective.
+fn keys(objective: &Objective, c: &Cost) -> (f64, f64) {
+    let score = objective
+        .score(c, modelopt_model::Metric::Latency)
+        .unwrap_or(c.min_ns);
+    (score, objective.tie_score(c))
+}
+
+fn better(objective: &Objective, a: &Cost, b: &Cost) -> bool {
+    let (ka, kb) = (keys(objective, a), keys(objective, b));
+    ka.0 < kb.0 - 1e-7 || ((ka.0 - kb.0).abs() <= 1e-7 && ka.1 < kb.1 - 1e-7)
+}
+
+/// Brute force: for every tree of n nodes and every labeling of its nodes with `sockets`
+/// sockets, the best cost per (root socket, nodes per socket).
+fn brute_force(
+    costs: &TreeCosts,
+    n: usize,
+    sockets: u32,
+    objective: &Objective,
+) -> HashMap<(u32, Vec<u32>), Cost> {
+    let mut best: HashMap<(u32, Vec<u32>), Cost> = HashMap::new();
+    let mut g = LevelSequences::new(n);
+    let labelings = (sockets as usize).pow(n as u32);
+    while let Some(levels) = g.next_tree() {
+        let tree = RootedTree::from_levels(levels).unwrap();
+        let mut labels = vec![0u32; n];
+        for code in 0..labelings {
+            let mut x = code;
+            for l in labels.iter_mut() {
+                *l = (x % sockets as usize) as u32;
+                x /= sockets as usize;
+            }
+            let mut counts = vec![0u32; sockets as usize];
+            for &l in &labels {
+                counts[l as usize] += 1;
+            }
+            let cost = costs.evaluate(&tree, &labels).unwrap();
+            let key = (labels[tree.root() as usize], counts);
+            match best.get(&key) {
+                Some(b) if !better(objective, &cost, b) => {}
+                _ => {
+                    best.insert(key, cost);
+                }
+            }
+        }
+    }
+    best
+}
+
+/// The DP's answer for every key of the brute force, checked three ways: its cost equals the
+/// brute force optimum (score and tie score, 1e-6 ns), its tree prices to the same cost by
+/// `TreeCosts::evaluate`, and its placement has the requested counts and root socket.
+fn check_against_brute_force(costs: &TreeCosts, max_n: usize, sockets: u32) {
+    let box_counts = vec![max_n as u32; sockets as usize];
+    let (table, filled) = SocketTable::build(
+        costs,
+        &box_counts,
+        &Limits::default(),
+        &Progress::none(),
+    )
+    .unwrap();
+    assert_eq!(filled, Filled::Complete);
+    for objective in [Objective::Min, Objective::Max, Objective::Blend(0.5)] {
+        for n in 2..=max_n {
+            for ((root, counts), want) in brute_force(costs, n, sockets, &objective) {
+                let got = table.best(root, &counts, &objective).unwrap();
+                let (kg, kw) = (keys(&objective, &got.cost), keys(&objective, &want));
+                assert!(
+                    (kg.0 - kw.0).abs() < 1e-6 && (kg.1 - kw.1).abs() < 1e-6,
+                    "{objective} root {root} counts {counts:?}: dp {:?} brute force {want:?}",
+                    got.cost
+                );
+                let tree = RootedTree::from_parents(&got.parents).unwrap();
+                let again = costs.evaluate(&tree, &got.sockets).unwrap();
+                assert!(
+                    (again.min_ns - got.cost.min_ns).abs() < 1e-6
+                        && (again.max_ns - got.cost.max_ns).abs() < 1e-6,
+                    "reconstructed tree {tree} {:?} prices {again:?}, dp said {:?}",
+                    got.sockets,
+                    got.cost
+                );
+                assert_eq!(got.sockets[0], root);
+                let mut placed = vec![0u32; sockets as usize];
+                for &s in &got.sockets {
+                    placed[s as usize] += 1;
+                }
+                assert_eq!(placed, counts);
+            }
+        }
+    }
+}
+
+#[test]
+fn equals_brute_force_on_two_sockets_up_to_10() {
+    check_against_brute_force(&sandy(), 10, 2);
+}
+
+#[test]
+fn equals_brute_force_on_three_sockets_up_to_8() {
+    check_against_brute_force(&sandy(), 8, 3);
+}
+
+#[test]
+#[ignore = "minutes in a debug build; run with --release -- --ignored"]
+fn brute_force_two_sockets_up_to_12() {
+    check_against_brute_force(&sandy(), 12, 2);
+}
+
+#[test]
+#[ignore = "minutes in a debug build; run with --release -- --ignored"]
+fn brute_force_three_sockets_up_to_10() {
+    check_against_brute_force(&sandy(), 10, 3);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// Random machines with R_L < R_R < R_Q and R_I ≤ R_QI, every tree and placement up to 7
+    /// nodes on two sockets and 6 on three.
+    #[test]
+    fn equals_brute_force_on_random_machines(
+        local in 0.5f64..10.0,
+        socket in 10.0f64..80.0,
+        extra_remote in 1.0f64..150.0,
+        memory in 20.0f64..150.0,
+        extra_memory in 0.0f64..100.0,
+    ) {
+        let c = TreeCosts {
+            local,
+            socket,
+            remote: socket + extra_remote,
+            memory,
+            remote_memory: memory + extra_memory,
+        };
+        check_against_brute_force(&c, 7, 2);
+        check_against_brute_force(&c, 6, 3);
+    }
+}
+
+fn space(counts: &[u32], root_socket: u32, search: TreeSearch) -> RootedTreeSpace {
+    let mut thread_sockets = Vec::new();
+    for (s, &c) in counts.iter().enumerate() {
+        thread_sockets.extend(std::iter::repeat_n(s as u32, c as usize));
+    }
+    let root_thread = thread_sockets
+        .iter()
+        .position(|&s| s == root_socket)
+        .unwrap() as u32;
+    RootedTreeSpace {
+        threads: thread_sockets.len() as u32,
+        thread_sockets,
+        root_thread,
+        costs: sandy(),
+        search,
+    }
+}
+
+#[test]
+fn sixteen_threads_on_the_e5_2660_is_the_flat_tree() {
+    // docs/cla.md §10: 8 + 8 threads, root on socket 0. The flat tree: the root's 7 local and 8
+    // remote children notify on two lines. By hand (§7, times from the end of the root's S2):
+    // A_min = R_I = 70; local group: arrival 70 + R_R + R_L = 107.3, + R_I + 6 R_R = 387.3;
+    // remote group: arrival 70 + R_Q + R_L = 166.3, + R_I + 7 R_R = 481.3. Waits in ascending
+    // socket order: W_0 = 387.3 + R_R = 422.3; W_1 = max(422.3, 481.3) + R_Q = 575.3; plus the
+    // root's read of its own buffer R_L = 2.3: T_min = 577.6 ns.
+    let found =
+        rooted_trees::optimal(&space(&[8, 8], 0, TreeSearch::Dp), TreeSearch::Dp, &Objective::Min)
+            .unwrap();
+    assert!((found.cost.min_ns - 577.6).abs() < 1e-9, "{:?}", found.cost);
+    assert!(found.exact);
+    assert_eq!(found.exactness, Exactness::Exact);
+    let mut flat = vec![1u32; 16];
+    flat[0] = 0;
+    assert_eq!(found.levels, flat);
+    let e = rooted_trees::optimal(
+        &space(&[8, 8], 0, TreeSearch::Exhaustive),
+        TreeSearch::Exhaustive,
+        &Objective::Min,
+    )
+    .unwrap();
+    assert!((e.cost.min_ns - found.cost.min_ns).abs() < 1e-6);
+    assert!((e.cost.max_ns - found.cost.max_ns).abs() < 1e-6);
+}
+
+#[test]
+fn dp_equals_exhaustive_search_on_the_e5_2660_split() {
+    // The default split: 8 threads on socket 0, the rest on socket 1; every n the exhaustive
+    // search finishes quickly in a debug build, both root sockets.
+    for n in 2..=12u32 {
+        let counts = if n <= 8 { vec![n] } else { vec![8, n - 8] };
+        for root in 0..counts.len() as u32 {
+            for objective in [Objective::Min, Objective::Max] {
+                let d = rooted_trees::optimal(&space(&counts, root, TreeSearch::Dp), TreeSearch::Dp, &objective)
+                    .unwrap();
+                let e = rooted_trees::optimal(
+                    &space(&counts, root, TreeSearch::Exhaustive),
+                    TreeSearch::Exhaustive,
+                    &objective,
+                )
+                .unwrap();
+                let (kd, ke) = (keys(&objective, &d.cost), keys(&objective, &e.cost));
+                assert!(
+                    (kd.0 - ke.0).abs() < 1e-6 && (kd.1 - ke.1).abs() < 1e-6,
+                    "n {n} root {root} {objective}: dp {:?} exhaustive {:?}",
+                    d.cost,
+                    e.cost
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn over_budget_is_refused_with_the_estimate() {
+    let limits = Limits {
+        time_limit: None,
+        work_budget: 1000,
+    };
+    let err = SocketTable::build(&sandy(), &[64, 64], &limits, &Progress::none()).unwrap_err();
+    // Π (N+1)(N+2)/2 = 2145² pairs, times S + S(S − 1) = 4 convolutions.
+    assert_eq!(
+        err,
+        socket_dp::SocketDpError::Budget(modelopt_optimizer::limits::BudgetExceeded {
+            what: "socket-DP transitions".into(),
+            estimate: 2145 * 2145 * 4,
+            budget: 1000,
+        })
+    );
+}
+
+#[test]
+fn a_time_limit_returns_the_best_found_with_a_certified_gap() {
+    let limits = Limits {
+        time_limit: Some(Duration::ZERO),
+        work_budget: u64::MAX,
+    };
+    let found = rooted_trees::optimal_with(
+        &space(&[8, 8], 0, TreeSearch::Dp),
+        TreeSearch::Dp,
+        &Objective::Min,
+        &limits,
+        &Progress::none(),
+    )
+    .unwrap();
+    assert!(!found.exact);
+    match found.exactness {
+        Exactness::Bounded {
+            stopped: StopReason::TimeLimit { .. },
+            lower_bound: Some(lb),
+            gap_percent: Some(gap),
+        } => {
+            // The optimum is 577.6 ns; the bound must not exceed it.
+            assert!(lb <= 577.6 + 1e-9, "{lb}");
+            assert!(gap >= 0.0);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_lower_bound_holds_for_every_tree_and_placement() {
+    let c = sandy();
+    for n in 2..=8usize {
+        let best = brute_force(&c, n, 2, &Objective::Min)
+            .values()
+            .map(|c| c.min_ns)
+            .fold(f64::INFINITY, f64::min);
+        assert!(socket_dp::lower_bound(&c, n as u32, 2) <= best + 1e-9, "n = {n}");
+    }
+}
