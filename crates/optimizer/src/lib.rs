@@ -9,6 +9,9 @@
 //! - [`objective`]: what is minimized (min, max, or a blend of the min-max range; throughput);
 //! - [`search`]: the driver — branch and bound over trees, rayon in one place, a total order for
 //!   ties, and a naive reference search;
+//! - [`rooted_trees`], [`socket_dp`], [`placement`]: optimal rooted trees and their socket
+//!   placement for CLa broadcasts; [`socket_dp`] is the exact DP over trees and placements
+//!   together;
 //! - [`report`]: the stable JSON result schema;
 //! - [`tuner`]: algorithm choice across every algorithm a machine models for a collective;
 //! - [`sweep`]: design-space sweeps (machines × collectives × states × sizes × threads), streamed

@@ -620,11 +620,32 @@ fn socket_optimum(
     progress: &Progress,
 ) -> Result<TreeOptimum, ModelError> {
     let n = space.threads;
+    // The incumbent: the best of the flat tree and the one-socket optimum, each placed (exactly
+    // on two sockets; on more, threads taken in preorder, each node on its thread's socket).
+    let mut incumbent: Option<f64> = None;
+    let flat: Vec<u32> = (0..n).map(|i| u32::from(i > 0)).collect();
+    for levels in [flat, dp(&space.costs, n, objective)?.levels] {
+        let tree =
+            RootedTree::from_levels(&levels).map_err(|e| ModelError::Unsupported(e.to_string()))?;
+        let cost = if counts.len() <= 2 {
+            placement::dp(&tree, counts, root_socket, &space.costs, objective).map(|p| p.cost)
+        } else {
+            preorder_labels(&tree, counts, root_socket)
+                .and_then(|labels| space.costs.evaluate(&tree, &labels).ok())
+        };
+        if let Some(c) = cost {
+            let score = objective
+                .score(&c, modelopt_model::Metric::Latency)
+                .unwrap_or(c.min_ns);
+            incumbent = Some(incumbent.map_or(score, |i: f64| i.min(score)));
+        }
+    }
     let (found, filled, transitions) = socket_dp::optimal(
         &space.costs,
         counts,
         root_socket,
         objective,
+        incumbent,
         limits,
         progress,
     )
@@ -674,6 +695,26 @@ fn socket_optimum(
         exact: false,
         exactness: Exactness::bounded(stopped, score, Some(bound)),
     })
+}
+
+/// A labeling of `tree` with `counts[s]` nodes on socket s and the root on `root_socket`: the
+/// other nodes take the sockets in ascending order, in preorder. `None` when the counts do not
+/// fit.
+fn preorder_labels(tree: &RootedTree, counts: &[u32], root_socket: u32) -> Option<Vec<u32>> {
+    let mut left = counts.to_vec();
+    let slot = left.get_mut(root_socket as usize)?;
+    *slot = slot.checked_sub(1)?;
+    let mut labels = vec![0u32; tree.len()];
+    labels[tree.root() as usize] = root_socket;
+    let mut s = 0usize;
+    for v in tree.preorder().into_iter().skip(1) {
+        while *left.get(s)? == 0 {
+            s += 1;
+        }
+        left[s] -= 1;
+        labels[v as usize] = s as u32;
+    }
+    Some(labels)
 }
 
 /// Every tree with its exact best placement (see [`optimal_with`]).

@@ -187,8 +187,36 @@ pub struct SocketTable {
     groups: Vec<Table<GPoint>>,
     /// `nodes[σ][stage]`, stage s in 0..S (stage S is implicit: only the empty node).
     nodes: Vec<Vec<Table<PPoint>>>,
+    /// Points whose score bound exceeds this incumbent are dropped (see [`Prune`]).
+    prune: Option<Prune>,
     /// Transition pairs visited.
     pub transitions: u64,
+}
+
+/// A sound cut for one request: the score of an incumbent tree. Every point of every table is a
+/// lower bound of the costs of the trees that contain it — a root's T_min and T_max are at
+/// least each child's plus positive terms, and a partial node's (T_min so far, largest T_max
+/// term + Σ 2 k x + R_I + R_R) only grow as groups are added — and every objective is
+/// non-decreasing in both bounds, so a point whose score (with the offset R_L) is above the
+/// incumbent's by more than 1e-6 ns cannot be part of an optimum or of a tie.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prune {
+    /// The objective of the request.
+    pub objective: Objective,
+    /// The incumbent's score, ns.
+    pub incumbent: f64,
+}
+
+impl Prune {
+    fn hopeless(&self, offset: f64, min: f64, max: f64) -> bool {
+        let (lo, hi) = (offset + min, offset + max);
+        let score = match self.objective {
+            Objective::Min => lo,
+            Objective::Max => hi,
+            Objective::Blend(w) => (1.0 - w) * lo + w * hi,
+        };
+        score > self.incumbent + 1e-6
+    }
 }
 
 /// One placed tree: parent of each node (node 0 is the root) and socket of each node.
@@ -215,9 +243,13 @@ impl SocketTable {
     /// Fill the DP for every count vector up to `counts` (componentwise). Refuses when the
     /// estimate is over `limits.work_budget`; stops at `limits.time_limit` (then
     /// [`SocketTable::best`] answers only smaller sizes and the caller falls back).
+    ///
+    /// With `prune`, only the answers whose score can reach the incumbent are kept: use it for
+    /// one request, not for a table queried at many counts.
     pub fn build(
         costs: &TreeCosts,
         counts: &[u32],
+        prune: Option<Prune>,
         limits: &Limits,
         progress: &Progress,
     ) -> Result<(Self, Filled), SocketDpError> {
@@ -245,6 +277,7 @@ impl SocketTable {
             nodes: (0..s_count)
                 .map(|_| (0..s_count).map(|_| Table::new(states)).collect())
                 .collect(),
+            prune,
             transitions: 0,
         };
         // States in order of their total node count.
@@ -276,6 +309,11 @@ impl SocketTable {
         }
         progress.finish();
         Ok((table, filled))
+    }
+
+    fn hopeless(&self, min: f64, max: f64) -> bool {
+        self.prune
+            .is_some_and(|p| p.hopeless(self.costs.offset(), min, max))
     }
 
     fn decode(&self, idx: usize) -> Vec<usize> {
@@ -351,11 +389,15 @@ impl SocketTable {
                         c_.memory
                     };
                     let reread = if any_remote { c_.remote } else { c_.socket };
+                    let max = p.mmax + p.sum + fetch + reread;
+                    if self.hopeless(p.tmin, max) {
+                        continue;
+                    }
                     insert_t(
                         &mut set,
                         TPoint {
                             min: p.tmin,
-                            max: p.mmax + p.sum + fetch + reread,
+                            max,
                             node_point: i as u32,
                         },
                     );
@@ -396,6 +438,9 @@ impl SocketTable {
                 let rest = self.groups[s].get(d - e);
                 for (ti, t) in self.trees[s].get(e).iter().enumerate() {
                     for (gi, g) in rest.iter().enumerate() {
+                        if self.hopeless(t.min.max(g.mmin), t.max.max(g.mmax)) {
+                            continue;
+                        }
                         insert_g(
                             &mut set,
                             GPoint {
@@ -477,32 +522,32 @@ impl SocketTable {
                     }
                 }
                 let mut pairs = 0u64;
+                let last = stage + 1 == s_count;
+                let c = self.costs;
+                let base = [empty];
                 for &d in &subs {
                     if self.component(d, stage) == 0 {
                         continue;
                     }
                     let rest = r - d;
-                    let prevs: Vec<(u32, PPoint)> = if stage + 1 == s_count {
-                        if rest == 0 {
-                            vec![(NONE, empty)]
-                        } else {
+                    let prevs: &[PPoint] = if last {
+                        if rest != 0 {
                             continue;
                         }
+                        &base
                     } else {
-                        self.nodes[sigma][stage + 1]
-                            .get(rest)
-                            .iter()
-                            .enumerate()
-                            .map(|(i, p)| (i as u32, *p))
-                            .collect()
+                        self.nodes[sigma][stage + 1].get(rest)
                     };
                     pairs += 1;
                     for (gi, g) in self.groups[stage].get(d).iter().enumerate() {
-                        for (pi, p) in &prevs {
+                        for (pi, p) in prevs.iter().enumerate() {
                             let mut q = self.add_group(sigma, stage, g, p);
                             q.group = d as u32;
                             q.group_point = gi as u32;
-                            q.prev_point = *pi;
+                            q.prev_point = if last { NONE } else { pi as u32 };
+                            if self.hopeless(q.tmin, q.mmax + q.sum + c.memory + c.socket) {
+                                continue;
+                            }
                             insert_p(&mut set, q);
                         }
                     }
@@ -532,7 +577,6 @@ impl SocketTable {
             .iter()
             .enumerate()
             .min_by_key(|(i, p)| (cost_key(objective, off + p.min, off + p.max), *i))?;
-        let _ = p;
         let mut tree = self.reconstruct(sigma, c, pi as u32)?;
         tree.cost = Cost::range(off + p.min, off + p.max);
         Some(tree)
@@ -673,12 +717,15 @@ pub fn lower_bound(costs: &TreeCosts, n: u32, sockets: u32) -> f64 {
     costs.offset() + lb[n]
 }
 
-/// Convenience: the best placed tree for one request, with the table's filled state.
+/// The best placed tree for one request, with the table's filled state and the transitions
+/// visited. `incumbent`, the score of any tree of the request (e.g. the flat tree), makes the DP
+/// keep only points that can reach it ([`Prune`]); it never changes the answer.
 pub fn optimal(
     costs: &TreeCosts,
     counts: &[u32],
     root: u32,
     objective: &Objective,
+    incumbent: Option<f64>,
     limits: &Limits,
     progress: &Progress,
 ) -> Result<(Option<PlacedTree>, Filled, u64), SocketDpError> {
@@ -688,7 +735,11 @@ pub fn optimal(
             counts: counts.to_vec(),
         });
     }
-    let (table, filled) = SocketTable::build(costs, counts, limits, progress)?;
+    let prune = incumbent.map(|incumbent| Prune {
+        objective: *objective,
+        incumbent,
+    });
+    let (table, filled) = SocketTable::build(costs, counts, prune, limits, progress)?;
     let best = match filled {
         Filled::Complete => table.best(root, counts, objective),
         Filled::Stopped(_) => None,
