@@ -24,6 +24,7 @@ pub fn run(collective: Collective, args: &TuneArgs) -> anyhow::Result<String> {
             rounds: args.rounds,
             root: args.root,
             tree_search: args.tree_search,
+            ..SpaceOptions::default()
         },
         fixed: args.fix.clone(),
     };

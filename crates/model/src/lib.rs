@@ -39,7 +39,8 @@ pub mod scc;
 pub mod spec;
 
 pub use algorithm::{
-    Algorithm, DegreeOrdering, IntRange, RoundsRule, Space, SpaceOptions, Term, TreeSearch,
+    Algorithm, DegreeOrdering, IntRange, RoundsRule, Space, SpaceOptions, Term, ThreadPlacement,
+    TreeSearch,
 };
 pub use error::{ModelError, SpecError};
 pub use machine::Machine;

@@ -30,6 +30,7 @@ fn space(counts: &[u32], search: TreeSearch) -> RootedTreeSpace {
         root_thread: 0,
         costs: sandy(),
         search,
+        capacity: None,
     }
 }
 

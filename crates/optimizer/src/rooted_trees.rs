@@ -584,6 +584,9 @@ pub fn optimal_with(
     limits: &Limits,
     progress: &Progress,
 ) -> Result<TreeOptimum, ModelError> {
+    if let Some(capacity) = &space.capacity {
+        return free_split(space, capacity, method, objective, limits, progress);
+    }
     let n = space.threads;
     let counts = space.nodes_per_socket();
     let used = counts.iter().filter(|&&c| c > 0).count();
@@ -608,6 +611,134 @@ pub fn optimal_with(
             socket_optimum(space, &counts, root_socket, objective, limits, progress)
         }
     }
+}
+
+/// `--placement optimal`: the best tree over every split of the threads with at most
+/// `capacity[s]` on socket s (the root on the root thread's socket). The DP reads every split
+/// from one table; `exhaustive` searches each split in turn. Ties: the lower score, then the
+/// other bound, then the split found first (socket 0 holding the most threads first).
+fn free_split(
+    space: &RootedTreeSpace,
+    capacity: &[u32],
+    method: TreeSearch,
+    objective: &Objective,
+    limits: &Limits,
+    progress: &Progress,
+) -> Result<TreeOptimum, ModelError> {
+    let n = space.threads;
+    let root_socket = space.root_socket();
+    let box_counts: Vec<u32> = capacity.iter().map(|&c| c.min(n)).collect();
+    let splits = splits_of(n, &box_counts, root_socket);
+    if splits.is_empty() {
+        return Err(ModelError::Threads {
+            threads: n.into(),
+            reason: format!("{n} threads do not fit sockets of {capacity:?} threads"),
+        });
+    }
+    let mut best: Option<((i64, i64), TreeOptimum)> = None;
+    let mut keep = |found: TreeOptimum| {
+        let key = cost_key(objective, found.cost.min_ns, found.cost.max_ns);
+        if best.as_ref().is_none_or(|(k, _)| key < *k) {
+            best = Some((key, found));
+        }
+    };
+    match method {
+        TreeSearch::Exhaustive => {
+            for counts in &splits {
+                let fixed = fixed_split(space, counts);
+                keep(optimal_with(&fixed, method, objective, limits, progress)?);
+            }
+        }
+        TreeSearch::Dp | TreeSearch::Auto => {
+            let (table, filled) =
+                socket_dp::SocketTable::build(&space.costs, &box_counts, None, limits, progress)
+                    .map_err(|e| ModelError::Unsupported(e.to_string()))?;
+            if let socket_dp::Filled::Stopped(reason) = filled {
+                return Err(ModelError::Unsupported(format!(
+                    "the socket DP over every split stopped: {reason}"
+                )));
+            }
+            for counts in &splits {
+                if let Some(placed) = table.best(root_socket, counts, objective) {
+                    keep(placed_optimum(&placed, table.transitions)?);
+                }
+            }
+        }
+    }
+    best.map(|(_, t)| t)
+        .ok_or_else(|| ModelError::Unsupported("no placement fits the socket counts".into()))
+}
+
+/// Every vector of per-socket counts summing to `n`, each at most `limit[s]`, with at least one
+/// thread on `root_socket`; socket 0 holding the most first (descending lexicographic order).
+fn splits_of(n: u32, limit: &[u32], root_socket: u32) -> Vec<Vec<u32>> {
+    let mut out = Vec::new();
+    let s = limit.len();
+    if s == 0 {
+        return out;
+    }
+    let mut cur = vec![0u32; s];
+    // Odometer over every vector in the box, highest first; keep those summing to n.
+    for (i, c) in cur.iter_mut().enumerate() {
+        *c = limit[i];
+    }
+    loop {
+        if cur.iter().sum::<u32>() == n && cur.get(root_socket as usize).is_some_and(|&c| c > 0) {
+            out.push(cur.clone());
+        }
+        let mut i = s;
+        loop {
+            if i == 0 {
+                return out;
+            }
+            i -= 1;
+            if cur[i] > 0 {
+                cur[i] -= 1;
+                for (j, c) in cur.iter_mut().enumerate().skip(i + 1) {
+                    *c = limit[j];
+                }
+                break;
+            }
+        }
+    }
+}
+
+/// The space with the threads split as `counts` (threads numbered socket by socket, the root
+/// the first thread of its socket).
+fn fixed_split(space: &RootedTreeSpace, counts: &[u32]) -> RootedTreeSpace {
+    let mut thread_sockets = Vec::new();
+    for (s, &c) in counts.iter().enumerate() {
+        thread_sockets.extend(std::iter::repeat_n(s as u32, c as usize));
+    }
+    let root_socket = space.root_socket();
+    let root_thread = thread_sockets
+        .iter()
+        .position(|&s| s == root_socket)
+        .unwrap_or(0) as u32;
+    RootedTreeSpace {
+        threads: space.threads,
+        thread_sockets,
+        root_thread,
+        costs: space.costs,
+        search: space.search,
+        capacity: None,
+    }
+}
+
+/// A DP tree as a [`TreeOptimum`] (preorder levels and sockets).
+fn placed_optimum(placed: &socket_dp::PlacedTree, transitions: u64) -> Result<TreeOptimum, ModelError> {
+    let tree = RootedTree::from_parents(&placed.parents)
+        .map_err(|e| ModelError::Unsupported(e.to_string()))?;
+    let order = tree.preorder();
+    let depths = tree.depths();
+    Ok(TreeOptimum {
+        levels: order.iter().map(|&v| depths[v as usize]).collect(),
+        sockets: order.iter().map(|&v| placed.sockets[v as usize]).collect(),
+        cost: placed.cost,
+        trees: transitions,
+        exact: true,
+        exactness: Exactness::Exact,
+    })
 }
 
 /// The exact socket DP, or (time limit) the best fallback with a certified gap.
@@ -651,18 +782,7 @@ fn socket_optimum(
     )
     .map_err(|e| ModelError::Unsupported(e.to_string()))?;
     if let Some(placed) = found {
-        let tree = RootedTree::from_parents(&placed.parents)
-            .map_err(|e| ModelError::Unsupported(e.to_string()))?;
-        let order = tree.preorder();
-        let depths = tree.depths();
-        return Ok(TreeOptimum {
-            levels: order.iter().map(|&v| depths[v as usize]).collect(),
-            sockets: order.iter().map(|&v| placed.sockets[v as usize]).collect(),
-            cost: placed.cost,
-            trees: transitions,
-            exact: true,
-            exactness: Exactness::Exact,
-        });
+        return placed_optimum(&placed, transitions);
     }
     let stopped = match filled {
         socket_dp::Filled::Stopped(reason) => reason,

@@ -186,6 +186,7 @@ fn space(counts: &[u32], root_socket: u32, search: TreeSearch) -> RootedTreeSpac
         root_thread,
         costs: sandy(),
         search,
+        capacity: None,
     }
 }
 
@@ -300,5 +301,32 @@ fn the_lower_bound_holds_for_every_tree_and_placement() {
             .map(|c| c[0].min_ns)
             .fold(f64::INFINITY, f64::min);
         assert!(socket_dp::lower_bound(&c, n as u32, 2) <= best + 1e-9, "n = {n}");
+    }
+}
+
+#[test]
+fn a_free_split_is_the_best_of_every_split() {
+    // `--placement optimal`: n threads on two sockets of at most 4 each, root on socket 0. The
+    // DP reads every split from one table; it must equal the best exhaustive search over the
+    // splits taken one by one, and never be worse than the split by thread id (4 + rest).
+    for n in 2..=8u32 {
+        let mut free = space(&[n.min(4), n.saturating_sub(4)], 0, TreeSearch::Dp);
+        if n <= 4 {
+            free = space(&[n], 0, TreeSearch::Dp);
+        }
+        free.capacity = Some(vec![4, 4]);
+        let d = rooted_trees::optimal(&free, TreeSearch::Dp, &Objective::Min).unwrap();
+        let e = rooted_trees::optimal(&free, TreeSearch::Exhaustive, &Objective::Min).unwrap();
+        assert!((d.cost.min_ns - e.cost.min_ns).abs() < 1e-6, "n {n}: {d:?} {e:?}");
+        assert!((d.cost.max_ns - e.cost.max_ns).abs() < 1e-6, "n {n}: {d:?} {e:?}");
+        let by_id = rooted_trees::optimal(
+            &space(&[n.min(4), n.saturating_sub(4)], 0, TreeSearch::Dp),
+            TreeSearch::Dp,
+            &Objective::Min,
+        )
+        .unwrap();
+        assert!(d.cost.min_ns <= by_id.cost.min_ns + 1e-9);
+        let per_socket = d.sockets.iter().filter(|&&s| s == 0).count();
+        assert!(per_socket <= 4 && d.sockets.len() - per_socket <= 4);
     }
 }
