@@ -311,9 +311,49 @@ impl SocketTable {
         Ok((table, filled))
     }
 
+    /// Points stored in the subtree, group and node tables, and the largest set of each.
+    pub fn sizes(&self) -> [(usize, usize); 3] {
+        fn count<P: Copy>(tables: &[&Table<P>]) -> (usize, usize) {
+            let total = tables.iter().map(|t| t.points.len()).sum();
+            let largest = tables
+                .iter()
+                .flat_map(|t| t.ranges.iter().map(|(a, b)| (b - a) as usize))
+                .max()
+                .unwrap_or(0);
+            (total, largest)
+        }
+        [
+            count(&self.trees.iter().collect::<Vec<_>>()),
+            count(&self.groups.iter().collect::<Vec<_>>()),
+            count(&self.nodes.iter().flatten().collect::<Vec<_>>()),
+        ]
+    }
+
     fn hopeless(&self, min: f64, max: f64) -> bool {
         self.prune
             .is_some_and(|p| p.hopeless(self.costs.offset(), min, max))
+    }
+
+    /// The least a parent's level adds to a proper subtree's (T_min, T_max): with every
+    /// transfer ≥ R_R and every fetch ≥ R_I, one child alone on the parent's line costs
+    /// A + x + R_L + R_I + x (T_min: A = R_I) and A_max + x + R_L + R_I + x + x
+    /// (A_max ≥ R_I + 2 R_R + R_R); §7.
+    fn parent_level(&self) -> (f64, f64) {
+        let c = &self.costs;
+        (
+            2.0 * c.memory + 2.0 * c.socket + c.local,
+            2.0 * c.memory + 6.0 * c.socket + c.local,
+        )
+    }
+
+    /// Whether the state `c` (a count vector index) is a proper subtree of the request's tree,
+    /// i.e. not the whole box.
+    fn proper(&self, c: usize) -> bool {
+        c + 1 != self.ranges_len()
+    }
+
+    fn ranges_len(&self) -> usize {
+        self.trees.first().map_or(0, |t| t.ranges.len())
     }
 
     fn decode(&self, idx: usize) -> Vec<usize> {
@@ -390,7 +430,12 @@ impl SocketTable {
                     };
                     let reread = if any_remote { c_.remote } else { c_.socket };
                     let max = p.mmax + p.sum + fetch + reread;
-                    if self.hopeless(p.tmin, max) {
+                    let (up_min, up_max) = if self.proper(c) {
+                        self.parent_level()
+                    } else {
+                        (0.0, 0.0)
+                    };
+                    if self.hopeless(p.tmin + up_min, max + up_max) {
                         continue;
                     }
                     insert_t(
@@ -438,7 +483,15 @@ impl SocketTable {
                 let rest = self.groups[s].get(d - e);
                 for (ti, t) in self.trees[s].get(e).iter().enumerate() {
                     for (gi, g) in rest.iter().enumerate() {
-                        if self.hopeless(t.min.max(g.mmin), t.max.max(g.mmax)) {
+                        // The parent of this group adds at least its level with k children
+                        // on one line (§7, every transfer ≥ R_R, every fetch ≥ R_I).
+                        let k = f64::from(g.k + 1);
+                        let (lv_min, lv_max) = self.parent_level();
+                        let rr = self.costs.socket;
+                        if self.hopeless(
+                            t.min.max(g.mmin) + lv_min + (k - 1.0) * rr,
+                            t.max.max(g.mmax) + lv_max + (4.0 * k - 4.0) * rr,
+                        ) {
                             continue;
                         }
                         insert_g(
@@ -524,6 +577,15 @@ impl SocketTable {
                 let mut pairs = 0u64;
                 let last = stage + 1 == s_count;
                 let c = self.costs;
+                // A finished node (stage 0) whose subtree is not the whole request has a parent
+                // level above it; a partial node (stage > 0) may still become the root.
+                let whole = r + self.stride[sigma] + 1 == self.ranges_len()
+                    && self.component(r, sigma) + 2 == self.radix[sigma];
+                let up = if whole || stage > 0 {
+                    (0.0, 0.0)
+                } else {
+                    self.parent_level()
+                };
                 let base = [empty];
                 for &d in &subs {
                     if self.component(d, stage) == 0 {
@@ -545,7 +607,10 @@ impl SocketTable {
                             q.group = d as u32;
                             q.group_point = gi as u32;
                             q.prev_point = if last { NONE } else { pi as u32 };
-                            if self.hopeless(q.tmin, q.mmax + q.sum + c.memory + c.socket) {
+                            if self.hopeless(
+                                q.tmin + up.0,
+                                q.mmax + q.sum + c.memory + c.socket + up.1,
+                            ) {
                                 continue;
                             }
                             insert_p(&mut set, q);

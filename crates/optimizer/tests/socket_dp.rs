@@ -330,3 +330,64 @@ fn a_free_split_is_the_best_of_every_split() {
         assert!(per_socket <= 4 && d.sockets.len() - per_socket <= 4);
     }
 }
+
+/// The tightest sound incumbent is the optimum itself: with it, the pruned DP must still find
+/// a tree of the optimal cost, for every split, root socket and objective.
+fn check_pruning_keeps_the_optimum(costs: &TreeCosts, max_n: usize, sockets: u32) {
+    for n in 2..=max_n {
+        for ((root, counts), wants) in brute_force(costs, n, sockets) {
+            for (objective, want) in OBJECTIVES.iter().zip(wants) {
+                let prune = socket_dp::Prune {
+                    objective: *objective,
+                    incumbent: keys(objective, &want).0,
+                };
+                let (table, _) = SocketTable::build(
+                    costs,
+                    &counts,
+                    Some(prune),
+                    &Limits::default(),
+                    &Progress::none(),
+                )
+                .unwrap();
+                let got = table.best(root, &counts, objective).unwrap_or_else(|| {
+                    panic!("{objective} root {root} {counts:?}: pruned away {want:?}")
+                });
+                let (kg, kw) = (keys(objective, &got.cost), keys(objective, &want));
+                assert!(
+                    (kg.0 - kw.0).abs() < 1e-6 && (kg.1 - kw.1).abs() < 1e-6,
+                    "{objective} root {root} {counts:?}: {:?} vs {want:?}",
+                    got.cost
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn pruning_by_the_optimum_keeps_the_optimum() {
+    check_pruning_keeps_the_optimum(&sandy(), 8, 2);
+    check_pruning_keeps_the_optimum(&sandy(), 6, 3);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+    /// The same on random machines (R_L < R_R < R_Q, R_I ≤ R_QI).
+    #[test]
+    fn pruning_is_sound_on_random_machines(
+        local in 0.5f64..10.0,
+        socket in 10.0f64..80.0,
+        extra_remote in 1.0f64..150.0,
+        memory in 20.0f64..150.0,
+        extra_memory in 0.0f64..100.0,
+    ) {
+        let c = TreeCosts {
+            local,
+            socket,
+            remote: socket + extra_remote,
+            memory,
+            remote_memory: memory + extra_memory,
+        };
+        check_pruning_keeps_the_optimum(&c, 6, 2);
+        check_pruning_keeps_the_optimum(&c, 5, 3);
+    }
+}
