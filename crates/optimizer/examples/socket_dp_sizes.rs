@@ -5,7 +5,10 @@ use modelopt_optimizer::limits::{Limits, Progress};
 use modelopt_optimizer::socket_dp::{Prune, SocketTable};
 use modelopt_optimizer::Objective;
 fn main() {
-    let mut args: Vec<f64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let mut args: Vec<f64> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
     let incumbent = args.pop().unwrap_or(f64::INFINITY);
     let counts: Vec<u32> = args.iter().map(|&a| a as u32).collect();
     let costs = TreeCosts {
@@ -20,9 +23,13 @@ fn main() {
         incumbent,
     });
     let t0 = std::time::Instant::now();
-    let Ok((table, _)) =
-        SocketTable::build(&costs, &counts, prune, &Limits::default(), &Progress::none())
-    else {
+    let Ok((table, _)) = SocketTable::build(
+        &costs,
+        &counts,
+        prune,
+        &Limits::default(),
+        &Progress::none(),
+    ) else {
         return;
     };
     let best = table.best(0, &counts, &Objective::Min);

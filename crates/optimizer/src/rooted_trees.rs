@@ -33,8 +33,8 @@ use crate::limits::{Exactness, Limits, Progress};
 use crate::objective::{score_key, Objective};
 use crate::parallel;
 use crate::placement::{self, Placement};
-use crate::socket_dp;
 use crate::search::{Ranked, Scored, SearchOptions, SearchStats};
+use crate::socket_dp;
 use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeCosts, TreeSearch};
 use modelopt_model::ccnuma::tree::RootedTree;
 use modelopt_model::{Algorithm, Cost, ModelError, Request};
@@ -565,7 +565,13 @@ pub fn optimal(
     method: TreeSearch,
     objective: &Objective,
 ) -> Result<TreeOptimum, ModelError> {
-    optimal_with(space, method, objective, &Limits::default(), &Progress::none())
+    optimal_with(
+        space,
+        method,
+        objective,
+        &Limits::default(),
+        &Progress::none(),
+    )
 }
 
 /// The best tree and placement for a rooted-tree space.
@@ -726,7 +732,10 @@ fn fixed_split(space: &RootedTreeSpace, counts: &[u32]) -> RootedTreeSpace {
 }
 
 /// A DP tree as a [`TreeOptimum`] (preorder levels and sockets).
-fn placed_optimum(placed: &socket_dp::PlacedTree, transitions: u64) -> Result<TreeOptimum, ModelError> {
+fn placed_optimum(
+    placed: &socket_dp::PlacedTree,
+    transitions: u64,
+) -> Result<TreeOptimum, ModelError> {
     let tree = RootedTree::from_parents(&placed.parents)
         .map_err(|e| ModelError::Unsupported(e.to_string()))?;
     let order = tree.preorder();

@@ -289,7 +289,11 @@ impl SocketTable {
         let mut start = 0;
         let mut filled = Filled::Complete;
         for m in 0..=total {
-            let end = start + by_size[start..].iter().take_while(|&&i| sizes[i] == m).count();
+            let end = start
+                + by_size[start..]
+                    .iter()
+                    .take_while(|&&i| sizes[i] == m)
+                    .count();
             let level = &by_size[start..end];
             start = end;
             if deadline_passed(&deadline) {

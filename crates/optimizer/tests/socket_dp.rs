@@ -46,11 +46,7 @@ const OBJECTIVES: [Objective; 3] = [Objective::Min, Objective::Max, Objective::B
 
 /// Brute force: for every tree of n nodes and every labeling of its nodes with `sockets`
 /// sockets, the best cost per (root socket, nodes per socket) under each of [`OBJECTIVES`].
-fn brute_force(
-    costs: &TreeCosts,
-    n: usize,
-    sockets: u32,
-) -> HashMap<(u32, Vec<u32>), [Cost; 3]> {
+fn brute_force(costs: &TreeCosts, n: usize, sockets: u32) -> HashMap<(u32, Vec<u32>), [Cost; 3]> {
     let mut best: HashMap<(u32, Vec<u32>), [Cost; 3]> = HashMap::new();
     let mut g = LevelSequences::new(n);
     let labelings = (sockets as usize).pow(n as u32);
@@ -198,9 +194,12 @@ fn sixteen_threads_on_the_e5_2660_is_the_flat_tree() {
     // remote group: arrival 70 + R_Q + R_L = 166.3, + R_I + 7 R_R = 481.3. Waits in ascending
     // socket order: W_0 = 387.3 + R_R = 422.3; W_1 = max(422.3, 481.3) + R_Q = 575.3; plus the
     // root's read of its own buffer R_L = 2.3: T_min = 577.6 ns.
-    let found =
-        rooted_trees::optimal(&space(&[8, 8], 0, TreeSearch::Dp), TreeSearch::Dp, &Objective::Min)
-            .unwrap();
+    let found = rooted_trees::optimal(
+        &space(&[8, 8], 0, TreeSearch::Dp),
+        TreeSearch::Dp,
+        &Objective::Min,
+    )
+    .unwrap();
     assert!((found.cost.min_ns - 577.6).abs() < 1e-9, "{:?}", found.cost);
     assert!(found.exact);
     assert_eq!(found.exactness, Exactness::Exact);
@@ -225,8 +224,12 @@ fn dp_equals_exhaustive_search_on_the_e5_2660_split() {
         let counts = if n <= 8 { vec![n] } else { vec![8, n - 8] };
         for root in 0..counts.len() as u32 {
             for objective in [Objective::Min, Objective::Max] {
-                let d = rooted_trees::optimal(&space(&counts, root, TreeSearch::Dp), TreeSearch::Dp, &objective)
-                    .unwrap();
+                let d = rooted_trees::optimal(
+                    &space(&counts, root, TreeSearch::Dp),
+                    TreeSearch::Dp,
+                    &objective,
+                )
+                .unwrap();
                 let e = rooted_trees::optimal(
                     &space(&counts, root, TreeSearch::Exhaustive),
                     TreeSearch::Exhaustive,
@@ -251,7 +254,8 @@ fn over_budget_is_refused_with_the_estimate() {
         time_limit: None,
         work_budget: 1000,
     };
-    let err = SocketTable::build(&sandy(), &[64, 64], None, &limits, &Progress::none()).unwrap_err();
+    let err =
+        SocketTable::build(&sandy(), &[64, 64], None, &limits, &Progress::none()).unwrap_err();
     // Π (N+1)(N+2)/2 = 2145² pairs, times S + S(S − 1) = 4 convolutions.
     assert_eq!(
         err,
@@ -300,7 +304,10 @@ fn the_lower_bound_holds_for_every_tree_and_placement() {
             .values()
             .map(|c| c[0].min_ns)
             .fold(f64::INFINITY, f64::min);
-        assert!(socket_dp::lower_bound(&c, n as u32, 2) <= best + 1e-9, "n = {n}");
+        assert!(
+            socket_dp::lower_bound(&c, n as u32, 2) <= best + 1e-9,
+            "n = {n}"
+        );
     }
 }
 
@@ -317,8 +324,14 @@ fn a_free_split_is_the_best_of_every_split() {
         free.capacity = Some(vec![4, 4]);
         let d = rooted_trees::optimal(&free, TreeSearch::Dp, &Objective::Min).unwrap();
         let e = rooted_trees::optimal(&free, TreeSearch::Exhaustive, &Objective::Min).unwrap();
-        assert!((d.cost.min_ns - e.cost.min_ns).abs() < 1e-6, "n {n}: {d:?} {e:?}");
-        assert!((d.cost.max_ns - e.cost.max_ns).abs() < 1e-6, "n {n}: {d:?} {e:?}");
+        assert!(
+            (d.cost.min_ns - e.cost.min_ns).abs() < 1e-6,
+            "n {n}: {d:?} {e:?}"
+        );
+        assert!(
+            (d.cost.max_ns - e.cost.max_ns).abs() < 1e-6,
+            "n {n}: {d:?} {e:?}"
+        );
         let by_id = rooted_trees::optimal(
             &space(&[n.min(4), n.saturating_sub(4)], 0, TreeSearch::Dp),
             TreeSearch::Dp,
