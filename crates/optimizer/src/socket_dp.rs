@@ -741,8 +741,7 @@ impl SocketTable {
         })
     }
 
-    /// A certified lower bound on the T_min of every broadcast tree of `n` nodes on `sockets`
-    /// sockets under these costs (offset included), whatever the placement; see [`lower_bound`].
+    /// The cost constants the table was filled with.
     pub fn costs(&self) -> &TreeCosts {
         &self.costs
     }
