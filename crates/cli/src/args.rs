@@ -110,6 +110,10 @@ pub struct TreeFlags {
     /// Rooted-tree search (cla-tree): auto, exhaustive or dp.
     #[arg(long = "search", default_value = "auto")]
     pub tree_search: modelopt_model::TreeSearch,
+    /// Where the threads of a rooted-tree broadcast run: by-thread-id (the machine's order,
+    /// socket by socket) or optimal (the search also chooses how many threads each socket runs).
+    #[arg(long, default_value = "by-thread-id")]
+    pub placement: modelopt_model::ThreadPlacement,
 }
 
 /// Where and how the result is written.

@@ -120,6 +120,7 @@ impl SearchFlags {
                 rounds: self.rounds,
                 root: trees.and_then(|t| t.root),
                 tree_search: trees.map(|t| t.tree_search).unwrap_or_default(),
+                placement: trees.map(|t| t.placement).unwrap_or_default(),
             },
             fixed: self.fix.clone(),
             limits: self.limits(),

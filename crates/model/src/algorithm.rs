@@ -132,6 +132,40 @@ impl std::str::FromStr for TreeSearch {
     }
 }
 
+/// Where the threads of a rooted-tree broadcast run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ThreadPlacement {
+    /// The machine's placement by thread id (e.g. fill socket 0's cores first; default).
+    #[default]
+    ByThreadId,
+    /// The search also chooses how many threads run on each socket (each socket holding at most
+    /// its cores, or its hardware threads when the request needs them): `--placement optimal`.
+    Optimal,
+}
+
+impl FromStr for ThreadPlacement {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "by-thread-id" | "given" | "default" => Ok(ThreadPlacement::ByThreadId),
+            "optimal" => Ok(ThreadPlacement::Optimal),
+            _ => Err(format!(
+                "unknown thread placement `{s}` (expected optimal or by-thread-id)"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for ThreadPlacement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ThreadPlacement::ByThreadId => "by-thread-id",
+            ThreadPlacement::Optimal => "optimal",
+        })
+    }
+}
+
 /// Options that shape the search spaces an algorithm offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct SpaceOptions {
@@ -143,6 +177,8 @@ pub struct SpaceOptions {
     pub root: Option<u32>,
     /// How rooted-tree spaces are searched.
     pub tree_search: TreeSearch,
+    /// Where the threads of rooted-tree spaces run (`--placement`).
+    pub placement: ThreadPlacement,
 }
 
 /// An inclusive range of one named integer parameter.

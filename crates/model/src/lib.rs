@@ -44,8 +44,8 @@ pub mod scc;
 pub mod spec;
 
 pub use algorithm::{
-    Algorithm, DegreeOrdering, IntRange, RoundsRule, Space, SpaceOptions, Term, TreeSearch,
-    ValueList,
+    Algorithm, DegreeOrdering, IntRange, RoundsRule, Space, SpaceOptions, Term, ThreadPlacement,
+    TreeSearch, ValueList,
 };
 pub use error::{ModelError, SpecError};
 pub use machine::Machine;

@@ -9,6 +9,9 @@
 //! - [`objective`]: what is minimized (min, max, or a blend of the min-max range; throughput);
 //! - [`search`]: the driver — iterative branch and bound over trees from a balanced incumbent,
 //!   work estimates and limits, a total order for ties, and a naive reference search;
+//! - [`rooted_trees`], [`socket_dp`], [`placement`]: optimal rooted trees and their socket
+//!   placement for CLa broadcasts; [`socket_dp`] is the exact DP over trees and placements
+//!   together;
 //! - [`report`]: the stable JSON result schema;
 //! - [`tuner`]: algorithm choice across every algorithm a machine models for a collective;
 //! - [`sweep`]: design-space sweeps (machines × collectives × states × sizes × threads), streamed
@@ -44,6 +47,7 @@ pub mod report;
 pub mod rooted_trees;
 pub mod search;
 pub mod sensitivity;
+pub mod socket_dp;
 pub mod space;
 pub mod sweep;
 pub mod tuner;

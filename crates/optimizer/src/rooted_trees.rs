@@ -9,7 +9,7 @@
 //! Counts follow OEIS A000081.
 //!
 //! ## Exhaustive search
-//! [`exhaustive`] streams the sequences in batches to rayon (the only parallel code here) and
+//! [`exhaustive`] streams the sequences in batches to [`crate::parallel::map_iter`] and
 //! prices each tree bottom-up in O(n) with Eq. (2): `T(p) = T_lev(k_p) + max_c T(c)`.
 //!
 //! ## Dynamic program
@@ -25,17 +25,19 @@
 //! split; it may be another tree of the same cost.
 //!
 //! ## Several sockets
-//! [`optimal`] searches trees and placements together: every tree (exhaustively) with its best
-//! placement from [`crate::placement::dp`] (two sockets). The `dp` method on several sockets
-//! places the one-socket DP tree optimally — a heuristic, said so in its result.
+//! [`optimal`] searches trees and placements together: `dp` (and `auto`) with the exact socket
+//! DP of [`crate::socket_dp`] over (root socket, nodes per socket); `exhaustive` with every tree
+//! and its best placement ([`crate::placement::dp`] on two sockets, every labeling on more).
 
+use crate::limits::{Exactness, Limits, Progress};
 use crate::objective::{score_key, Objective};
+use crate::parallel;
 use crate::placement::{self, Placement};
 use crate::search::{Ranked, Scored, SearchOptions, SearchStats};
+use crate::socket_dp;
 use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeCosts, TreeSearch};
 use modelopt_model::ccnuma::tree::RootedTree;
 use modelopt_model::{Algorithm, Cost, ModelError, Request};
-use rayon::prelude::*;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -231,9 +233,11 @@ pub struct TreeOptimum {
     pub cost: Cost,
     /// Trees enumerated (pruned ones included); for the DP, the frontier points built.
     pub trees: u64,
-    /// Whether the result is a proven optimum of the model (false for the multi-socket DP
-    /// heuristic).
+    /// Whether the result is a proven optimum of the model (false only when a time limit
+    /// stopped the socket DP).
     pub exact: bool,
+    /// The same with why a search stopped early and its certified gap.
+    pub exactness: Exactness,
 }
 
 impl TreeOptimum {
@@ -296,46 +300,43 @@ pub fn exhaustive(
         }
         (count > 0).then_some(buf)
     });
-    let (best, trees) = batches
-        .par_bridge()
-        .map(|buf| {
-            let mut scratch = Scratch::default();
-            let mut levels = vec![0u32; nn];
-            let mut best: Option<Best> = None;
-            let mut trees = 0u64;
-            for chunk in buf.chunks_exact(nn) {
-                for (d, &s) in levels.iter_mut().zip(chunk) {
-                    *d = u32::from(s);
-                }
-                let (a, b) = table.evaluate(&levels, &mut scratch);
-                trees += 1;
-                let key = cost_key(objective, a, b);
-                let replace = match &best {
-                    None => true,
-                    Some(cur) => (key, levels.as_slice()) < (cur.key, cur.levels.as_slice()),
-                };
-                if replace {
-                    best = Some(Best {
-                        key,
-                        min: a,
-                        max: b,
-                        levels: levels.clone(),
-                    });
-                }
+    let results = parallel::map_iter(batches, |buf| {
+        let mut scratch = Scratch::default();
+        let mut levels = vec![0u32; nn];
+        let mut best: Option<Best> = None;
+        let mut trees = 0u64;
+        for chunk in buf.chunks_exact(nn) {
+            for (d, &s) in levels.iter_mut().zip(chunk) {
+                *d = u32::from(s);
             }
-            (best, trees)
-        })
-        .reduce(
-            || (None, 0),
-            |(a, ta), (b, tb)| {
-                let best = match (a, b) {
-                    (Some(x), Some(y)) => Some(if y.better(&x) { y } else { x }),
-                    (x, None) => x,
-                    (None, y) => y,
-                };
-                (best, ta + tb)
-            },
-        );
+            let (a, b) = table.evaluate(&levels, &mut scratch);
+            trees += 1;
+            let key = cost_key(objective, a, b);
+            let replace = match &best {
+                None => true,
+                Some(cur) => (key, levels.as_slice()) < (cur.key, cur.levels.as_slice()),
+            };
+            if replace {
+                best = Some(Best {
+                    key,
+                    min: a,
+                    max: b,
+                    levels: levels.clone(),
+                });
+            }
+        }
+        (best, trees)
+    });
+    let mut best: Option<Best> = None;
+    let mut trees = 0;
+    for (b, t) in results {
+        trees += t;
+        best = match (best, b) {
+            (Some(x), Some(y)) => Some(if y.better(&x) { y } else { x }),
+            (x, None) => x,
+            (None, y) => y,
+        };
+    }
     let best = best.ok_or_else(|| ModelError::Unsupported("no tree to search".into()))?;
     Ok(TreeOptimum {
         sockets: vec![0; best.levels.len()],
@@ -343,6 +344,7 @@ pub fn exhaustive(
         cost: Cost::range(best.min, best.max),
         trees,
         exact: true,
+        exactness: Exactness::Exact,
     })
 }
 
@@ -444,6 +446,7 @@ pub fn dp(cost: &dyn TreeCost, n: u32, objective: &Objective) -> Result<TreeOpti
         cost: Cost::range(a, b),
         trees: frontier.iter().map(|f| f.len() as u64).sum(),
         exact: true,
+        exactness: Exactness::Exact,
     })
 }
 
@@ -505,11 +508,12 @@ pub fn canonical_levels(tree: &RootedTree) -> Vec<u32> {
     std::mem::take(&mut seq[tree.root() as usize])
 }
 
-/// A lower bound on (T_min, T_max) of a tree under every placement on sockets: every edge costs
-/// at least R_R, every fetch from memory at least R_I, the slowest child's group holds at least
-/// that child, and the largest group holds at least ⌈k/2⌉ of the k children (two sockets).
+/// A lower bound on (T_min, T_max) of a tree under every placement on `sockets` sockets: every
+/// edge costs at least R_R, every fetch from memory at least R_I, the slowest child's group holds
+/// at least that child, and the largest group holds at least ⌈k/S⌉ of the k children.
 /// Needs R_Q ≥ R_R and R_QI ≥ R_I, which the machine loader checks.
-pub fn placement_lower_bound(levels: &[u32], costs: &TreeCosts) -> (f64, f64) {
+pub fn placement_lower_bound(levels: &[u32], costs: &TreeCosts, sockets: u32) -> (f64, f64) {
+    let s = sockets.max(1);
     let n = levels.len();
     let mut parent = vec![0usize; n];
     let mut last = vec![0usize; n + 1];
@@ -527,7 +531,7 @@ pub fn placement_lower_bound(levels: &[u32], costs: &TreeCosts) -> (f64, f64) {
     for i in (0..n).rev() {
         let k = kids[i];
         if k > 0 {
-            let big = f64::from(k.div_ceil(2));
+            let big = f64::from(k.div_ceil(s));
             let kf = f64::from(k);
             let a = [ri, ri + 2.0 * kf * rr + rr];
             for b in 0..2 {
@@ -554,12 +558,41 @@ pub fn placement_lower_bound(levels: &[u32], costs: &TreeCosts) -> (f64, f64) {
     (off + value[0][0], off + value[0][1])
 }
 
-/// The best tree and placement for a rooted-tree space.
+/// The best tree and placement for a rooted-tree space, with the default [`Limits`] and no
+/// progress sink. See [`optimal_with`].
 pub fn optimal(
     space: &RootedTreeSpace,
     method: TreeSearch,
     objective: &Objective,
 ) -> Result<TreeOptimum, ModelError> {
+    optimal_with(
+        space,
+        method,
+        objective,
+        &Limits::default(),
+        &Progress::none(),
+    )
+}
+
+/// The best tree and placement for a rooted-tree space.
+///
+/// - One socket: [`exhaustive`] or the one-socket [`dp`] (both exact).
+/// - Several sockets, `dp` (and `auto`): the exact socket DP of [`crate::socket_dp`] over (root
+///   socket, count vector). Its size is estimated first and refused over `limits.work_budget`;
+///   when `limits.time_limit` passes it returns the one-socket DP tree placed optimally, marked
+///   [`Exactness::Bounded`] with the certified [`socket_dp::lower_bound`] and the gap.
+/// - Several sockets, `exhaustive`: every tree with its best placement (the placement DP on two
+///   sockets, every labeling on more), pruned by a sound lower bound.
+pub fn optimal_with(
+    space: &RootedTreeSpace,
+    method: TreeSearch,
+    objective: &Objective,
+    limits: &Limits,
+    progress: &Progress,
+) -> Result<TreeOptimum, ModelError> {
+    if let Some(capacity) = &space.capacity {
+        return free_split(space, capacity, method, objective, limits, progress);
+    }
     let n = space.threads;
     let counts = space.nodes_per_socket();
     let used = counts.iter().filter(|&&c| c > 0).count();
@@ -578,33 +611,258 @@ pub fn optimal(
             t
         });
     }
-    if counts.len() > 2 {
-        return Err(ModelError::Unsupported(format!(
-            "the tree search places trees on at most 2 sockets (the threads span {})",
-            counts.len()
-        )));
+    match method {
+        TreeSearch::Exhaustive => exhaustive_placed(space, &counts, root_socket, objective),
+        TreeSearch::Dp | TreeSearch::Auto => {
+            socket_optimum(space, &counts, root_socket, objective, limits, progress)
+        }
     }
-    let exhaustive_here = match method {
-        TreeSearch::Exhaustive => true,
-        TreeSearch::Dp => false,
-        TreeSearch::Auto => n <= AUTO_EXHAUSTIVE_SOCKETS,
-    };
-    if !exhaustive_here {
-        let one = dp(&space.costs, n, objective)?;
-        let tree = one.tree()?;
-        let placed = placement::dp(&tree, &counts, root_socket, &space.costs, objective)
-            .ok_or_else(|| ModelError::Unsupported("no placement fits the socket counts".into()))?;
-        let order = tree.preorder();
-        return Ok(TreeOptimum {
-            sockets: order.iter().map(|&v| placed.sockets[v as usize]).collect(),
-            levels: one.levels,
-            cost: placed.cost,
-            trees: one.trees,
-            exact: false,
+}
+
+/// `--placement optimal`: the best tree over every split of the threads with at most
+/// `capacity[s]` on socket s (the root on the root thread's socket). The DP reads every split
+/// from one table; `exhaustive` searches each split in turn. Ties: the lower score, then the
+/// other bound, then the split found first (socket 0 holding the most threads first).
+fn free_split(
+    space: &RootedTreeSpace,
+    capacity: &[u32],
+    method: TreeSearch,
+    objective: &Objective,
+    limits: &Limits,
+    progress: &Progress,
+) -> Result<TreeOptimum, ModelError> {
+    let n = space.threads;
+    let root_socket = space.root_socket();
+    let box_counts: Vec<u32> = capacity.iter().map(|&c| c.min(n)).collect();
+    let splits = splits_of(n, &box_counts, root_socket);
+    if splits.is_empty() {
+        return Err(ModelError::Threads {
+            threads: n.into(),
+            reason: format!("{n} threads do not fit sockets of {capacity:?} threads"),
         });
     }
+    let mut best: Option<((i64, i64), TreeOptimum)> = None;
+    let mut keep = |found: TreeOptimum| {
+        let key = cost_key(objective, found.cost.min_ns, found.cost.max_ns);
+        if best.as_ref().is_none_or(|(k, _)| key < *k) {
+            best = Some((key, found));
+        }
+    };
+    match method {
+        TreeSearch::Exhaustive => {
+            for counts in &splits {
+                let fixed = fixed_split(space, counts);
+                keep(optimal_with(&fixed, method, objective, limits, progress)?);
+            }
+        }
+        TreeSearch::Dp | TreeSearch::Auto => {
+            let (table, filled) =
+                socket_dp::SocketTable::build(&space.costs, &box_counts, None, limits, progress)
+                    .map_err(|e| ModelError::Unsupported(e.to_string()))?;
+            if let socket_dp::Filled::Stopped(reason) = filled {
+                return Err(ModelError::Unsupported(format!(
+                    "the socket DP over every split stopped: {reason}"
+                )));
+            }
+            for counts in &splits {
+                if let Some(placed) = table.best(root_socket, counts, objective) {
+                    keep(placed_optimum(&placed, table.transitions)?);
+                }
+            }
+        }
+    }
+    best.map(|(_, t)| t)
+        .ok_or_else(|| ModelError::Unsupported("no placement fits the socket counts".into()))
+}
+
+/// Every vector of per-socket counts summing to `n`, each at most `limit[s]`, with at least one
+/// thread on `root_socket`; socket 0 holding the most first (descending lexicographic order).
+fn splits_of(n: u32, limit: &[u32], root_socket: u32) -> Vec<Vec<u32>> {
+    let mut out = Vec::new();
+    let s = limit.len();
+    if s == 0 {
+        return out;
+    }
+    let mut cur = vec![0u32; s];
+    // Odometer over every vector in the box, highest first; keep those summing to n.
+    for (i, c) in cur.iter_mut().enumerate() {
+        *c = limit[i];
+    }
+    loop {
+        if cur.iter().sum::<u32>() == n && cur.get(root_socket as usize).is_some_and(|&c| c > 0) {
+            out.push(cur.clone());
+        }
+        let mut i = s;
+        loop {
+            if i == 0 {
+                return out;
+            }
+            i -= 1;
+            if cur[i] > 0 {
+                cur[i] -= 1;
+                for (j, c) in cur.iter_mut().enumerate().skip(i + 1) {
+                    *c = limit[j];
+                }
+                break;
+            }
+        }
+    }
+}
+
+/// The space with the threads split as `counts` (threads numbered socket by socket, the root
+/// the first thread of its socket).
+fn fixed_split(space: &RootedTreeSpace, counts: &[u32]) -> RootedTreeSpace {
+    let mut thread_sockets = Vec::new();
+    for (s, &c) in counts.iter().enumerate() {
+        thread_sockets.extend(std::iter::repeat_n(s as u32, c as usize));
+    }
+    let root_socket = space.root_socket();
+    let root_thread = thread_sockets
+        .iter()
+        .position(|&s| s == root_socket)
+        .unwrap_or(0) as u32;
+    RootedTreeSpace {
+        threads: space.threads,
+        thread_sockets,
+        root_thread,
+        costs: space.costs,
+        search: space.search,
+        capacity: None,
+    }
+}
+
+/// A DP tree as a [`TreeOptimum`] (preorder levels and sockets).
+fn placed_optimum(
+    placed: &socket_dp::PlacedTree,
+    transitions: u64,
+) -> Result<TreeOptimum, ModelError> {
+    let tree = RootedTree::from_parents(&placed.parents)
+        .map_err(|e| ModelError::Unsupported(e.to_string()))?;
+    let order = tree.preorder();
+    let depths = tree.depths();
+    Ok(TreeOptimum {
+        levels: order.iter().map(|&v| depths[v as usize]).collect(),
+        sockets: order.iter().map(|&v| placed.sockets[v as usize]).collect(),
+        cost: placed.cost,
+        trees: transitions,
+        exact: true,
+        exactness: Exactness::Exact,
+    })
+}
+
+/// The exact socket DP, or (time limit) the best fallback with a certified gap.
+fn socket_optimum(
+    space: &RootedTreeSpace,
+    counts: &[u32],
+    root_socket: u32,
+    objective: &Objective,
+    limits: &Limits,
+    progress: &Progress,
+) -> Result<TreeOptimum, ModelError> {
+    let n = space.threads;
+    // The incumbent: the best of the flat tree and the one-socket optimum, each placed (exactly
+    // on two sockets; on more, threads taken in preorder, each node on its thread's socket).
+    let mut incumbent: Option<f64> = None;
+    let flat: Vec<u32> = (0..n).map(|i| u32::from(i > 0)).collect();
+    for levels in [flat, dp(&space.costs, n, objective)?.levels] {
+        let tree =
+            RootedTree::from_levels(&levels).map_err(|e| ModelError::Unsupported(e.to_string()))?;
+        let cost = if counts.len() <= 2 {
+            placement::dp(&tree, counts, root_socket, &space.costs, objective).map(|p| p.cost)
+        } else {
+            preorder_labels(&tree, counts, root_socket)
+                .and_then(|labels| space.costs.evaluate(&tree, &labels).ok())
+        };
+        if let Some(c) = cost {
+            let score = objective
+                .score(&c, modelopt_model::Metric::Latency)
+                .unwrap_or(c.min_ns);
+            incumbent = Some(incumbent.map_or(score, |i: f64| i.min(score)));
+        }
+    }
+    let (found, filled, transitions) = socket_dp::optimal(
+        &space.costs,
+        counts,
+        root_socket,
+        objective,
+        incumbent,
+        limits,
+        progress,
+    )
+    .map_err(|e| ModelError::Unsupported(e.to_string()))?;
+    if let Some(placed) = found {
+        return placed_optimum(&placed, transitions);
+    }
+    let stopped = match filled {
+        socket_dp::Filled::Stopped(reason) => reason,
+        socket_dp::Filled::Complete => {
+            return Err(ModelError::Unsupported(
+                "no placement fits the socket counts".into(),
+            ))
+        }
+    };
+    // Stopped early: the one-socket optimum placed exactly on two sockets (by every labeling's
+    // cheapest on more), with the certified lower bound of every tree and placement.
+    let one = dp(&space.costs, n, objective)?;
+    let tree = one.tree()?;
+    let placed = if counts.len() <= 2 {
+        placement::dp(&tree, counts, root_socket, &space.costs, objective)
+    } else {
+        placement::exhaustive(&tree, counts, root_socket, &space.costs, objective)
+    }
+    .ok_or_else(|| ModelError::Unsupported("no placement fits the socket counts".into()))?;
+    let order = tree.preorder();
+    let score = objective
+        .score(&placed.cost, modelopt_model::Metric::Latency)
+        .unwrap_or(placed.cost.min_ns);
+    let bound = socket_dp::lower_bound(&space.costs, n, counts.len() as u32);
+    Ok(TreeOptimum {
+        sockets: order.iter().map(|&v| placed.sockets[v as usize]).collect(),
+        levels: one.levels,
+        cost: placed.cost,
+        trees: transitions,
+        exact: false,
+        exactness: Exactness::bounded(stopped, score, Some(bound)),
+    })
+}
+
+/// A labeling of `tree` with `counts[s]` nodes on socket s and the root on `root_socket`: the
+/// other nodes take the sockets in ascending order, in preorder. `None` when the counts do not
+/// fit.
+fn preorder_labels(tree: &RootedTree, counts: &[u32], root_socket: u32) -> Option<Vec<u32>> {
+    let mut left = counts.to_vec();
+    let slot = left.get_mut(root_socket as usize)?;
+    *slot = slot.checked_sub(1)?;
+    let mut labels = vec![0u32; tree.len()];
+    labels[tree.root() as usize] = root_socket;
+    let mut s = 0usize;
+    for v in tree.preorder().into_iter().skip(1) {
+        while *left.get(s)? == 0 {
+            s += 1;
+        }
+        left[s] -= 1;
+        labels[v as usize] = s as u32;
+    }
+    Some(labels)
+}
+
+/// Every tree with its exact best placement (see [`optimal_with`]).
+fn exhaustive_placed(
+    space: &RootedTreeSpace,
+    counts: &[u32],
+    root_socket: u32,
+    objective: &Objective,
+) -> Result<TreeOptimum, ModelError> {
+    let n = space.threads;
     check_exhaustive(n)?;
     let nn = n as usize;
+    let place = |tree: &RootedTree| {
+        if counts.len() <= 2 {
+            placement::dp(tree, counts, root_socket, &space.costs, objective)
+        } else {
+            placement::exhaustive(tree, counts, root_socket, &space.costs, objective)
+        }
+    };
     // Incumbent: the best placements of the one-socket DP tree and of the flat tree. Trees whose
     // lower bound scores strictly worse are skipped; ties are still priced, so the result is
     // the exhaustive one.
@@ -613,7 +871,7 @@ pub fn optimal(
     for levels in [dp(&space.costs, n, objective)?.levels, flat] {
         let tree =
             RootedTree::from_levels(&levels).map_err(|e| ModelError::Unsupported(e.to_string()))?;
-        if let Some(p) = placement::dp(&tree, &counts, root_socket, &space.costs, objective) {
+        if let Some(p) = place(&tree) {
             incumbent = incumbent.min(cost_key(objective, p.cost.min_ns, p.cost.max_ns).0);
         }
     }
@@ -633,47 +891,44 @@ pub fn optimal(
         }
         (count > 0).then_some(buf)
     });
+    let sockets = counts.len() as u32;
     type Found = Option<((i64, i64), Vec<u32>, Placement)>;
-    let (best, trees): (Found, u64) = batches
-        .par_bridge()
-        .map(|buf| {
-            let mut best: Found = None;
-            let mut trees = 0u64;
-            for chunk in buf.chunks_exact(nn) {
-                let levels: Vec<u32> = chunk.iter().map(|&l| u32::from(l)).collect();
-                trees += 1;
-                let (lb_min, lb_max) = placement_lower_bound(&levels, &space.costs);
-                if cost_key(objective, lb_min, lb_max).0 > incumbent {
-                    continue;
-                }
-                let Ok(tree) = RootedTree::from_levels(&levels) else {
-                    continue;
-                };
-                let Some(p) = placement::dp(&tree, &counts, root_socket, &space.costs, objective)
-                else {
-                    continue;
-                };
-                let key = cost_key(objective, p.cost.min_ns, p.cost.max_ns);
-                let replace = best
-                    .as_ref()
-                    .is_none_or(|(k, l, _)| (key, &levels) < (*k, l));
-                if replace {
-                    best = Some((key, levels, p));
-                }
+    let results: Vec<(Found, u64)> = parallel::map_iter(batches, |buf| {
+        let mut best: Found = None;
+        let mut trees = 0u64;
+        for chunk in buf.chunks_exact(nn) {
+            let levels: Vec<u32> = chunk.iter().map(|&l| u32::from(l)).collect();
+            trees += 1;
+            let (lb_min, lb_max) = placement_lower_bound(&levels, &space.costs, sockets);
+            if cost_key(objective, lb_min, lb_max).0 > incumbent {
+                continue;
             }
-            (best, trees)
-        })
-        .reduce(
-            || (None, 0),
-            |(a, ta), (b, tb)| {
-                let best = match (a, b) {
-                    (Some(x), Some(y)) => Some(if (y.0, &y.1) < (x.0, &x.1) { y } else { x }),
-                    (x, None) => x,
-                    (None, y) => y,
-                };
-                (best, ta + tb)
-            },
-        );
+            let Ok(tree) = RootedTree::from_levels(&levels) else {
+                continue;
+            };
+            let Some(p) = place(&tree) else {
+                continue;
+            };
+            let key = cost_key(objective, p.cost.min_ns, p.cost.max_ns);
+            let replace = best
+                .as_ref()
+                .is_none_or(|(k, l, _)| (key, &levels) < (*k, l));
+            if replace {
+                best = Some((key, levels, p));
+            }
+        }
+        (best, trees)
+    });
+    let mut best: Found = None;
+    let mut trees = 0;
+    for (b, t) in results {
+        trees += t;
+        best = match (best, b) {
+            (Some(x), Some(y)) => Some(if (y.0, &y.1) < (x.0, &x.1) { y } else { x }),
+            (x, None) => x,
+            (None, y) => y,
+        };
+    }
     let (_, levels, placed) =
         best.ok_or_else(|| ModelError::Unsupported("no placement fits the socket counts".into()))?;
     // Node ids of RootedTree::from_levels are preorder positions.
@@ -683,20 +938,41 @@ pub fn optimal(
         cost: placed.cost,
         trees,
         exact: true,
+        exactness: Exactness::Exact,
     })
 }
 
 /// Rank a `cla-tree`-like algorithm over its rooted-tree space: the optimum, turned into thread
 /// ids and priced again by the algorithm (so the answer is the model's own number).
 ///
-/// This is what the search driver calls for [`modelopt_model::Space::RootedTrees`].
+/// This is what the search driver calls for [`modelopt_model::Space::RootedTrees`], with the
+/// default [`Limits`] until [`SearchOptions`] carries them (see [`rank_rooted_trees_with`]).
 pub fn rank_rooted_trees(
     algorithm: &dyn Algorithm,
     request: &Request,
     options: &SearchOptions,
     space: &RootedTreeSpace,
 ) -> Result<Ranked, ModelError> {
-    let found = optimal(space, space.search, &options.objective)?;
+    rank_rooted_trees_with(
+        algorithm,
+        request,
+        options,
+        space,
+        &Limits::default(),
+        &Progress::none(),
+    )
+}
+
+/// [`rank_rooted_trees`] under explicit limits and a progress sink.
+pub fn rank_rooted_trees_with(
+    algorithm: &dyn Algorithm,
+    request: &Request,
+    options: &SearchOptions,
+    space: &RootedTreeSpace,
+    limits: &Limits,
+    progress: &Progress,
+) -> Result<Ranked, ModelError> {
+    let found = optimal_with(space, space.search, &options.objective, limits, progress)?;
     let tree = found.tree()?;
     let params = space.assign_threads(&tree, &found.sockets)?;
     let cost = algorithm.cost(request, &params)?;
@@ -797,7 +1073,7 @@ mod tests {
         let c = sandy();
         let mut g = LevelSequences::new(7);
         while let Some(l) = g.next_tree() {
-            let (lo, hi) = placement_lower_bound(l, &c);
+            let (lo, hi) = placement_lower_bound(l, &c, 2);
             let tree = RootedTree::from_levels(l).unwrap();
             for mask in 0..64u32 {
                 let s: Vec<u32> = (0..7)

@@ -11,7 +11,7 @@
 use super::bcast::{RootedTreeSpace, TreeSearch};
 use super::tree::RootedTree;
 use super::Ccnuma;
-use crate::algorithm::{Algorithm, Space, SpaceOptions, Term};
+use crate::algorithm::{Algorithm, Space, SpaceOptions, Term, ThreadPlacement};
 use crate::error::ModelError;
 use crate::request::{Collective, Cost, Params, Request};
 
@@ -26,6 +26,7 @@ pub struct ClaTreeBroadcast<'a> {
     model: &'a Ccnuma,
     root: u32,
     search: TreeSearch,
+    placement: ThreadPlacement,
 }
 
 impl<'a> ClaTreeBroadcast<'a> {
@@ -35,6 +36,7 @@ impl<'a> ClaTreeBroadcast<'a> {
             model,
             root: 0,
             search: TreeSearch::Auto,
+            placement: ThreadPlacement::ByThreadId,
         }
     }
 
@@ -77,8 +79,24 @@ impl<'a> ClaTreeBroadcast<'a> {
             root_thread: self.root,
             costs: self.model.tree_costs(),
             search: self.search,
+            capacity: match self.placement {
+                ThreadPlacement::ByThreadId => None,
+                ThreadPlacement::Optimal => Some(socket_capacity(self.model, request.threads)),
+            },
         })
     }
+}
+
+/// How many of `threads` each socket can hold when the split is free: its cores while the
+/// request fits in one thread per core, its hardware threads otherwise.
+fn socket_capacity(model: &Ccnuma, threads: u32) -> Vec<u32> {
+    let t = &model.topology;
+    let per_core = if threads <= t.sockets.saturating_mul(t.cores_per_socket) {
+        1
+    } else {
+        t.threads_per_core
+    };
+    vec![t.cores_per_socket.saturating_mul(per_core); t.sockets as usize]
 }
 
 fn placed_tree(
@@ -104,16 +122,29 @@ fn placed_tree(
         })?;
     let expected = model.topology.sockets_of(request.threads);
     if sockets != &expected {
-        return Err(ModelError::Parameter {
-            name: "socket".into(),
-            value: format!("{sockets:?}"),
-            reason: format!(
-                "thread t runs on socket {expected:?}[t] on {} (placement is by thread id)",
-                model.name
-            ),
-        });
+        // A placement chosen by the search (`--placement optimal`): any split the sockets hold.
+        let capacity = socket_capacity(model, request.threads);
+        let mut used = vec![0u32; capacity.len()];
+        let fits = sockets.len() == expected.len()
+            && sockets.iter().all(|&s| {
+                used.get_mut(s as usize).is_some_and(|u| {
+                    *u += 1;
+                    true
+                })
+            })
+            && used.iter().zip(&capacity).all(|(u, c)| u <= c);
+        if !fits {
+            return Err(ModelError::Parameter {
+                name: "socket".into(),
+                value: format!("{sockets:?}"),
+                reason: format!(
+                    "one socket per thread, each socket holding at most {capacity:?} threads on {}",
+                    model.name
+                ),
+            });
+        }
     }
-    Ok((tree, expected))
+    Ok((tree, sockets.clone()))
 }
 
 impl Algorithm for ClaTreeBroadcast<'_> {
@@ -131,6 +162,7 @@ impl Algorithm for ClaTreeBroadcast<'_> {
         let configured = ClaTreeBroadcast {
             root: options.root.unwrap_or(self.root),
             search: options.tree_search,
+            placement: options.placement,
             ..*self
         };
         Ok(Space::RootedTrees(configured.tree_space(request)?))
@@ -203,9 +235,17 @@ mod tests {
         };
         let cost = a.cost(&request, &params).unwrap();
         assert!((cost.min_ns - 461.9).abs() < 1e-9);
-        let wrong = Params::RootedTree {
+        // A placement the search chose (`--placement optimal`) is priced as given: node 1 on
+        // socket 1 makes the edge 0 -> 1 and 1 -> 3 remote.
+        let chosen = Params::RootedTree {
             parents: tree.parents().to_vec(),
             sockets: vec![0, 1, 0, 0],
+        };
+        assert!(a.cost(&request, &chosen).unwrap().min_ns > cost.min_ns);
+        // The E5-2660 has no socket 2.
+        let wrong = Params::RootedTree {
+            parents: tree.parents().to_vec(),
+            sockets: vec![0, 2, 0, 0],
         };
         assert!(a.cost(&request, &wrong).is_err());
         assert!(matches!(

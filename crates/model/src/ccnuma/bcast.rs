@@ -238,6 +238,10 @@ pub struct RootedTreeSpace {
     pub costs: TreeCosts,
     /// How to search.
     pub search: TreeSearch,
+    /// When the search may choose how many threads run on each socket
+    /// ([`crate::ThreadPlacement::Optimal`]): how many each socket can hold. `None`: the split
+    /// of `thread_sockets`.
+    pub capacity: Option<Vec<u32>>,
 }
 
 impl RootedTreeSpace {
@@ -275,6 +279,9 @@ impl RootedTreeSpace {
                 self.threads
             )));
         }
+        if self.capacity.is_some() {
+            return self.assign_free(tree, node_sockets);
+        }
         let mut free: Vec<std::collections::VecDeque<u32>> =
             vec![Default::default(); self.nodes_per_socket().len()];
         for (t, &s) in self.thread_sockets.iter().enumerate() {
@@ -305,6 +312,38 @@ impl RootedTreeSpace {
         Ok(crate::request::Params::RootedTree {
             parents: relabeled.parents().to_vec(),
             sockets: self.thread_sockets.clone(),
+        })
+    }
+
+    /// A free split: the root becomes `root_thread`, the other nodes the other thread ids in
+    /// preorder, and each thread runs where its node was placed.
+    fn assign_free(
+        &self,
+        tree: &RootedTree,
+        node_sockets: &[u32],
+    ) -> Result<crate::request::Params, ModelError> {
+        let n = tree.len();
+        let mut map = vec![0u32; n];
+        let root = tree.root();
+        map[root as usize] = self.root_thread;
+        let mut next = 0u32;
+        for v in tree.preorder().into_iter().skip(1) {
+            if next == self.root_thread {
+                next += 1;
+            }
+            map[v as usize] = next;
+            next += 1;
+        }
+        let mut sockets = vec![0u32; n];
+        for v in 0..n {
+            sockets[map[v] as usize] = node_sockets[v];
+        }
+        let relabeled = tree
+            .relabel(&map)
+            .map_err(|e| ModelError::Unsupported(e.to_string()))?;
+        Ok(crate::request::Params::RootedTree {
+            parents: relabeled.parents().to_vec(),
+            sockets,
         })
     }
 }

@@ -1,0 +1,74 @@
+//! The exact socket DP at realistic sizes (docs/perf.md, "Exact CLa trees on several sockets
+//! (issue 8)"), and exhaustive search vs the DP where both finish.
+//!
+//! 2 × 64 and 4 × 16 take too long for ten samples: `examples/socket_dp_time.rs` times them once.
+//!
+//! RAYON_NUM_THREADS=1 cargo bench -p modelopt-optimizer --bench socket_dp -- --warm-up-time 1 --measurement-time 3
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeCosts, TreeSearch};
+use modelopt_optimizer::rooted_trees;
+use modelopt_optimizer::Objective;
+
+fn sandy() -> TreeCosts {
+    // Seed 001 §2.1.
+    TreeCosts {
+        local: 2.3,
+        socket: 35.0,
+        remote: 94.0,
+        memory: 70.0,
+        remote_memory: 107.0,
+    }
+}
+
+fn space(counts: &[u32], search: TreeSearch) -> RootedTreeSpace {
+    let mut thread_sockets = Vec::new();
+    for (s, &c) in counts.iter().enumerate() {
+        thread_sockets.extend(std::iter::repeat_n(s as u32, c as usize));
+    }
+    RootedTreeSpace {
+        threads: thread_sockets.len() as u32,
+        thread_sockets,
+        root_thread: 0,
+        costs: sandy(),
+        search,
+        capacity: None,
+    }
+}
+
+fn socket_dp(c: &mut Criterion) {
+    let mut g = c.benchmark_group("socket-dp");
+    g.sample_size(10);
+    for counts in [
+        vec![8u32, 8],
+        vec![16, 16],
+        vec![32, 32],
+        vec![4, 4, 4, 4],
+        vec![6, 6, 6, 6],
+    ] {
+        let label = format!("{}x{}", counts.len(), counts[0]);
+        let s = space(&counts, TreeSearch::Dp);
+        g.bench_with_input(BenchmarkId::from_parameter(label), &s, |b, s| {
+            b.iter(|| rooted_trees::optimal(s, TreeSearch::Dp, &Objective::Min).map(|t| t.cost))
+        });
+    }
+    g.finish();
+}
+
+fn exhaustive_vs_dp(c: &mut Criterion) {
+    let mut g = c.benchmark_group("exhaustive-vs-dp");
+    g.sample_size(10);
+    for counts in [vec![6u32, 6], vec![8, 8]] {
+        let label = format!("{}x{}", counts.len(), counts[0]);
+        for method in [TreeSearch::Exhaustive, TreeSearch::Dp] {
+            let s = space(&counts, method);
+            g.bench_with_input(BenchmarkId::new(method.to_string(), &label), &s, |b, s| {
+                b.iter(|| rooted_trees::optimal(s, method, &Objective::Min).map(|t| t.cost))
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, socket_dp, exhaustive_vs_dp);
+criterion_main!(benches);

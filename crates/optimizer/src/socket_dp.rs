@@ -1,0 +1,816 @@
+//! The exact dynamic program over rooted trees **and** their socket placements (seed 001 §4,
+//! Eq. 2 with one many-to-one line per socket; `docs/cla.md` §7 and §10).
+//!
+//! ## Why a small state suffices
+//! The cost T(p) of a subtree (§7) is built from its children only through, for each socket s
+//! holding children, the number k_s of children there and the latest arrival among them
+//! (`max_c T(c)`, both bounds componentwise); and a child subtree is seen by its parent only
+//! through its root's socket and its (T_min, T_max). Threads of one socket are interchangeable
+//! (seed 001 footnote 2), so what a subtree "uses up" is the count of nodes it holds on each
+//! socket. Hence the optimum over all subtrees with root on σ holding the count vector c is a
+//! function of (σ, c) alone, and the optimum over whole trees is read at (root socket, the
+//! request's counts). Costs are kept as Pareto sets of (T_min, T_max) so that every objective
+//! monotone in both (min, max, any blend, min with ties by max) is exact.
+//!
+//! ## Recurrences (all sets are Pareto-minimal; ⊕ adds count vectors)
+//! - **Group table** `G_s[d]`: forests of k ≥ 1 trees rooted on socket s holding d in total,
+//!   kept as (max T_min, max T_max, k). One tree, or one tree plus a smaller forest:
+//!   `G_s[d] ⊇ { (a, b, 1) : (a, b) ∈ T(s, d) } ∪ { (max(a, m₁), max(b, m₂), k + 1) :
+//!   (a, b) ∈ T(s, e), (m₁, m₂, k) ∈ G_s[d − e] }`: a bottleneck partition of d.
+//! - **Node table** `P_σ^{(s)}[r]`: the groups on sockets ≥ s of a node on σ whose children
+//!   hold r, processed in descending socket order so that each group's share of the waits in
+//!   ascending socket order (the suffix Σ_{s' ≥ s used} x(s', σ)) is known when it is added. A
+//!   point keeps (T_min so far, the largest T_max group term, Σ_s 2·k_s·x(s, σ) of A_max, the
+//!   number of remote groups, whether a local group exists).
+//! - **Subtree** `T(σ, c)` = the node table at `r = c − e_σ` finished with A(p); a leaf is (0, 0).
+//!
+//! Every formula is [`TreeCosts`]' (the same terms as [`TreeCosts::evaluate`]): the tests price
+//! each DP tree again with `evaluate` and compare with brute force over every tree and every
+//! placement.
+//!
+//! ## Complexity
+//! With N_s threads on socket s, there are Π_s (N_s + 1) count vectors and
+//! Π_s (N_s + 1)(N_s + 2)/2 pairs (d ≤ r) per convolution; the DP runs S group convolutions and
+//! S·(S − 1) node convolutions (the first node stage needs none), each pair costing the product of
+//! two Pareto-set sizes. [`estimate`] reports the pair count before the DP starts.
+
+use crate::limits::{Deadline, Limits, Progress, StopReason, WorkEstimate};
+use crate::objective::Objective;
+use crate::rooted_trees::cost_key;
+use modelopt_model::ccnuma::bcast::TreeCosts;
+use modelopt_model::Cost;
+
+/// Largest number of sockets the DP accepts (count vectors are indexed in a mixed radix).
+pub const MAX_SOCKETS: usize = 8;
+
+/// Why the DP could not run.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SocketDpError {
+    /// The counts describe no tree (no socket, or more sockets than [`MAX_SOCKETS`]).
+    #[error("socket counts {counts:?} describe no tree the DP handles (1 to {MAX_SOCKETS} sockets, at least one thread)")]
+    Counts {
+        /// Threads per socket.
+        counts: Vec<u32>,
+    },
+    /// The root's socket holds no thread.
+    #[error("the root socket {root} holds no thread (counts {counts:?})")]
+    Root {
+        /// Root socket.
+        root: u32,
+        /// Threads per socket.
+        counts: Vec<u32>,
+    },
+    /// The state space is over the work budget.
+    #[error(transparent)]
+    Budget(#[from] crate::limits::BudgetExceeded),
+}
+
+/// The size of the DP for these counts, in transition pairs (see the module docs), saturating.
+pub fn estimate(counts: &[u32]) -> WorkEstimate {
+    let s = counts.len() as u64;
+    let pairs = counts.iter().fold(1u64, |acc, &n| {
+        let n = u64::from(n);
+        acc.saturating_mul((n + 1).saturating_mul(n + 2) / 2)
+    });
+    let convolutions = s + s * s.saturating_sub(1);
+    WorkEstimate {
+        what: "socket-DP transitions".into(),
+        units: pairs.saturating_mul(convolutions.max(1)),
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct TPoint {
+    min: f64,
+    max: f64,
+    /// Point of the node table `P_σ^{(0)}[c − e_σ]` (unused for a leaf).
+    node_point: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct GPoint {
+    mmin: f64,
+    mmax: f64,
+    k: u32,
+    /// The first tree: its count vector and its point in `T(s, ·)`.
+    tree: u32,
+    tree_point: u32,
+    /// The rest of the forest at `G_s[d − tree]`, or `NONE`.
+    rest_point: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct PPoint {
+    tmin: f64,
+    mmax: f64,
+    sum: f64,
+    remote: u8,
+    local: u8,
+    /// The group added at this stage (`NONE` when the stage's socket holds no child), its point
+    /// in `G_s`, and the point of the previous stage at `r − group`.
+    group: u32,
+    group_point: u32,
+    prev_point: u32,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// Pareto sets stored flat: per entry a range into one arena.
+#[derive(Debug, Clone)]
+struct Table<P> {
+    ranges: Vec<(u32, u32)>,
+    points: Vec<P>,
+}
+
+impl<P: Copy> Table<P> {
+    fn new(entries: usize) -> Self {
+        Table {
+            ranges: vec![(0, 0); entries],
+            points: Vec::new(),
+        }
+    }
+    fn get(&self, idx: usize) -> &[P] {
+        let (a, b) = self.ranges[idx];
+        &self.points[a as usize..b as usize]
+    }
+    fn set(&mut self, idx: usize, set: &[P]) {
+        let a = self.points.len() as u32;
+        self.points.extend_from_slice(set);
+        self.ranges[idx] = (a, self.points.len() as u32);
+    }
+}
+
+fn insert_t(set: &mut Vec<TPoint>, p: TPoint) {
+    if set.iter().any(|q| q.min <= p.min && q.max <= p.max) {
+        return;
+    }
+    set.retain(|q| !(p.min <= q.min && p.max <= q.max));
+    set.push(p);
+}
+
+fn insert_g(set: &mut Vec<GPoint>, p: GPoint) {
+    if set
+        .iter()
+        .any(|q| q.mmin <= p.mmin && q.mmax <= p.mmax && q.k <= p.k)
+    {
+        return;
+    }
+    set.retain(|q| !(p.mmin <= q.mmin && p.mmax <= q.mmax && p.k <= q.k));
+    set.push(p);
+}
+
+fn p_dominates(q: &PPoint, p: &PPoint) -> bool {
+    q.tmin <= p.tmin
+        && q.mmax <= p.mmax
+        && q.sum <= p.sum
+        && q.remote <= p.remote
+        && q.local <= p.local
+}
+
+fn insert_p(set: &mut Vec<PPoint>, p: PPoint) {
+    if set.iter().any(|q| p_dominates(q, &p)) {
+        return;
+    }
+    set.retain(|q| !p_dominates(&p, q));
+    set.push(p);
+}
+
+/// The filled DP for one machine and one box of counts: the optimum for **every** root socket
+/// and every count vector inside the box.
+#[derive(Debug, Clone)]
+pub struct SocketTable {
+    costs: TreeCosts,
+    radix: Vec<usize>,
+    stride: Vec<usize>,
+    trees: Vec<Table<TPoint>>,
+    groups: Vec<Table<GPoint>>,
+    /// `nodes[σ][stage]`, stage s in 0..S (stage S is implicit: only the empty node).
+    nodes: Vec<Vec<Table<PPoint>>>,
+    /// Points whose score bound exceeds this incumbent are dropped (see [`Prune`]).
+    prune: Option<Prune>,
+    /// Transition pairs visited.
+    pub transitions: u64,
+}
+
+/// A sound cut for one request: the score of an incumbent tree. Every point of every table is a
+/// lower bound of the costs of the trees that contain it — a root's T_min and T_max are at
+/// least each child's plus positive terms, and a partial node's (T_min so far, largest T_max
+/// term + Σ 2 k x + R_I + R_R) only grow as groups are added — and every objective is
+/// non-decreasing in both bounds, so a point whose score (with the offset R_L) is above the
+/// incumbent's by more than 1e-6 ns cannot be part of an optimum or of a tie.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prune {
+    /// The objective of the request.
+    pub objective: Objective,
+    /// The incumbent's score, ns.
+    pub incumbent: f64,
+}
+
+impl Prune {
+    fn hopeless(&self, offset: f64, min: f64, max: f64) -> bool {
+        let (lo, hi) = (offset + min, offset + max);
+        let score = match self.objective {
+            Objective::Min => lo,
+            Objective::Max => hi,
+            Objective::Blend(w) => (1.0 - w) * lo + w * hi,
+        };
+        score > self.incumbent + 1e-6
+    }
+}
+
+/// One placed tree: parent of each node (node 0 is the root) and socket of each node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlacedTree {
+    /// Parent of each node, `None` for node 0, the root.
+    pub parents: Vec<Option<u32>>,
+    /// Socket of each node.
+    pub sockets: Vec<u32>,
+    /// Its cost, the broadcast's offset (R_L) included.
+    pub cost: Cost,
+}
+
+/// What stopped the DP early, if anything.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Filled {
+    /// Every state was computed.
+    Complete,
+    /// The deadline passed before the states of this many nodes were computed.
+    Stopped(StopReason),
+}
+
+impl SocketTable {
+    /// Fill the DP for every count vector up to `counts` (componentwise). Refuses when the
+    /// estimate is over `limits.work_budget`; stops at `limits.time_limit` (then
+    /// [`SocketTable::best`] answers only smaller sizes and the caller falls back).
+    ///
+    /// With `prune`, only the answers whose score can reach the incumbent are kept: use it for
+    /// one request, not for a table queried at many counts.
+    pub fn build(
+        costs: &TreeCosts,
+        counts: &[u32],
+        prune: Option<Prune>,
+        limits: &Limits,
+        progress: &Progress,
+    ) -> Result<(Self, Filled), SocketDpError> {
+        if counts.is_empty() || counts.len() > MAX_SOCKETS || counts.iter().all(|&c| c == 0) {
+            return Err(SocketDpError::Counts {
+                counts: counts.to_vec(),
+            });
+        }
+        let estimate = estimate(counts);
+        limits.check(&estimate)?;
+        let deadline = limits.deadline();
+        let s_count = counts.len();
+        let radix: Vec<usize> = counts.iter().map(|&c| c as usize + 1).collect();
+        let mut stride = vec![1usize; s_count];
+        for i in 1..s_count {
+            stride[i] = stride[i - 1] * radix[i - 1];
+        }
+        let states = stride[s_count - 1] * radix[s_count - 1];
+        let mut table = SocketTable {
+            costs: *costs,
+            radix,
+            stride,
+            trees: (0..s_count).map(|_| Table::new(states)).collect(),
+            groups: (0..s_count).map(|_| Table::new(states)).collect(),
+            nodes: (0..s_count)
+                .map(|_| (0..s_count).map(|_| Table::new(states)).collect())
+                .collect(),
+            prune,
+            transitions: 0,
+        };
+        // States in order of their total node count.
+        let mut by_size: Vec<usize> = (0..states).collect();
+        let sizes: Vec<usize> = (0..states).map(|i| table.decode(i).iter().sum()).collect();
+        by_size.sort_by_key(|&i| (sizes[i], i));
+        let total: usize = counts.iter().map(|&c| c as usize).sum();
+        progress.begin("socket DP over count vectors", Some(total as u64));
+        let mut start = 0;
+        let mut filled = Filled::Complete;
+        for m in 0..=total {
+            let end = start
+                + by_size[start..]
+                    .iter()
+                    .take_while(|&&i| sizes[i] == m)
+                    .count();
+            let level = &by_size[start..end];
+            start = end;
+            if deadline_passed(&deadline) {
+                filled = Filled::Stopped(deadline.reason());
+                break;
+            }
+            for &c in level {
+                table.fill_trees(c);
+            }
+            for &d in level {
+                table.fill_groups(d);
+            }
+            for &r in level {
+                table.fill_nodes(r);
+            }
+            progress.advance(1);
+        }
+        progress.finish();
+        Ok((table, filled))
+    }
+
+    /// Points stored in the subtree, group and node tables, and the largest set of each.
+    pub fn sizes(&self) -> [(usize, usize); 3] {
+        fn count<P: Copy>(tables: &[&Table<P>]) -> (usize, usize) {
+            let total = tables.iter().map(|t| t.points.len()).sum();
+            let largest = tables
+                .iter()
+                .flat_map(|t| t.ranges.iter().map(|(a, b)| (b - a) as usize))
+                .max()
+                .unwrap_or(0);
+            (total, largest)
+        }
+        [
+            count(&self.trees.iter().collect::<Vec<_>>()),
+            count(&self.groups.iter().collect::<Vec<_>>()),
+            count(&self.nodes.iter().flatten().collect::<Vec<_>>()),
+        ]
+    }
+
+    fn hopeless(&self, min: f64, max: f64) -> bool {
+        self.prune
+            .is_some_and(|p| p.hopeless(self.costs.offset(), min, max))
+    }
+
+    /// The least a parent's level adds to a proper subtree's (T_min, T_max): with every
+    /// transfer ≥ R_R and every fetch ≥ R_I, one child alone on the parent's line costs
+    /// A + x + R_L + R_I + x (T_min: A = R_I) and A_max + x + R_L + R_I + x + x
+    /// (A_max ≥ R_I + 2 R_R + R_R); §7.
+    fn parent_level(&self) -> (f64, f64) {
+        let c = &self.costs;
+        (
+            2.0 * c.memory + 2.0 * c.socket + c.local,
+            2.0 * c.memory + 6.0 * c.socket + c.local,
+        )
+    }
+
+    /// Whether the state `c` (a count vector index) is a proper subtree of the request's tree,
+    /// i.e. not the whole box.
+    fn proper(&self, c: usize) -> bool {
+        c + 1 != self.ranges_len()
+    }
+
+    fn ranges_len(&self) -> usize {
+        self.trees.first().map_or(0, |t| t.ranges.len())
+    }
+
+    fn decode(&self, idx: usize) -> Vec<usize> {
+        self.radix
+            .iter()
+            .zip(&self.stride)
+            .map(|(&r, &s)| (idx / s) % r)
+            .collect()
+    }
+
+    fn index(&self, v: &[usize]) -> Option<usize> {
+        let mut idx = 0;
+        for (i, &x) in v.iter().enumerate() {
+            if x >= *self.radix.get(i)? {
+                return None;
+            }
+            idx += x * self.stride[i];
+        }
+        Some(idx)
+    }
+
+    /// Every index e ≤ d componentwise (d's own index included), in ascending index order.
+    fn sub_vectors(&self, d: usize) -> Vec<usize> {
+        let dv = self.decode(d);
+        let mut out = Vec::with_capacity(dv.iter().map(|&x| x + 1).product());
+        let mut cur = vec![0usize; dv.len()];
+        loop {
+            out.push(cur.iter().zip(&self.stride).map(|(x, s)| x * s).sum());
+            let mut i = 0;
+            loop {
+                if i == cur.len() {
+                    return out;
+                }
+                if cur[i] < dv[i] {
+                    cur[i] += 1;
+                    break;
+                }
+                cur[i] = 0;
+                i += 1;
+            }
+        }
+    }
+
+    fn component(&self, idx: usize, s: usize) -> usize {
+        (idx / self.stride[s]) % self.radix[s]
+    }
+
+    /// T(σ, c) for every σ holding a node of c.
+    fn fill_trees(&mut self, c: usize) {
+        let s_count = self.radix.len();
+        for sigma in 0..s_count {
+            if self.component(c, sigma) == 0 {
+                continue;
+            }
+            let r = c - self.stride[sigma];
+            let mut set: Vec<TPoint> = Vec::new();
+            if r == 0 {
+                set.push(TPoint {
+                    min: 0.0,
+                    max: 0.0,
+                    node_point: NONE,
+                });
+            } else {
+                let c_ = self.costs;
+                for (i, p) in self.nodes[sigma][0].get(r).iter().enumerate() {
+                    if p.remote == 0 && p.local == 0 {
+                        continue;
+                    }
+                    let any_remote = p.remote > 0;
+                    let fetch = if any_remote {
+                        c_.remote_memory
+                    } else {
+                        c_.memory
+                    };
+                    let reread = if any_remote { c_.remote } else { c_.socket };
+                    let max = p.mmax + p.sum + fetch + reread;
+                    let (up_min, up_max) = if self.proper(c) {
+                        self.parent_level()
+                    } else {
+                        (0.0, 0.0)
+                    };
+                    if self.hopeless(p.tmin + up_min, max + up_max) {
+                        continue;
+                    }
+                    insert_t(
+                        &mut set,
+                        TPoint {
+                            min: p.tmin,
+                            max,
+                            node_point: i as u32,
+                        },
+                    );
+                }
+            }
+            self.trees[sigma].set(c, &set);
+        }
+    }
+
+    /// G_s[d] for every s holding a node of d.
+    fn fill_groups(&mut self, d: usize) {
+        let s_count = self.radix.len();
+        let subs = self.sub_vectors(d);
+        for s in 0..s_count {
+            if self.component(d, s) == 0 {
+                continue;
+            }
+            let mut set: Vec<GPoint> = Vec::new();
+            for (i, t) in self.trees[s].get(d).iter().enumerate() {
+                insert_g(
+                    &mut set,
+                    GPoint {
+                        mmin: t.min,
+                        mmax: t.max,
+                        k: 1,
+                        tree: d as u32,
+                        tree_point: i as u32,
+                        rest_point: NONE,
+                    },
+                );
+            }
+            let mut pairs = 0u64;
+            for &e in &subs {
+                if e == d || self.component(e, s) == 0 || self.component(d - e, s) == 0 {
+                    continue;
+                }
+                pairs += 1;
+                let rest = self.groups[s].get(d - e);
+                for (ti, t) in self.trees[s].get(e).iter().enumerate() {
+                    for (gi, g) in rest.iter().enumerate() {
+                        // The parent of this group adds at least its level with k children
+                        // on one line (§7, every transfer ≥ R_R, every fetch ≥ R_I).
+                        let k = f64::from(g.k + 1);
+                        let (lv_min, lv_max) = self.parent_level();
+                        let rr = self.costs.socket;
+                        if self.hopeless(
+                            t.min.max(g.mmin) + lv_min + (k - 1.0) * rr,
+                            t.max.max(g.mmax) + lv_max + (4.0 * k - 4.0) * rr,
+                        ) {
+                            continue;
+                        }
+                        insert_g(
+                            &mut set,
+                            GPoint {
+                                mmin: t.min.max(g.mmin),
+                                mmax: t.max.max(g.mmax),
+                                k: g.k + 1,
+                                tree: e as u32,
+                                tree_point: ti as u32,
+                                rest_point: gi as u32,
+                            },
+                        );
+                    }
+                }
+            }
+            self.transitions += pairs;
+            self.groups[s].set(d, &set);
+        }
+    }
+
+    /// The terms a group of `g` on socket `s` adds to a node on `sigma` whose groups on higher
+    /// sockets are summarized by `prev`.
+    fn add_group(&self, sigma: usize, s: usize, g: &GPoint, prev: &PPoint) -> PPoint {
+        let c = &self.costs;
+        let x = c.transfer(sigma as u32, s as u32);
+        let fetch = c.fetch(s as u32, sigma as u32);
+        let k = f64::from(g.k);
+        // Suffix of waits: this group's and every used group above it (ascending-order waits).
+        let suffix = x + f64::from(prev.remote) * c.remote + f64::from(prev.local) * c.socket;
+        // T_min: A_min (R_I) + edge + subtree + R_I + (k − 1) R_R, then the waits.
+        let g_min = c.memory + x + c.local + g.mmin + c.memory + (k - 1.0) * c.socket + suffix;
+        // T_max without A_max: edge + subtree + fetch + k·x + (k − 1)·x, then the waits.
+        let g_max = x + c.local + g.mmax + fetch + (2.0 * k - 1.0) * x + suffix;
+        let remote = s != sigma;
+        PPoint {
+            tmin: prev.tmin.max(g_min),
+            mmax: prev.mmax.max(g_max),
+            sum: prev.sum + 2.0 * k * x,
+            remote: prev.remote + u8::from(remote),
+            local: prev.local + u8::from(!remote),
+            group: 0,
+            group_point: 0,
+            prev_point: 0,
+        }
+    }
+
+    /// P_σ^{(s)}[r] for every σ and stage s, descending.
+    fn fill_nodes(&mut self, r: usize) {
+        let s_count = self.radix.len();
+        let subs = self.sub_vectors(r);
+        let empty = PPoint {
+            tmin: f64::NEG_INFINITY,
+            mmax: f64::NEG_INFINITY,
+            sum: 0.0,
+            remote: 0,
+            local: 0,
+            group: NONE,
+            group_point: NONE,
+            prev_point: NONE,
+        };
+        for sigma in 0..s_count {
+            for stage in (0..s_count).rev() {
+                let mut set: Vec<PPoint> = Vec::new();
+                // This stage's socket holds no child: the previous stage as it is.
+                if stage + 1 == s_count {
+                    if r == 0 {
+                        insert_p(&mut set, empty);
+                    }
+                } else {
+                    for (i, p) in self.nodes[sigma][stage + 1].get(r).iter().enumerate() {
+                        insert_p(
+                            &mut set,
+                            PPoint {
+                                group: NONE,
+                                group_point: NONE,
+                                prev_point: i as u32,
+                                ..*p
+                            },
+                        );
+                    }
+                }
+                let mut pairs = 0u64;
+                let last = stage + 1 == s_count;
+                let c = self.costs;
+                // A finished node (stage 0) whose subtree is not the whole request has a parent
+                // level above it; a partial node (stage > 0) may still become the root.
+                let whole = r + self.stride[sigma] + 1 == self.ranges_len()
+                    && self.component(r, sigma) + 2 == self.radix[sigma];
+                let up = if whole || stage > 0 {
+                    (0.0, 0.0)
+                } else {
+                    self.parent_level()
+                };
+                let base = [empty];
+                for &d in &subs {
+                    if self.component(d, stage) == 0 {
+                        continue;
+                    }
+                    let rest = r - d;
+                    let prevs: &[PPoint] = if last {
+                        if rest != 0 {
+                            continue;
+                        }
+                        &base
+                    } else {
+                        self.nodes[sigma][stage + 1].get(rest)
+                    };
+                    pairs += 1;
+                    for (gi, g) in self.groups[stage].get(d).iter().enumerate() {
+                        for (pi, p) in prevs.iter().enumerate() {
+                            let mut q = self.add_group(sigma, stage, g, p);
+                            q.group = d as u32;
+                            q.group_point = gi as u32;
+                            q.prev_point = if last { NONE } else { pi as u32 };
+                            if self.hopeless(
+                                q.tmin + up.0,
+                                q.mmax + q.sum + c.memory + c.socket + up.1,
+                            ) {
+                                continue;
+                            }
+                            insert_p(&mut set, q);
+                        }
+                    }
+                }
+                self.transitions += pairs;
+                self.nodes[sigma][stage].set(r, &set);
+            }
+        }
+    }
+
+    /// The best tree with its root on `root` holding `counts` nodes per socket, under
+    /// `objective` (ties: the other bound, then the first point found). `None` when the counts
+    /// are outside the table, hold no node on the root's socket, or were not computed.
+    pub fn best(&self, root: u32, counts: &[u32], objective: &Objective) -> Option<PlacedTree> {
+        let v: Vec<usize> = counts.iter().map(|&c| c as usize).collect();
+        if v.len() != self.radix.len() {
+            return None;
+        }
+        let c = self.index(&v)?;
+        let sigma = root as usize;
+        if *v.get(sigma)? == 0 {
+            return None;
+        }
+        let off = self.costs.offset();
+        let (pi, p) = self.trees[sigma]
+            .get(c)
+            .iter()
+            .enumerate()
+            .min_by_key(|(i, p)| (cost_key(objective, off + p.min, off + p.max), *i))?;
+        let mut tree = self.reconstruct(sigma, c, pi as u32)?;
+        tree.cost = Cost::range(off + p.min, off + p.max);
+        Some(tree)
+    }
+
+    /// The tree behind a point of T(σ, c), built with an explicit stack (no recursion).
+    fn reconstruct(&self, sigma: usize, c: usize, point: u32) -> Option<PlacedTree> {
+        enum Work {
+            Node {
+                socket: usize,
+                counts: usize,
+                point: u32,
+                id: u32,
+            },
+            Group {
+                socket: usize,
+                counts: usize,
+                point: u32,
+                parent: u32,
+            },
+        }
+        let mut parents: Vec<Option<u32>> = vec![None];
+        let mut sockets: Vec<u32> = vec![sigma as u32];
+        let mut stack = vec![Work::Node {
+            socket: sigma,
+            counts: c,
+            point,
+            id: 0,
+        }];
+        let s_count = self.radix.len();
+        while let Some(w) = stack.pop() {
+            match w {
+                Work::Node {
+                    socket,
+                    counts,
+                    point,
+                    id,
+                } => {
+                    let t = *self.trees[socket].get(counts).get(point as usize)?;
+                    if t.node_point == NONE {
+                        continue;
+                    }
+                    let mut r = counts - self.stride[socket];
+                    let mut pp = t.node_point;
+                    for stage in 0..s_count {
+                        let p = *self.nodes[socket][stage].get(r).get(pp as usize)?;
+                        if p.group != NONE {
+                            stack.push(Work::Group {
+                                socket: stage,
+                                counts: p.group as usize,
+                                point: p.group_point,
+                                parent: id,
+                            });
+                            r -= p.group as usize;
+                        }
+                        pp = p.prev_point;
+                        if pp == NONE {
+                            break;
+                        }
+                    }
+                }
+                Work::Group {
+                    socket,
+                    counts,
+                    point,
+                    parent,
+                } => {
+                    let g = *self.groups[socket].get(counts).get(point as usize)?;
+                    let id = parents.len() as u32;
+                    parents.push(Some(parent));
+                    sockets.push(socket as u32);
+                    stack.push(Work::Node {
+                        socket,
+                        counts: g.tree as usize,
+                        point: g.tree_point,
+                        id,
+                    });
+                    if g.rest_point != NONE {
+                        stack.push(Work::Group {
+                            socket,
+                            counts: counts - g.tree as usize,
+                            point: g.rest_point,
+                            parent,
+                        });
+                    }
+                }
+            }
+        }
+        Some(PlacedTree {
+            parents,
+            sockets,
+            cost: Cost::range(0.0, 0.0),
+        })
+    }
+
+    /// The cost constants the table was filled with.
+    pub fn costs(&self) -> &TreeCosts {
+        &self.costs
+    }
+}
+
+fn deadline_passed(d: &Deadline) -> bool {
+    d.passed()
+}
+
+/// A certified lower bound on T_min over every tree of `n` nodes and every placement on
+/// `sockets` sockets (offset included). Every transfer costs at least R_R and every fetch at
+/// least R_I (the loader checks R_Q ≥ R_R, R_QI ≥ R_I), so a node with k children and slowest
+/// child subtree M costs at least c₀ + M with c₀ = 2 R_I + 2 R_R + R_L (the slowest child's group
+/// and its wait), and at least c₀ + (⌈k/S⌉ − 1)·R_R (the largest group, of at least ⌈k/S⌉
+/// children). The slowest child holds at least ⌈(n−1)/k⌉ nodes, so
+/// `lb(n) = min_k c₀ + max(min_{m ∈ [⌈(n−1)/k⌉, n−1]} lb(m), (⌈k/S⌉ − 1)·R_R)`. O(n²).
+pub fn lower_bound(costs: &TreeCosts, n: u32, sockets: u32) -> f64 {
+    let n = n as usize;
+    if n < 2 {
+        return costs.offset();
+    }
+    let s = sockets.max(1) as usize;
+    let c0 = 2.0 * costs.memory + 2.0 * costs.socket + costs.local;
+    let mut lb = vec![0.0f64; n + 1];
+    for m in 2..=n {
+        let mut best = f64::INFINITY;
+        // Suffix minimum of lb over [lo, m − 1], lo decreasing as k grows.
+        let mut suffix_min = f64::INFINITY;
+        let mut lo = m; // exclusive lower end already folded in
+        for k in 1..m {
+            let need = (m - 1).div_ceil(k);
+            while lo > need {
+                lo -= 1;
+                suffix_min = suffix_min.min(lb[lo]);
+            }
+            let big_group = (k.div_ceil(s) - 1) as f64 * costs.socket;
+            best = best.min(c0 + suffix_min.max(big_group));
+        }
+        lb[m] = best;
+    }
+    costs.offset() + lb[n]
+}
+
+/// The best placed tree for one request, with the table's filled state and the transitions
+/// visited. `incumbent`, the score of any tree of the request (e.g. the flat tree), makes the DP
+/// keep only points that can reach it ([`Prune`]); it never changes the answer.
+pub fn optimal(
+    costs: &TreeCosts,
+    counts: &[u32],
+    root: u32,
+    objective: &Objective,
+    incumbent: Option<f64>,
+    limits: &Limits,
+    progress: &Progress,
+) -> Result<(Option<PlacedTree>, Filled, u64), SocketDpError> {
+    if counts.get(root as usize).is_none_or(|&c| c == 0) {
+        return Err(SocketDpError::Root {
+            root,
+            counts: counts.to_vec(),
+        });
+    }
+    let prune = incumbent.map(|incumbent| Prune {
+        objective: *objective,
+        incumbent,
+    });
+    let (table, filled) = SocketTable::build(costs, counts, prune, limits, progress)?;
+    let best = match filled {
+        Filled::Complete => table.best(root, counts, objective),
+        Filled::Stopped(_) => None,
+    };
+    Ok((best, filled, table.transitions))
+}

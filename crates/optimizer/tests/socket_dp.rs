@@ -1,0 +1,406 @@
+//! The exact socket DP (issue 8, item 1) against brute force: every rooted tree with every socket
+//! labeling of its nodes, priced by the model's own closed form (`TreeCosts::evaluate`), for every
+//! split of n threads over the sockets and every root socket.
+//!
+//! Sizes: n ≤ 9 on two sockets and n ≤ 7 on three run by default (debug build, about 20 s on a
+//! busy machine);
+//! `brute_force_two_sockets_up_to_12` and `brute_force_three_sockets_up_to_10` are `#[ignore]`d
+//! (minutes in a debug build): `cargo test -p modelopt-optimizer --release --test socket_dp --
+//! --ignored`.
+
+use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeCosts, TreeSearch};
+use modelopt_model::ccnuma::tree::RootedTree;
+use modelopt_model::Cost;
+use modelopt_optimizer::limits::{Limits, Progress, StopReason};
+use modelopt_optimizer::rooted_trees::{self, LevelSequences};
+use modelopt_optimizer::socket_dp::{self, Filled, SocketTable};
+use modelopt_optimizer::{Exactness, Objective};
+use proptest::prelude::*;
+use std::collections::HashMap;
+use std::time::Duration;
+
+fn sandy() -> TreeCosts {
+    TreeCosts {
+        local: 2.3,
+        socket: 35.0,
+        remote: 94.0,
+        memory: 70.0,
+        remote_memory: 107.0,
+    }
+}
+
+/// (score, tie score) of a cost under an objective.
+fn keys(objective: &Objective, c: &Cost) -> (f64, f64) {
+    let score = objective
+        .score(c, modelopt_model::Metric::Latency)
+        .unwrap_or(c.min_ns);
+    (score, objective.tie_score(c))
+}
+
+fn better(objective: &Objective, a: &Cost, b: &Cost) -> bool {
+    let (ka, kb) = (keys(objective, a), keys(objective, b));
+    ka.0 < kb.0 - 1e-7 || ((ka.0 - kb.0).abs() <= 1e-7 && ka.1 < kb.1 - 1e-7)
+}
+
+const OBJECTIVES: [Objective; 3] = [Objective::Min, Objective::Max, Objective::Blend(0.5)];
+
+/// Brute force: for every tree of n nodes and every labeling of its nodes with `sockets`
+/// sockets, the best cost per (root socket, nodes per socket) under each of [`OBJECTIVES`].
+fn brute_force(costs: &TreeCosts, n: usize, sockets: u32) -> HashMap<(u32, Vec<u32>), [Cost; 3]> {
+    let mut best: HashMap<(u32, Vec<u32>), [Cost; 3]> = HashMap::new();
+    let mut g = LevelSequences::new(n);
+    let labelings = (sockets as usize).pow(n as u32);
+    while let Some(levels) = g.next_tree() {
+        let tree = RootedTree::from_levels(levels).unwrap();
+        let mut labels = vec![0u32; n];
+        for code in 0..labelings {
+            let mut x = code;
+            for l in labels.iter_mut() {
+                *l = (x % sockets as usize) as u32;
+                x /= sockets as usize;
+            }
+            let mut counts = vec![0u32; sockets as usize];
+            for &l in &labels {
+                counts[l as usize] += 1;
+            }
+            let cost = costs.evaluate(&tree, &labels).unwrap();
+            let key = (labels[tree.root() as usize], counts);
+            let entry = best.entry(key).or_insert([cost; 3]);
+            for (o, b) in OBJECTIVES.iter().zip(entry.iter_mut()) {
+                if better(o, &cost, b) {
+                    *b = cost;
+                }
+            }
+        }
+    }
+    best
+}
+
+/// The DP's answer for every key of the brute force, checked three ways: its cost equals the
+/// brute force optimum (score and tie score, 1e-6 ns), its tree prices to the same cost by
+/// `TreeCosts::evaluate`, and its placement has the requested counts and root socket.
+fn check_against_brute_force(costs: &TreeCosts, max_n: usize, sockets: u32) {
+    let box_counts = vec![max_n as u32; sockets as usize];
+    let (table, filled) = SocketTable::build(
+        costs,
+        &box_counts,
+        None,
+        &Limits::default(),
+        &Progress::none(),
+    )
+    .unwrap();
+    assert_eq!(filled, Filled::Complete);
+    for n in 2..=max_n {
+        for ((root, counts), wants) in brute_force(costs, n, sockets) {
+            for (objective, want) in OBJECTIVES.iter().zip(wants) {
+                let objective = *objective;
+                let got = table.best(root, &counts, &objective).unwrap();
+                let (kg, kw) = (keys(&objective, &got.cost), keys(&objective, &want));
+                assert!(
+                    (kg.0 - kw.0).abs() < 1e-6 && (kg.1 - kw.1).abs() < 1e-6,
+                    "{objective} root {root} counts {counts:?}: dp {:?} brute force {want:?}",
+                    got.cost
+                );
+                let tree = RootedTree::from_parents(&got.parents).unwrap();
+                let again = costs.evaluate(&tree, &got.sockets).unwrap();
+                assert!(
+                    (again.min_ns - got.cost.min_ns).abs() < 1e-6
+                        && (again.max_ns - got.cost.max_ns).abs() < 1e-6,
+                    "reconstructed tree {tree} {:?} prices {again:?}, dp said {:?}",
+                    got.sockets,
+                    got.cost
+                );
+                assert_eq!(got.sockets[0], root);
+                let mut placed = vec![0u32; sockets as usize];
+                for &s in &got.sockets {
+                    placed[s as usize] += 1;
+                }
+                assert_eq!(placed, counts);
+            }
+        }
+    }
+}
+
+#[test]
+fn equals_brute_force_on_two_sockets_up_to_9() {
+    check_against_brute_force(&sandy(), 9, 2);
+}
+
+#[test]
+fn equals_brute_force_on_three_sockets_up_to_7() {
+    check_against_brute_force(&sandy(), 7, 3);
+}
+
+#[test]
+#[ignore = "minutes in a debug build; run with --release -- --ignored"]
+fn brute_force_two_sockets_up_to_12() {
+    check_against_brute_force(&sandy(), 12, 2);
+}
+
+#[test]
+#[ignore = "minutes in a debug build; run with --release -- --ignored"]
+fn brute_force_three_sockets_up_to_10() {
+    check_against_brute_force(&sandy(), 10, 3);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+    /// Random machines with R_L < R_R < R_Q and R_I ≤ R_QI, every tree and placement up to 7
+    /// nodes on two sockets and 5 on three.
+    #[test]
+    fn equals_brute_force_on_random_machines(
+        local in 0.5f64..10.0,
+        socket in 10.0f64..80.0,
+        extra_remote in 1.0f64..150.0,
+        memory in 20.0f64..150.0,
+        extra_memory in 0.0f64..100.0,
+    ) {
+        let c = TreeCosts {
+            local,
+            socket,
+            remote: socket + extra_remote,
+            memory,
+            remote_memory: memory + extra_memory,
+        };
+        check_against_brute_force(&c, 7, 2);
+        check_against_brute_force(&c, 5, 3);
+    }
+}
+
+fn space(counts: &[u32], root_socket: u32, search: TreeSearch) -> RootedTreeSpace {
+    let mut thread_sockets = Vec::new();
+    for (s, &c) in counts.iter().enumerate() {
+        thread_sockets.extend(std::iter::repeat_n(s as u32, c as usize));
+    }
+    let root_thread = thread_sockets
+        .iter()
+        .position(|&s| s == root_socket)
+        .unwrap() as u32;
+    RootedTreeSpace {
+        threads: thread_sockets.len() as u32,
+        thread_sockets,
+        root_thread,
+        costs: sandy(),
+        search,
+        capacity: None,
+    }
+}
+
+#[test]
+fn sixteen_threads_on_the_e5_2660_is_the_flat_tree() {
+    // docs/cla.md §10: 8 + 8 threads, root on socket 0. The flat tree: the root's 7 local and 8
+    // remote children notify on two lines. By hand (§7, times from the end of the root's S2):
+    // A_min = R_I = 70; local group: arrival 70 + R_R + R_L = 107.3, + R_I + 6 R_R = 387.3;
+    // remote group: arrival 70 + R_Q + R_L = 166.3, + R_I + 7 R_R = 481.3. Waits in ascending
+    // socket order: W_0 = 387.3 + R_R = 422.3; W_1 = max(422.3, 481.3) + R_Q = 575.3; plus the
+    // root's read of its own buffer R_L = 2.3: T_min = 577.6 ns.
+    let found = rooted_trees::optimal(
+        &space(&[8, 8], 0, TreeSearch::Dp),
+        TreeSearch::Dp,
+        &Objective::Min,
+    )
+    .unwrap();
+    assert!((found.cost.min_ns - 577.6).abs() < 1e-9, "{:?}", found.cost);
+    assert!(found.exact);
+    assert_eq!(found.exactness, Exactness::Exact);
+    let mut flat = vec![1u32; 16];
+    flat[0] = 0;
+    assert_eq!(found.levels, flat);
+    let e = rooted_trees::optimal(
+        &space(&[8, 8], 0, TreeSearch::Exhaustive),
+        TreeSearch::Exhaustive,
+        &Objective::Min,
+    )
+    .unwrap();
+    assert!((e.cost.min_ns - found.cost.min_ns).abs() < 1e-6);
+    assert!((e.cost.max_ns - found.cost.max_ns).abs() < 1e-6);
+}
+
+#[test]
+fn dp_equals_exhaustive_search_on_the_e5_2660_split() {
+    // The default split: 8 threads on socket 0, the rest on socket 1; every n the exhaustive
+    // search finishes quickly in a debug build, both root sockets.
+    for n in 2..=12u32 {
+        let counts = if n <= 8 { vec![n] } else { vec![8, n - 8] };
+        for root in 0..counts.len() as u32 {
+            for objective in [Objective::Min, Objective::Max] {
+                let d = rooted_trees::optimal(
+                    &space(&counts, root, TreeSearch::Dp),
+                    TreeSearch::Dp,
+                    &objective,
+                )
+                .unwrap();
+                let e = rooted_trees::optimal(
+                    &space(&counts, root, TreeSearch::Exhaustive),
+                    TreeSearch::Exhaustive,
+                    &objective,
+                )
+                .unwrap();
+                let (kd, ke) = (keys(&objective, &d.cost), keys(&objective, &e.cost));
+                assert!(
+                    (kd.0 - ke.0).abs() < 1e-6 && (kd.1 - ke.1).abs() < 1e-6,
+                    "n {n} root {root} {objective}: dp {:?} exhaustive {:?}",
+                    d.cost,
+                    e.cost
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn over_budget_is_refused_with_the_estimate() {
+    let limits = Limits {
+        time_limit: None,
+        work_budget: 1000,
+    };
+    let err =
+        SocketTable::build(&sandy(), &[64, 64], None, &limits, &Progress::none()).unwrap_err();
+    // Π (N+1)(N+2)/2 = 2145² pairs, times S + S(S − 1) = 4 convolutions.
+    assert_eq!(
+        err,
+        socket_dp::SocketDpError::Budget(modelopt_optimizer::limits::BudgetExceeded {
+            what: "socket-DP transitions".into(),
+            estimate: 2145 * 2145 * 4,
+            budget: 1000,
+        })
+    );
+}
+
+#[test]
+fn a_time_limit_returns_the_best_found_with_a_certified_gap() {
+    let limits = Limits {
+        time_limit: Some(Duration::ZERO),
+        work_budget: u64::MAX,
+    };
+    let found = rooted_trees::optimal_with(
+        &space(&[8, 8], 0, TreeSearch::Dp),
+        TreeSearch::Dp,
+        &Objective::Min,
+        &limits,
+        &Progress::none(),
+    )
+    .unwrap();
+    assert!(!found.exact);
+    match found.exactness {
+        Exactness::Bounded {
+            stopped: StopReason::TimeLimit { .. },
+            lower_bound: Some(lb),
+            gap_percent: Some(gap),
+        } => {
+            // The optimum is 577.6 ns; the bound must not exceed it.
+            assert!(lb <= 577.6 + 1e-9, "{lb}");
+            assert!(gap >= 0.0);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_lower_bound_holds_for_every_tree_and_placement() {
+    let c = sandy();
+    for n in 2..=7usize {
+        let best = brute_force(&c, n, 2)
+            .values()
+            .map(|c| c[0].min_ns)
+            .fold(f64::INFINITY, f64::min);
+        assert!(
+            socket_dp::lower_bound(&c, n as u32, 2) <= best + 1e-9,
+            "n = {n}"
+        );
+    }
+}
+
+#[test]
+fn a_free_split_is_the_best_of_every_split() {
+    // `--placement optimal`: n threads on two sockets of at most 4 each, root on socket 0. The
+    // DP reads every split from one table; it must equal the best exhaustive search over the
+    // splits taken one by one, and never be worse than the split by thread id (4 + rest).
+    for n in 2..=8u32 {
+        let mut free = space(&[n.min(4), n.saturating_sub(4)], 0, TreeSearch::Dp);
+        if n <= 4 {
+            free = space(&[n], 0, TreeSearch::Dp);
+        }
+        free.capacity = Some(vec![4, 4]);
+        let d = rooted_trees::optimal(&free, TreeSearch::Dp, &Objective::Min).unwrap();
+        let e = rooted_trees::optimal(&free, TreeSearch::Exhaustive, &Objective::Min).unwrap();
+        assert!(
+            (d.cost.min_ns - e.cost.min_ns).abs() < 1e-6,
+            "n {n}: {d:?} {e:?}"
+        );
+        assert!(
+            (d.cost.max_ns - e.cost.max_ns).abs() < 1e-6,
+            "n {n}: {d:?} {e:?}"
+        );
+        let by_id = rooted_trees::optimal(
+            &space(&[n.min(4), n.saturating_sub(4)], 0, TreeSearch::Dp),
+            TreeSearch::Dp,
+            &Objective::Min,
+        )
+        .unwrap();
+        assert!(d.cost.min_ns <= by_id.cost.min_ns + 1e-9);
+        let per_socket = d.sockets.iter().filter(|&&s| s == 0).count();
+        assert!(per_socket <= 4 && d.sockets.len() - per_socket <= 4);
+    }
+}
+
+/// The tightest sound incumbent is the optimum itself: with it, the pruned DP must still find
+/// a tree of the optimal cost, for every split, root socket and objective.
+fn check_pruning_keeps_the_optimum(costs: &TreeCosts, max_n: usize, sockets: u32) {
+    for n in 2..=max_n {
+        for ((root, counts), wants) in brute_force(costs, n, sockets) {
+            for (objective, want) in OBJECTIVES.iter().zip(wants) {
+                let prune = socket_dp::Prune {
+                    objective: *objective,
+                    incumbent: keys(objective, &want).0,
+                };
+                let (table, _) = SocketTable::build(
+                    costs,
+                    &counts,
+                    Some(prune),
+                    &Limits::default(),
+                    &Progress::none(),
+                )
+                .unwrap();
+                let got = table.best(root, &counts, objective).unwrap_or_else(|| {
+                    panic!("{objective} root {root} {counts:?}: pruned away {want:?}")
+                });
+                let (kg, kw) = (keys(objective, &got.cost), keys(objective, &want));
+                assert!(
+                    (kg.0 - kw.0).abs() < 1e-6 && (kg.1 - kw.1).abs() < 1e-6,
+                    "{objective} root {root} {counts:?}: {:?} vs {want:?}",
+                    got.cost
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn pruning_by_the_optimum_keeps_the_optimum() {
+    check_pruning_keeps_the_optimum(&sandy(), 8, 2);
+    check_pruning_keeps_the_optimum(&sandy(), 6, 3);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+    /// The same on random machines (R_L < R_R < R_Q, R_I ≤ R_QI).
+    #[test]
+    fn pruning_is_sound_on_random_machines(
+        local in 0.5f64..10.0,
+        socket in 10.0f64..80.0,
+        extra_remote in 1.0f64..150.0,
+        memory in 20.0f64..150.0,
+        extra_memory in 0.0f64..100.0,
+    ) {
+        let c = TreeCosts {
+            local,
+            socket,
+            remote: socket + extra_remote,
+            memory,
+            remote_memory: memory + extra_memory,
+        };
+        check_pruning_keeps_the_optimum(&c, 6, 2);
+        check_pruning_keeps_the_optimum(&c, 5, 3);
+    }
+}
