@@ -9,6 +9,8 @@
 //! - [`objective`]: what is minimized (min, max, or a blend of the min-max range; throughput);
 //! - [`search`]: the driver — branch and bound over trees, rayon in one place, a total order for
 //!   ties, and a naive reference search;
+//! - [`job`]: one checked request for every front end (CLI, Python, C): build, validate once,
+//!   run, get a [`Report`];
 //! - [`report`]: the stable JSON result schema;
 //! - [`tuner`]: algorithm choice across every algorithm a machine models for a collective;
 //! - [`sweep`]: design-space sweeps (machines × collectives × states × sizes × threads), streamed
@@ -36,6 +38,7 @@
 #[doc = include_str!("../../../README.md")]
 mod readme {}
 
+pub mod job;
 pub mod limits;
 pub mod objective;
 pub mod parallel;
@@ -48,6 +51,7 @@ pub mod space;
 pub mod sweep;
 pub mod tuner;
 
+pub use job::{JobError, TuneJob, TuneJobBuilder};
 pub use limits::{Exactness, Limits, Progress, ProgressSink, StopReason, WorkEstimate};
 pub use objective::Objective;
 pub use report::{AlgorithmLine, Alternative, Report};
