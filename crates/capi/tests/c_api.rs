@@ -215,7 +215,10 @@ fn c_example_compiles_links_and_prints_the_librarys_numbers() {
     if let Some(target) = profile.parent() {
         build.env("CARGO_TARGET_DIR", target);
     }
-    assert!(build.status().unwrap().success(), "cargo build -p modelopt-capi failed");
+    assert!(
+        build.status().unwrap().success(),
+        "cargo build -p modelopt-capi failed"
+    );
     let lib = profile.join("libmodelopt.a");
     assert!(lib.exists(), "{} not built", lib.display());
     let dir = tempfile::tempdir().unwrap();

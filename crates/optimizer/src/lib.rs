@@ -38,6 +38,11 @@
 #[doc = include_str!("../../../README.md")]
 mod readme {}
 
+/// docs/api.md's Rust example, compiled and run as a doctest so the API page cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/api.md")]
+mod api_page {}
+
 pub mod job;
 pub mod limits;
 pub mod objective;
