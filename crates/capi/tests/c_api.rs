@@ -290,3 +290,42 @@ fn c_example_compiles_links_and_prints_the_librarys_numbers() {
         "--threads 1: a collective needs at least 2 threads"
     );
 }
+
+mod never_a_crash {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// Whatever the collective code, thread count, size and options, a call returns a
+        /// result or an error message — never a panic, never both, never neither.
+        #[test]
+        fn any_request_gives_a_result_or_an_error(
+            collective in -2i32..9,
+            threads in prop_oneof![Just(i64::MIN), -5i64..3, 2i64..40, 200i64..300, Just(1i64 << 40)],
+            size in prop_oneof![Just(0u64), 1u64..100_000, Just(u64::MAX)],
+            objective in prop::sample::select(vec!["min", "max", "blend:0.5", "blend:7", "", "x"]),
+            top in 0u32..4,
+            extrapolate in any::<bool>(),
+        ) {
+            let m = load("xeon-phi");
+            let objective = CString::new(objective).unwrap();
+            let mut err = ptr::null_mut();
+            let r = unsafe {
+                modelopt_tune_with(m, collective, threads, size, objective.as_ptr(),
+                    ptr::null(), ptr::null(), top, extrapolate, &mut err)
+            };
+            prop_assert!(r.is_null() != err.is_null());
+            if r.is_null() {
+                let text = message(err);
+                prop_assert!(!text.is_empty() && !text.contains('\n'), "{}", text);
+            } else {
+                let t = unsafe { modelopt_result_t_min_ns(r) };
+                prop_assert!(t.is_finite() && t >= 0.0);
+                unsafe { modelopt_result_free(r) };
+            }
+            unsafe { modelopt_machine_free(m) };
+        }
+    }
+}

@@ -91,15 +91,23 @@ pub struct PyMachine {
 
 #[pymethods]
 impl PyMachine {
-    /// Load a bundled machine by name (`xeon-phi`, `scc`, ...; `modelopt machines` lists them).
+    /// Load a bundled machine by name (`xeon-phi`, `scc`, ...; `bundled_machines()` lists
+    /// them). Never reads the filesystem.
     #[staticmethod]
-    fn bundled(py: Python<'_>, name: &str) -> PyResult<PyMachine> {
-        if name.contains('/') || name.ends_with(".toml") {
-            return Err(ModelOptError::new_err(format!(
-                "{name}: a bundled machine name has no `/` and no `.toml` (use Machine.from_file)"
-            )));
-        }
-        Self::load(py, name)
+    fn bundled(name: &str) -> PyResult<PyMachine> {
+        let machine = guarded(|| {
+            let bare = name.strip_suffix(".toml").unwrap_or(name);
+            match modelopt_model::registry::bundled().find(|(n, _)| *n == bare) {
+                Some((n, text)) => Ok(machine::from_text(&format!("bundled:{n}"), text)?),
+                None => Err(JobError::Invalid(format!(
+                    "{name}: unknown bundled machine (bundled: {}; Machine.from_file reads a TOML file)",
+                    machine::bundled_names().join(", ")
+                ))),
+            }
+        })?;
+        Ok(PyMachine {
+            machine: Arc::new(machine),
+        })
     }
 
     /// Load a machine from a TOML file (errors name the file, line, column and key).
