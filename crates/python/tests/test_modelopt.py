@@ -193,3 +193,12 @@ def test_tuning_from_threads_releases_the_gil():
     for w in workers:
         w.join()
     assert len(results) == 4 and all(r == results[0] for r in results)
+
+
+@pytest.mark.parametrize("collective, threads", [("barrier", "2..=240"), ("bcast", "2..=64")])
+def test_sweep_rows_equal_the_cli_sweep_json(collective, threads):
+    code, out, error = cli("sweep", "-m", "xeon-phi", "-c", collective, "-n", threads, "--format", "json")
+    assert code == 0, error
+    lo, hi = (int(t) for t in threads.split("..="))
+    got = modelopt.sweep(modelopt.Machine.bundled("xeon-phi"), collective, threads=range(lo, hi + 1))
+    assert got.to_dicts() == json.loads(out)["rows"]
