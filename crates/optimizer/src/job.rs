@@ -277,6 +277,7 @@ impl<'m> TuneJobBuilder<'m> {
         options.top = self.top;
         Ok(TuneJob {
             machine: self.machine,
+            collective: self.collective,
             request,
             top: self.top,
             algorithm: self.algorithm,
@@ -289,6 +290,9 @@ impl<'m> TuneJobBuilder<'m> {
 #[derive(Debug, Clone)]
 pub struct TuneJob<'m> {
     machine: &'m Machine,
+    // Kept beside the request so that this module reads no request field (the request's
+    // fields are the model's to keep private).
+    collective: Collective,
     request: Request,
     top: usize,
     algorithm: Option<String>,
@@ -344,7 +348,7 @@ impl<'m> TuneJob<'m> {
             self.algorithm.as_deref(),
         )
         .map_err(|error| JobError::Tune {
-            collective: self.request.collective,
+            collective: self.collective,
             machine: self.machine.name.clone(),
             error,
         })?;
