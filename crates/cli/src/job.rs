@@ -3,7 +3,6 @@
 //! what this module builds and trust it.
 
 use crate::args::{SearchFlags, TreeFlags};
-use anyhow::bail;
 use modelopt_model::{Machine, SpaceOptions};
 use modelopt_optimizer::{Limits, Progress, ProgressSink, SearchOptions};
 use std::io::IsTerminal;
@@ -30,25 +29,10 @@ pub fn load_machine(name: &str) -> anyhow::Result<Machine> {
     Ok(modelopt_model::machine::load(name)?)
 }
 
-/// The one thread-count policy of every command: at least 2, at most the machine's hardware
-/// unless `--extrapolate`, never above the models' absolute limit.
+/// The one thread-count policy of every command (and of the Python and C bindings):
+/// [`modelopt_optimizer::job::check_threads`].
 pub fn check_threads(machine: &Machine, threads: u32, extrapolate: bool) -> anyhow::Result<()> {
-    if threads < 2 {
-        bail!("--threads {threads}: a collective needs at least 2 threads");
-    }
-    if threads > machine.max_threads && !extrapolate {
-        bail!(
-            "--threads {threads}: {} runs at most {} threads (pass --extrapolate to model more)",
-            machine.name,
-            machine.max_threads
-        );
-    }
-    if threads > modelopt_model::request::MAX_THREADS {
-        bail!(
-            "--threads {threads}: modelopt models at most {} threads",
-            modelopt_model::request::MAX_THREADS
-        );
-    }
+    modelopt_optimizer::job::check_threads(machine, threads.into(), extrapolate)?;
     Ok(())
 }
 
@@ -58,19 +42,10 @@ pub fn has_cache_states(machine: &Machine) -> bool {
     machine.family_entry().cache_states
 }
 
-/// Refuse a metric the machine's family does not predict, before any search (the registry
-/// says which metrics a family offers).
+/// Refuse a metric the machine's family does not predict, before any search:
+/// [`modelopt_optimizer::job::check_metric`].
 pub fn check_metric(machine: &Machine, metric: modelopt_model::Metric) -> anyhow::Result<()> {
-    let family = machine.family_entry();
-    if !family.offers(metric) {
-        let offered: Vec<String> = family.metrics.iter().map(ToString::to_string).collect();
-        bail!(
-            "--metric {metric}: the {} models of {} predict {} only",
-            family.name,
-            machine.name,
-            offered.join(" and ")
-        );
-    }
+    modelopt_optimizer::job::check_metric(machine, metric)?;
     Ok(())
 }
 

@@ -2,46 +2,50 @@
 //! machine models for the collective and print the best configuration, the alternatives and why.
 
 use crate::args::{Format, TuneArgs};
-use crate::job::{check_metric, check_threads, load_machine};
+use crate::job::load_machine;
 use crate::output::{write_file, Outputs};
-use anyhow::{anyhow, bail, Context};
-use modelopt_model::{Collective, Machine, Metric, Request};
+use modelopt_model::{Collective, Machine, Metric};
 use modelopt_optimizer::report::round3;
-use modelopt_optimizer::{tune, Report};
+use modelopt_optimizer::{Report, TuneJob};
 use std::fmt::Write as _;
 
-/// Run a tuning command and return its output text.
+/// Run a tuning command and return its output text: the library's checked job
+/// ([`TuneJob`]) does the checks and the tuning; this renders its report.
 pub fn run(collective: Collective, args: &TuneArgs) -> anyhow::Result<String> {
     let machine = load_machine(&args.machine.machine)?;
-    check_threads(&machine, args.threads, args.extrapolate)?;
-    check_metric(&machine, args.metric)?;
+    let job = TuneJob::builder(&machine, collective, args.threads.into())
+        .size(args.size)
+        .state(args.state)
+        .metric(args.metric)
+        .search_options(args.search.options(args.top, Some(&args.trees)))
+        .top(args.top)
+        .algorithm(args.algorithm.clone())
+        .extrapolate(args.extrapolate)
+        .build()?;
     if let Some(path) = &args.output.out {
         Outputs::check(path)?;
     }
-    if args.top == 0 {
-        bail!("--top 0: show at least the best configuration (--top 1)");
-    }
-    let request = Request::new(collective, args.threads)?
-        .with_size(args.size)?
-        .with_state(args.state)
-        .with_metric(args.metric);
-    let options = args.search.options(args.top, Some(&args.trees));
-    let tuning = tune(&machine, &request, &options, args.algorithm.as_deref()).map_err(|e| {
+    let report = job.run().map_err(|e| {
+        // The library says what failed; the CLI adds which flag would help.
         let hint = match &e {
-            modelopt_optimizer::TuneError::NothingApplies {
-                needs_size: true, ..
+            modelopt_optimizer::JobError::Tune {
+                error:
+                    modelopt_optimizer::TuneError::NothingApplies {
+                        needs_size: true, ..
+                    },
+                ..
             } => " (pass --size BYTES)".to_string(),
-            modelopt_optimizer::TuneError::Budget { budget, .. } => format!(
+            modelopt_optimizer::JobError::Tune {
+                error: modelopt_optimizer::TuneError::Budget { budget, .. },
+                ..
+            } => format!(
                 " (raise it with --budget {}, or give --time-limit SECONDS for the best found in that time)",
                 budget.estimate
             ),
             _ => String::new(),
         };
-        anyhow!("{} on {}: {e}{hint}", collective, machine.name)
+        anyhow::anyhow!("{}{hint}", modelopt_optimizer::job::one_line(&e))
     })?;
-    let mut report = Report::new(&machine.name, &tuning, &args.search.objective, args.top - 1)
-        .context("no configuration was found")?;
-    report.estimated_params = estimates_used(&machine, &request, &report);
     if !report.estimated_params.is_empty() {
         eprintln!(
             "note: this result uses estimated parameters (no measurement or source gives them): {} (see `modelopt machines show {}`)",
@@ -60,19 +64,6 @@ pub fn run(collective: Collective, args: &TuneArgs) -> anyhow::Result<String> {
         }
     }
     Ok(text)
-}
-
-/// The estimated parameters the winning configuration's cost depends on.
-fn estimates_used(machine: &Machine, request: &Request, report: &Report) -> Vec<String> {
-    let keys: Vec<String> = machine
-        .estimated_params()
-        .into_iter()
-        .map(|p| p.key)
-        .collect();
-    if keys.is_empty() {
-        return keys;
-    }
-    modelopt_model::perturb::params_used(machine, &keys, request, &report.algorithm, &report.params)
 }
 
 fn csv_text(report: &Report) -> anyhow::Result<String> {

@@ -12,6 +12,8 @@
 //! - [`rooted_trees`], [`socket_dp`], [`placement`]: optimal rooted trees and their socket
 //!   placement for CLa broadcasts; [`socket_dp`] is the exact DP over trees and placements
 //!   together;
+//! - [`job`]: one checked request for every front end (CLI, Python, C): build, validate once,
+//!   run, get a [`Report`];
 //! - [`report`]: the stable JSON result schema;
 //! - [`tuner`]: algorithm choice across every algorithm a machine models for a collective;
 //! - [`sweep`]: design-space sweeps (machines × collectives × states × sizes × threads), streamed
@@ -39,6 +41,12 @@
 #[doc = include_str!("../../../README.md")]
 mod readme {}
 
+/// docs/api.md's Rust example, compiled and run as a doctest so the API page cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/api.md")]
+mod api_page {}
+
+pub mod job;
 pub mod limits;
 pub mod objective;
 pub mod parallel;
@@ -52,6 +60,7 @@ pub mod space;
 pub mod sweep;
 pub mod tuner;
 
+pub use job::{JobError, TuneJob, TuneJobBuilder};
 pub use limits::{
     BudgetExceeded, Deadline, Exactness, Limits, Progress, ProgressSink, StopReason, WorkEstimate,
 };

@@ -278,6 +278,9 @@ pub fn count(space: &Space) -> Option<u64> {
             let len = u64::try_from(i128::from(r.hi) - i128::from(r.lo) + 1).unwrap_or(0);
             acc.saturating_mul(len)
         })),
+        Space::Values(lists) => Some(lists.iter().fold(1u64, |acc, l| {
+            acc.saturating_mul(u64::try_from(l.values.len()).unwrap_or(u64::MAX))
+        })),
         _ => None,
     }
 }
@@ -295,6 +298,7 @@ pub fn candidates(space: &Space) -> Option<Box<dyn Iterator<Item = Params> + Sen
             )))
         }
         Space::Grid(ranges) => Some(Box::new(GridIter::new(ranges))),
+        Space::Values(lists) => Some(Box::new(values(lists).into_iter())),
         _ => None,
     }
 }

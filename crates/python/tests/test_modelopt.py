@@ -1,0 +1,204 @@
+"""The modelopt Python module against the modelopt CLI: same values, same error messages.
+
+Run by scripts/python-test.sh (which builds the CLI and the wheel into a virtualenv and sets
+MODELOPT_BIN to the CLI binary).
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+import threading
+
+import pytest
+
+import modelopt
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+CLI = os.environ.get("MODELOPT_BIN", str(ROOT / "target" / "debug" / "modelopt"))
+
+
+def cli(*args):
+    """(returncode, stdout, the one-line error without its `modelopt: error: ` prefix)."""
+    done = subprocess.run([CLI, *args], capture_output=True, text=True, timeout=300)
+    error = ""
+    for line in done.stderr.splitlines():
+        if line.startswith("modelopt: error: "):
+            error = line[len("modelopt: error: "):]
+    return done.returncode, done.stdout, error
+
+
+def cli_json(collective, machine, threads, *extra):
+    code, out, error = cli(collective, "-m", machine, "-n", str(threads), "--format", "json", *extra)
+    assert code == 0, error
+    return json.loads(out)
+
+
+def test_machine_attributes():
+    m = modelopt.Machine.bundled("xeon-phi")
+    # The Xeon Phi 5110P of seed 000: 60 cores x 4 hardware threads.
+    assert m.name == "xeon-phi"
+    assert m.family == "cache-coherent"
+    assert m.max_threads == 240
+    assert "bcast" in m.collectives
+    assert "xeon-phi" in modelopt.bundled_machines()
+
+
+def test_three_lines_give_the_seed_tree():
+    m = modelopt.Machine.bundled("xeon-phi")
+    best = modelopt.tune(m, "bcast", threads=60)
+    # Seed 000, Table B.1, 60 threads: d = 3, k = (4, 4, 3) (1 + 4 + 16 + 48 = 69 >= 60 threads).
+    assert best.algorithm == "small-tree"
+    assert best.params == {"depth": 3, "degrees": [4, 4, 3]}
+    assert best.t_min_ns <= best.t_max_ns
+    assert len(best.alternatives) <= 4  # top=5: the best and at most four more
+
+
+def test_barrier_dissemination_degree():
+    m = modelopt.Machine.bundled("xeon-phi")
+    best = modelopt.tune(m, "barrier", threads=60, objective="max", top=1)
+    # Seed 000, Table B.2, 60 threads: m = 4, r = 3 (4^2 = 16 < 60 <= 64 = 4^3).
+    assert best.params == {"degree": 4, "rounds": 3}
+    assert best.alternatives == []
+
+
+@pytest.mark.parametrize("name", modelopt.bundled_machines())
+def test_every_bundled_machine_equals_the_cli_json(name):
+    m = modelopt.Machine.bundled(name)
+    threads = min(8, m.max_threads)
+    for collective in m.collectives:
+        code, out, error = cli(collective, "-m", name, "-n", str(threads), "--format", "json")
+        if code == 0:
+            result = modelopt.tune(m, collective, threads=threads)
+            assert result.to_dict() == json.loads(out), (name, collective)
+            assert result.to_json() == out
+            d = result.to_dict()
+            assert result.algorithm == d["algorithm"]
+            assert result.params == d["params"]
+            assert result.t_min_ns == d["t_min_ns"]
+            assert result.t_max_ns == d["t_max_ns"]
+            assert result.throughput_bytes_per_s == d.get("throughput_bytes_per_s")
+            assert result.alternatives == d["alternatives"]
+            assert result.algorithms == d.get("algorithms", [])
+            assert result.why == d.get("why", [])
+            assert result.estimated_params == d.get("estimated_params", [])
+        else:
+            with pytest.raises(modelopt.ModelOptError) as raised:
+                modelopt.tune(m, collective, threads=threads)
+            assert str(raised.value) == error
+
+
+def test_options_equal_the_cli_json():
+    m = modelopt.Machine.bundled("xeon-phi")
+    expected = cli_json("bcast", "xeon-phi", 60, "--size", "8192", "--state", "I", "--objective", "max", "--top", "3")
+    got = modelopt.tune(m, "bcast", threads=60, size=8192, state="I", objective="max", top=3)
+    assert got.to_dict() == expected
+    expected = cli_json("barrier", "xeon-phi", 60, "--fix", "m=2")
+    got = modelopt.tune(m, "barrier", threads=60, fix={"m": 2})
+    assert got.to_dict() == expected
+    assert got.params["degree"] == 2
+
+
+def test_machine_from_file_equals_bundled():
+    m = modelopt.Machine.from_file(str(ROOT / "machines" / "xeon-phi.toml"))
+    assert m.name == "xeon-phi"
+    assert modelopt.tune(m, "barrier", threads=60).params == {"degree": 4, "rounds": 3}
+
+
+def test_sweep_rows():
+    m = modelopt.Machine.bundled("xeon-phi")
+    table = modelopt.sweep(m, "barrier", threads=range(2, 241))
+    rows = table.to_dicts()
+    # One barrier algorithm on this machine, 239 thread counts (2..240).
+    assert len(table) == len(rows) == 239
+    assert [r["threads"] for r in rows] == list(range(2, 241))
+    row60 = rows[60 - 2]
+    assert (row60["params"], row60["winner"]) == ({"degree": 4, "rounds": 3}, True)
+    assert list(table) == rows
+    # Beyond the machine: skipped unless extrapolating.
+    assert len(modelopt.sweep(m, "barrier", threads=[300])) == 0
+    assert len(modelopt.sweep(m, "barrier", threads=[300], extrapolate=True)) == 1
+
+
+@pytest.mark.parametrize(
+    "call, cli_args",
+    [
+        (lambda m: modelopt.tune(m, "barrier", threads=1), ["barrier", "-m", "xeon-phi", "-n", "1"]),
+        (lambda m: modelopt.tune(m, "barrier", threads=100000), ["barrier", "-m", "xeon-phi", "-n", "100000"]),
+        (lambda m: modelopt.tune(m, "bcast", threads=60, top=0), ["bcast", "-m", "xeon-phi", "-n", "60", "--top", "0"]),
+        (lambda m: modelopt.tune(m, "bcast", threads=60, algorithm="nope"), ["bcast", "-m", "xeon-phi", "-n", "60", "--algorithm", "nope"]),
+    ],
+)
+def test_errors_are_the_clis_message(call, cli_args):
+    m = modelopt.Machine.bundled("xeon-phi")
+    code, _, error = cli(*cli_args)
+    assert code == 2 and error
+    with pytest.raises(modelopt.ModelOptError) as raised:
+        call(m)
+    assert str(raised.value) == error
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: modelopt.Machine.bundled("no-such-machine"),
+        lambda: modelopt.Machine.from_file("/nonexistent/host.toml"),
+        lambda: modelopt.tune(modelopt.Machine.bundled("xeon-phi"), "scatter", threads=8),
+        lambda: modelopt.tune(modelopt.Machine.bundled("xeon-phi"), "bcast", threads=-1),
+        lambda: modelopt.tune(modelopt.Machine.bundled("xeon-phi"), "bcast", threads=2**80),
+        lambda: modelopt.tune(modelopt.Machine.bundled("xeon-phi"), "bcast", threads="many"),
+        lambda: modelopt.tune(modelopt.Machine.bundled("xeon-phi"), "bcast", threads=8, size=-5),
+        lambda: modelopt.tune(modelopt.Machine.bundled("xeon-phi"), "bcast", threads=8, size=2**40),
+        lambda: modelopt.tune(modelopt.Machine.bundled("xeon-phi"), "bcast", threads=8, state="Q"),
+        lambda: modelopt.tune(modelopt.Machine.bundled("xeon-phi"), "bcast", threads=8, metric="joules"),
+        lambda: modelopt.tune(modelopt.Machine.bundled("xeon-phi"), "bcast", threads=8, objective="blend:7"),
+        lambda: modelopt.tune(modelopt.Machine.bundled("xeon-phi"), "bcast", threads=2**21, extrapolate=True),
+        lambda: modelopt.tune(modelopt.Machine.bundled("xeon-phi"), "bcast", threads=8, fix={"k1": "x"}),
+        lambda: modelopt.sweep(modelopt.Machine.bundled("xeon-phi"), "barrier", threads=range(2, 10**7)),
+        lambda: modelopt.sweep(modelopt.Machine.bundled("xeon-phi"), "barrier", threads=[]),
+        lambda: modelopt.sweep(modelopt.Machine.bundled("xeon-phi"), "barrier", threads=[1]),
+        lambda: modelopt.sweep(modelopt.Machine.bundled("xeon-phi"), "barrier", threads=7),
+    ],
+)
+def test_bad_input_raises_modelopt_error(call):
+    with pytest.raises(modelopt.ModelOptError) as raised:
+        call()
+    message = str(raised.value)
+    assert message and "\n" not in message
+
+
+def test_huge_threads_without_extrapolate_names_the_limit():
+    m = modelopt.Machine.bundled("xeon-phi")
+    with pytest.raises(modelopt.ModelOptError, match="xeon-phi runs at most 240 threads"):
+        modelopt.tune(m, "bcast", threads=5000)
+
+
+def test_invalid_machine_file_names_the_file(tmp_path):
+    path = tmp_path / "host.toml"
+    path.write_text("name = 3\n")
+    with pytest.raises(modelopt.ModelOptError, match="host.toml"):
+        modelopt.Machine.from_file(str(path))
+
+
+def test_tuning_from_threads_releases_the_gil():
+    m = modelopt.Machine.bundled("xeon-phi")
+    results = []
+
+    def work():
+        results.append(modelopt.tune(m, "bcast", threads=60).to_dict())
+
+    workers = [threading.Thread(target=work) for _ in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert len(results) == 4 and all(r == results[0] for r in results)
+
+
+@pytest.mark.parametrize("collective, threads", [("barrier", "2..=240"), ("bcast", "2..=64")])
+def test_sweep_rows_equal_the_cli_sweep_json(collective, threads):
+    code, out, error = cli("sweep", "-m", "xeon-phi", "-c", collective, "-n", threads, "--format", "json")
+    assert code == 0, error
+    lo, hi = (int(t) for t in threads.split("..="))
+    got = modelopt.sweep(modelopt.Machine.bundled("xeon-phi"), collective, threads=range(lo, hi + 1))
+    assert got.to_dicts() == json.loads(out)["rows"]

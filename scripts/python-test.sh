@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Build the `modelopt` Python module (crates/python, an abi3 wheel for CPython >= 3.8) into a
+# virtualenv under target/, and run its pytest suite against the `modelopt` CLI.
+#
+# Needs python3 >= 3.8 with the venv module, and PyPI for maturin and pytest. When Python or
+# venv is missing, prints why and exits 0 (the Rust tests do not depend on it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY=${PYTHON:-python3}
+if ! command -v "$PY" >/dev/null 2>&1; then
+    echo "python-test: skipped: $PY not found"
+    exit 0
+fi
+if ! "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 8) else 1)'; then
+    echo "python-test: skipped: $("$PY" --version 2>&1) is older than Python 3.8"
+    exit 0
+fi
+VENV=target/python-venv
+if [ ! -x "$VENV/bin/python" ]; then
+    rm -rf "$VENV"
+    if ! "$PY" -m venv "$VENV" >/dev/null 2>&1; then
+        rm -rf "$VENV"
+        echo "python-test: skipped: '$PY -m venv' does not work here (install python3-venv)"
+        exit 0
+    fi
+fi
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check 'maturin>=1.5,<2' pytest
+# The CLI the tests compare against, and the module itself (maturin builds into target/ too).
+cargo build --quiet -p modelopt-cli
+export MODELOPT_BIN="$PWD/target/debug/modelopt"
+VIRTUAL_ENV="$PWD/$VENV" PATH="$PWD/$VENV/bin:$PATH" \
+    "$VENV/bin/maturin" develop --quiet --manifest-path crates/python/Cargo.toml
+"$VENV/bin/python" -m pytest -q crates/python/tests "$@"
