@@ -372,7 +372,7 @@ impl<'m> Model<'m> {
             bail!(
                 "{} has no model of the {} this command runs, so `optimal` has no meaning: name the candidates",
                 self.machine.name,
-                self.request.collective
+                self.request.collective()
             );
         };
         let options = SearchOptions {
@@ -382,14 +382,14 @@ impl<'m> Model<'m> {
         let tuning = tune(self.machine, &self.request, &options, Some(name)).map_err(|e| {
             anyhow!(
                 "optimal {} on {}: {e}",
-                self.request.collective,
+                self.request.collective(),
                 self.machine.name
             )
         })?;
         let best = tuning.best().ok_or_else(|| {
             anyhow!(
                 "the optimizer found no {} configuration",
-                self.request.collective
+                self.request.collective()
             )
         })?;
         Ok(best.scored.params.clone())
@@ -400,7 +400,7 @@ impl<'m> Model<'m> {
         let Some(name) = self.algorithm else {
             return Ok(None);
         };
-        let algorithms = self.machine.algorithms_for(self.request.collective);
+        let algorithms = self.machine.algorithms_for(self.request.collective());
         let Some(algorithm) = algorithms.iter().find(|a| a.name() == name) else {
             return Ok(None);
         };

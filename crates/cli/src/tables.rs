@@ -147,7 +147,7 @@ fn compare(
     let cost = algorithm
         .cost(request, &row.params)
         .map_err(|e| anyhow!("published row {} n={}: {e}", row.table, row.threads))?;
-    let score = objective.score(&cost, request.metric).unwrap_or(f64::NAN);
+    let score = objective.score(&cost, request.metric()).unwrap_or(f64::NAN);
     let verdict = if row.params == ours.params {
         "agree"
     } else if score_key(score) == score_key(ours.score) {

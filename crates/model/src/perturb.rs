@@ -89,7 +89,7 @@ pub fn params_used(
     params: &Params,
 ) -> Vec<String> {
     let cost_of = |m: &Machine| {
-        m.algorithms_for(request.collective)
+        m.algorithms_for(request.collective())
             .into_iter()
             .find(|a| a.name() == algorithm)
             .and_then(|a| a.cost(request, params).ok())

@@ -206,19 +206,17 @@ impl fmt::Display for BufferStates {
 }
 
 /// One question to a model: price a collective for this many threads and this message size.
+///
+/// Checked once, when it is built ([`Request::new`], [`Request::with_size`]): at least 2 and at
+/// most [`MAX_THREADS`] threads, at most [`MAX_SIZE_BYTES`] bytes. The fields are private, so
+/// every holder of a `Request` can trust those checks and none repeats them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Request {
-    /// The collective operation.
-    pub collective: Collective,
-    /// Number of participating threads (processes, SPEs, cores), at least 2.
-    pub threads: u32,
-    /// Message size in bytes (per process where the collective gathers/reduces); 0 means "one
-    /// small item" (a single cache line or flag) for the collectives that model that case.
-    pub size_bytes: u64,
-    /// Initial buffer states (cache-coherent machines only).
-    pub state: BufferStates,
-    /// What to optimize.
-    pub metric: Metric,
+    collective: Collective,
+    threads: u32,
+    size_bytes: u64,
+    state: BufferStates,
+    metric: Metric,
 }
 
 impl Request {
@@ -268,6 +266,32 @@ impl Request {
     pub fn with_metric(mut self, metric: Metric) -> Self {
         self.metric = metric;
         self
+    }
+
+    /// The collective operation.
+    pub fn collective(&self) -> Collective {
+        self.collective
+    }
+
+    /// Number of participating threads (processes, SPEs, cores, ranks): at least 2.
+    pub fn threads(&self) -> u32 {
+        self.threads
+    }
+
+    /// Message size in bytes (per process where the collective gathers or reduces); 0 means
+    /// "one small item" (a single cache line or flag) for the collectives that model that case.
+    pub fn size_bytes(&self) -> u64 {
+        self.size_bytes
+    }
+
+    /// Initial buffer states (cache-coherent machines only).
+    pub fn state(&self) -> BufferStates {
+        self.state
+    }
+
+    /// What to optimize.
+    pub fn metric(&self) -> Metric {
+        self.metric
     }
 }
 

@@ -109,7 +109,7 @@ fn grid(ranges: &[IntRange]) -> Vec<Params> {
 /// The cheapest (algorithm, params, cost) over everything that prices the request.
 fn best(m: &machine::Machine, r: &Request) -> (String, Params, Cost) {
     let mut found: Option<(String, Params, Cost)> = None;
-    for a in m.algorithms_for(r.collective) {
+    for a in m.algorithms_for(r.collective()) {
         for params in configurations(a.as_ref(), r) {
             if let Ok(c) = a.cost(r, &params) {
                 let better = match &found {
@@ -731,7 +731,7 @@ fn cell_of(m: &machine::Machine) -> &Cell {
 /// Every (algorithm, params) pair that prices the request, with its cost.
 fn all_costs(m: &machine::Machine, r: &Request) -> Vec<(String, Params, Cost)> {
     let mut out = Vec::new();
-    for a in m.algorithms_for(r.collective) {
+    for a in m.algorithms_for(r.collective()) {
         for params in configurations(a.as_ref(), r) {
             if let Ok(c) = a.cost(r, &params) {
                 out.push((a.name().to_string(), params, c));

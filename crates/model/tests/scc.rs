@@ -96,10 +96,10 @@ fn oc_bcast_latency_for_k7_and_3072_bytes() {
 /// 1e-6 ns, the optimizer's rule) go to the smaller k.
 fn best_k(machine_algs: &[Box<dyn Algorithm + '_>], r: &Request) -> (u32, f64) {
     let oc = &machine_algs[0];
-    (1..r.threads)
+    (1..r.threads())
         .filter_map(|deg| {
             let c = oc.cost(r, &k(deg.into())).ok()?;
-            let score = match r.metric {
+            let score = match r.metric() {
                 Metric::Latency => c.min_ns,
                 Metric::Throughput => 1e9 / c.throughput_bytes_per_s.unwrap(),
             };

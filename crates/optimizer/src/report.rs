@@ -136,13 +136,13 @@ impl Report {
         };
         Some(Report {
             machine: machine.to_string(),
-            collective: request.collective,
+            collective: request.collective(),
             algorithm: best.algorithm.clone(),
-            threads: request.threads,
-            size_bytes: request.size_bytes,
-            metric: request.metric,
+            threads: request.threads(),
+            size_bytes: request.size_bytes(),
+            metric: request.metric(),
             objective: objective.to_string(),
-            state: request.state.to_string(),
+            state: request.state().to_string(),
             params: best.scored.params.clone(),
             t_min_ns: round3(best.scored.cost.min_ns),
             t_max_ns: round3(best.scored.cost.max_ns),

@@ -978,7 +978,7 @@ pub fn rank_rooted_trees_with(
     let cost = algorithm.cost(request, &params)?;
     let score = options
         .objective
-        .score(&cost, request.metric)
+        .score(&cost, request.metric())
         .ok_or_else(|| ModelError::Unsupported("the tree search optimizes latency only".into()))?;
     Ok(Ranked {
         best: vec![Scored {

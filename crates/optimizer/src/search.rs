@@ -277,7 +277,7 @@ impl<'a> Run<'a> {
         let scored = algorithm.cost(request, &params).ok().and_then(|cost| {
             options
                 .objective
-                .score(&cost, request.metric)
+                .score(&cost, request.metric())
                 .filter(|s| s.is_finite())
                 .map(|score| Scored {
                     params,
@@ -349,7 +349,7 @@ pub fn rank_until(
             };
             let bounded = algorithm
                 .tree_prefix_bound(request, &[1])
-                .and_then(|c| options.objective.score(&c, request.metric))
+                .and_then(|c| options.objective.score(&c, request.metric()))
                 .is_some();
             if !bounded {
                 // Nothing to prune with: the search is the enumeration.
@@ -551,7 +551,7 @@ fn level_search(
     let bound_key = |degrees: &[u32]| {
         algorithm
             .tree_prefix_bound(request, degrees)
-            .and_then(|c| options.objective.score(&c, request.metric))
+            .and_then(|c| options.objective.score(&c, request.metric()))
             .map(score_key)
     };
     for seed in balanced_seeds(tree) {
@@ -638,7 +638,7 @@ fn level_search(
                 prefix.push(frame.next);
                 match algorithm
                     .tree_prefix_bound(request, &prefix)
-                    .and_then(|c| options.objective.score(&c, request.metric))
+                    .and_then(|c| options.objective.score(&c, request.metric()))
                 {
                     Some(b) => lower = Some(lower.map_or(b, |l: f64| l.min(b))),
                     None => certain = false,

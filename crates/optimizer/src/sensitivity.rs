@@ -336,7 +336,7 @@ impl<'m> Analysis<'m> {
 
     /// The chosen configuration's cost and score on `machine`, if it can be priced there.
     fn chosen_on(&self, machine: &Machine) -> Result<(Cost, f64), String> {
-        let algorithms = machine.algorithms_for(self.request.collective);
+        let algorithms = machine.algorithms_for(self.request.collective());
         let algorithm = algorithms
             .iter()
             .find(|a| a.name() == self.chosen.algorithm)
@@ -347,7 +347,7 @@ impl<'m> Analysis<'m> {
         let score = self
             .search
             .objective
-            .score(&cost, self.request.metric)
+            .score(&cost, self.request.metric())
             .filter(|s| s.is_finite())
             .ok_or_else(|| "the chosen configuration has no score".to_string())?;
         Ok((cost, score))
@@ -466,7 +466,7 @@ impl<'m> Analysis<'m> {
             ..self.search.clone()
         };
         self.machine
-            .algorithms_for(self.request.collective)
+            .algorithms_for(self.request.collective())
             .iter()
             .filter_map(|a| crate::search::rank(a.as_ref(), &self.request, &options).ok())
             .map(|r| r.stats.evaluated)
@@ -478,7 +478,7 @@ impl<'m> Analysis<'m> {
     /// candidates priced once, so about `samples × (work of one tuning + candidates)`
     /// configurations priced.
     pub fn monte_carlo_estimate(&self, options: &MonteCarloOptions) -> WorkEstimate {
-        let algorithms = self.machine.algorithms_for(self.request.collective).len() as u64;
+        let algorithms = self.machine.algorithms_for(self.request.collective()).len() as u64;
         let candidates = algorithms.saturating_mul(options.candidates_per_algorithm.max(1) as u64);
         WorkEstimate {
             what: "configurations priced over the Monte Carlo samples".into(),
@@ -663,12 +663,12 @@ impl<'m> Analysis<'m> {
     }
 
     fn score_of(&self, machine: &Machine, (name, params): &ConfigId) -> Option<f64> {
-        let algorithms = machine.algorithms_for(self.request.collective);
+        let algorithms = machine.algorithms_for(self.request.collective());
         let algorithm = algorithms.iter().find(|a| a.name() == name)?;
         let cost = algorithm.cost(&self.request, params).ok()?;
         self.search
             .objective
-            .score(&cost, self.request.metric)
+            .score(&cost, self.request.metric())
             .filter(|s| s.is_finite())
     }
 

@@ -193,7 +193,7 @@ fn explain_infeasible(
     }
     let reason = matching.find_map(|p| match algorithm.cost(request, &p) {
         Err(e) => Some(format!("{p}: {e}")),
-        Ok(cost) if options.objective.score(&cost, request.metric).is_none() => {
+        Ok(cost) if options.objective.score(&cost, request.metric()).is_none() => {
             Some(NO_THROUGHPUT.to_string())
         }
         Ok(_) => None,
@@ -227,12 +227,12 @@ pub fn tune_until(
     only: Option<&str>,
     deadline: Deadline,
 ) -> Result<Tuning, TuneError> {
-    let all = machine.algorithms_for(request.collective);
+    let all = machine.algorithms_for(request.collective());
     if all.is_empty() {
         return Err(TuneError::NoAlgorithm(format!(
             "{} has no model for {} (it models: {})",
             machine.name,
-            request.collective,
+            request.collective(),
             machine
                 .collectives()
                 .iter()
@@ -251,7 +251,7 @@ pub fn tune_until(
         return Err(TuneError::NoAlgorithm(format!(
             "{} has no {} algorithm named `{}` (it has: {})",
             machine.name,
-            request.collective,
+            request.collective(),
             only.unwrap_or_default(),
             names.join(", ")
         )));

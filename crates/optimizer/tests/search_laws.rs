@@ -150,7 +150,7 @@ proptest! {
         for degrees in all_covering_trees(n) {
             let params = Params::Tree { depth: degrees.len() as u32, degrees };
             let cost = algorithm.cost(&request, &params).unwrap();
-            let score = objective.score(&cost, request.metric).unwrap();
+            let score = objective.score(&cost, request.metric()).unwrap();
             prop_assert!(best <= score + 1e-6, "{params} scores {score} < optimum {best}");
         }
     }
@@ -208,7 +208,7 @@ proptest! {
                 .into_iter()
                 .map(|degrees| {
                     let params = Params::Tree { depth: degrees.len() as u32, degrees };
-                    objective.score(&algorithm.cost(&request, &params).unwrap(), request.metric).unwrap()
+                    objective.score(&algorithm.cost(&request, &params).unwrap(), request.metric()).unwrap()
                 })
                 .fold(f64::INFINITY, f64::min);
             prop_assert!((best - exhaustive).abs() < 1e-6, "search {best} vs exhaustive {exhaustive}");

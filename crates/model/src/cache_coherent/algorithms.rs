@@ -51,13 +51,13 @@ fn tree_degrees<'p>(request: &Request, params: &'p Params) -> Result<&'p [u32], 
         });
     }
     let covered = tree_coverage(degrees);
-    if covered < u64::from(request.threads) {
+    if covered < u64::from(request.threads()) {
         return Err(ModelError::Parameter {
             name: "degrees".into(),
             value: format!("{degrees:?}"),
             reason: format!(
                 "the tree has {covered} nodes, fewer than the {} threads (Eq. 4.4)",
-                request.threads
+                request.threads()
             ),
         });
     }
@@ -77,9 +77,9 @@ pub fn tree_coverage(degrees: &[u32]) -> u64 {
 
 fn small_item(model: &CacheCoherent, request: &Request, what: &str) -> Result<(), ModelError> {
     let line = u64::from(model.topology.line_bytes);
-    if request.size_bytes > line {
+    if request.size_bytes() > line {
         return Err(ModelError::SizeLimit {
-            size_bytes: request.size_bytes,
+            size_bytes: request.size_bytes(),
             limit_bytes: line,
             what: format!("the one item the {what} model carries in its notification line"),
         });
@@ -88,7 +88,7 @@ fn small_item(model: &CacheCoherent, request: &Request, what: &str) -> Result<()
 }
 
 fn large_message(request: &Request) -> Result<(), ModelError> {
-    if request.size_bytes == 0 {
+    if request.size_bytes() == 0 {
         return Err(ModelError::SizeRequired {
             models: "the large-broadcast models".into(),
         });
@@ -106,7 +106,7 @@ fn level_tree_space(
     small_item(model, request, what)?;
     model.costs(request)?;
     Ok(Space::LevelDegrees {
-        threads: request.threads,
+        threads: request.threads(),
         ordering: options.ordering,
     })
 }
@@ -231,7 +231,7 @@ impl Algorithm for PipelinedBroadcast<'_> {
         large_message(request)?;
         let c = self.0.costs(request)?;
         let (lo, hi) =
-            minmax::pipelined_broadcast(&c, request.threads, self.0.lines(request.size_bytes));
+            minmax::pipelined_broadcast(&c, request.threads(), self.0.lines(request.size_bytes()));
         Ok(Cost::range(lo, hi))
     }
     fn breakdown(&self, request: &Request, _: &Params) -> Result<Vec<Term>, ModelError> {
@@ -239,8 +239,8 @@ impl Algorithm for PipelinedBroadcast<'_> {
         let c = self.0.costs(request)?;
         let phases = minmax::pipelined_broadcast_phases(
             &c,
-            request.threads,
-            self.0.lines(request.size_bytes),
+            request.threads(),
+            self.0.lines(request.size_bytes()),
         );
         let labels = [
             "T_init initialization",
@@ -283,7 +283,7 @@ impl Algorithm for FlatTreeBroadcast<'_> {
         large_message(request)?;
         let c = self.0.costs(request)?;
         let (lo, hi) =
-            minmax::flat_tree_broadcast(&c, request.threads, self.0.lines(request.size_bytes));
+            minmax::flat_tree_broadcast(&c, request.threads(), self.0.lines(request.size_bytes()));
         Ok(Cost::range(lo, hi))
     }
     fn breakdown(&self, request: &Request, _: &Params) -> Result<Vec<Term>, ModelError> {
@@ -291,8 +291,8 @@ impl Algorithm for FlatTreeBroadcast<'_> {
         let c = self.0.costs(request)?;
         let (copy, (lo, hi)) = minmax::flat_tree_broadcast_parts(
             &c,
-            request.threads,
-            self.0.lines(request.size_bytes),
+            request.threads(),
+            self.0.lines(request.size_bytes()),
         );
         Ok(vec![
             Term {
@@ -326,7 +326,7 @@ impl Algorithm for DisseminationBarrier<'_> {
     fn space(&self, request: &Request, options: &SpaceOptions) -> Result<Space, ModelError> {
         self.0.costs(request)?;
         Ok(Space::Dissemination {
-            threads: request.threads,
+            threads: request.threads(),
             rule: options.rounds,
         })
     }
@@ -338,23 +338,23 @@ impl Algorithm for DisseminationBarrier<'_> {
                 got: params.to_string(),
             });
         };
-        if *degree == 0 || *degree >= request.threads {
+        if *degree == 0 || *degree >= request.threads() {
             return Err(ModelError::Parameter {
                 name: "degree".into(),
                 value: degree.to_string(),
-                reason: format!("must be between 1 and n-1 = {}", request.threads - 1),
+                reason: format!("must be between 1 and n-1 = {}", request.threads() - 1),
             });
         }
         let reach = u64::from(*degree + 1)
             .checked_pow(*rounds)
             .unwrap_or(u64::MAX);
-        if *rounds == 0 || reach < u64::from(request.threads) {
+        if *rounds == 0 || reach < u64::from(request.threads()) {
             return Err(ModelError::Parameter {
                 name: "rounds".into(),
                 value: rounds.to_string(),
                 reason: format!(
                     "{rounds} rounds of degree {degree} cannot synchronize {} threads",
-                    request.threads
+                    request.threads()
                 ),
             });
         }

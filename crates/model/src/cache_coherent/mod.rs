@@ -200,7 +200,7 @@ impl CacheCoherent {
     /// transfers cross the interconnect, and we conservatively price every remote transfer at the
     /// other-socket cost (documented in `docs/cache-coherent.md`).
     pub fn costs(&self, request: &Request) -> Result<Costs, ModelError> {
-        let spans = self.topology.spans_sockets(request.threads);
+        let spans = self.topology.spans_sockets(request.threads());
         let r_r = match (spans, self.line.remote_socket) {
             (true, Some(r)) => r,
             _ => self.line.remote,
@@ -209,7 +209,7 @@ impl CacheCoherent {
             (true, Some(r)) => r,
             _ => self.line.invalid,
         };
-        let states = request.state;
+        let states = request.state();
         let known = |m: &mut dyn Iterator<Item = &BufferStates>| {
             m.map(ToString::to_string).collect::<Vec<_>>().join(", ")
         };

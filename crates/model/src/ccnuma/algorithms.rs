@@ -54,17 +54,17 @@ impl<'a> ClaTreeBroadcast<'a> {
 
     fn check(&self, request: &Request) -> Result<(), ModelError> {
         let line = u64::from(self.model.topology.line_bytes);
-        if request.size_bytes > line {
+        if request.size_bytes() > line {
             return Err(ModelError::Unsupported(format!(
                 "the one-line broadcast carries at most one cache line ({line} B, got {} B)",
-                request.size_bytes
+                request.size_bytes()
             )));
         }
-        if self.root >= request.threads {
+        if self.root >= request.threads() {
             return Err(ModelError::Parameter {
                 name: "root".into(),
                 value: self.root.to_string(),
-                reason: format!("must be a thread id below {}", request.threads),
+                reason: format!("must be a thread id below {}", request.threads()),
             });
         }
         Ok(())
@@ -74,14 +74,14 @@ impl<'a> ClaTreeBroadcast<'a> {
     pub fn tree_space(&self, request: &Request) -> Result<RootedTreeSpace, ModelError> {
         self.check(request)?;
         Ok(RootedTreeSpace {
-            threads: request.threads,
-            thread_sockets: self.model.topology.sockets_of(request.threads),
+            threads: request.threads(),
+            thread_sockets: self.model.topology.sockets_of(request.threads()),
             root_thread: self.root,
             costs: self.model.tree_costs(),
             search: self.search,
             capacity: match self.placement {
                 ThreadPlacement::ByThreadId => None,
-                ThreadPlacement::Optimal => Some(socket_capacity(self.model, request.threads)),
+                ThreadPlacement::Optimal => Some(socket_capacity(self.model, request.threads())),
             },
         })
     }
@@ -114,16 +114,16 @@ fn placed_tree(
         value: format!("{parents:?}"),
         reason: e.to_string(),
     })?;
-    tree.expect_len(request.threads)
+    tree.expect_len(request.threads())
         .map_err(|e| ModelError::Parameter {
             name: "parent".into(),
             value: tree.nested(),
             reason: e.to_string(),
         })?;
-    let expected = model.topology.sockets_of(request.threads);
+    let expected = model.topology.sockets_of(request.threads());
     if sockets != &expected {
         // A placement chosen by the search (`--placement optimal`): any split the sockets hold.
-        let capacity = socket_capacity(model, request.threads);
+        let capacity = socket_capacity(model, request.threads());
         let mut used = vec![0u32; capacity.len()];
         let fits = sockets.len() == expected.len()
             && sockets.iter().all(|&s| {

@@ -246,7 +246,7 @@ impl<'a> CellAlgorithm<'a> {
 
     /// The placement of a request, refusing the ones this algorithm has no model for.
     fn place(&self, request: &Request) -> Result<Where<'a>, ModelError> {
-        let p = request.threads;
+        let p = request.threads();
         let placement = self.model.placement(request)?;
         match (placement, self.kind) {
             (Placement::Blades(_), Kind::BarrierClusterHybrid) => Ok(Where::One),
@@ -279,7 +279,7 @@ impl<'a> CellAlgorithm<'a> {
 
     /// The message size, checked: at least 1 byte, and every buffer within the local store.
     fn size(&self, request: &Request) -> Result<u64, ModelError> {
-        let m = request.size_bytes;
+        let m = request.size_bytes();
         if !self.kind.moves_data() {
             return Ok(m);
         }
@@ -290,7 +290,7 @@ impl<'a> CellAlgorithm<'a> {
         }
         let (largest, what) = if self.kind.collective() == Collective::Allgather {
             (
-                m.saturating_mul(u64::from(request.threads)),
+                m.saturating_mul(u64::from(request.threads())),
                 "the all-gather's receive buffer p × m",
             )
         } else {
@@ -413,7 +413,7 @@ impl<'a> CellAlgorithm<'a> {
     pub fn terms(&self, request: &Request, params: &Params) -> Result<Terms, ModelError> {
         let place = self.place(request)?;
         let m = self.size(request)?;
-        let p = request.threads;
+        let p = request.threads();
         if !self.kind.has_xy() {
             self.no_params(params)?;
         }
@@ -543,7 +543,7 @@ impl<'a> CellAlgorithm<'a> {
     fn check_space(&self, request: &Request) -> Result<Space, ModelError> {
         let place = self.place(request)?;
         self.size(request)?;
-        let p = request.threads;
+        let p = request.threads();
         if !self.kind.has_xy() {
             // Price the fixed configuration once so that `space` refuses what `cost` would.
             self.terms(request, &Params::None)?;

@@ -106,7 +106,7 @@ impl Cell {
 
     /// Where the `request.threads` SPEs are, or why there cannot be that many.
     pub fn placement(&self, request: &Request) -> Result<Placement, ModelError> {
-        let p = request.threads;
+        let p = request.threads();
         if p < 2 {
             return Err(ModelError::Threads {
                 threads: p.into(),

@@ -107,7 +107,7 @@ impl KsrAlgorithm<'_> {
                 name: "distance".into(),
                 example: "distance=1".into(),
             })?;
-        let p = i64::from(request.threads);
+        let p = i64::from(request.threads());
         if d < 1 || d >= p {
             return Err(ModelError::Parameter {
                 name: "distance".into(),
@@ -138,7 +138,7 @@ impl KsrAlgorithm<'_> {
     fn terms(&self, request: &Request, params: &Params) -> Result<Vec<Term>, ModelError> {
         let m = self.model;
         let n = m.check_request(request)?;
-        let p = request.threads;
+        let p = request.threads();
         let total = u64::from(p).saturating_mul(n);
         let pf = f64::from(p);
         let stages = Ksr1::tree_stages(p);
@@ -334,7 +334,7 @@ impl Algorithm for KsrAlgorithm<'_> {
             Kind::Shift => Space::Grid(vec![IntRange::new(
                 "distance",
                 1,
-                i64::from(request.threads) - 1,
+                i64::from(request.threads()) - 1,
             )]),
             _ => Space::Fixed,
         })
@@ -350,9 +350,9 @@ impl Algorithm for KsrAlgorithm<'_> {
             | Kind::AllgatherGatherBcast
             | Kind::AllgatherTreeGatherBcast
             | Kind::AllgatherCyclicShifts => {
-                u64::from(request.threads).saturating_mul(request.size_bytes)
+                u64::from(request.threads()).saturating_mul(request.size_bytes())
             }
-            Kind::Bcast | Kind::Shift | Kind::Reduce(_) => request.size_bytes,
+            Kind::Bcast | Kind::Shift | Kind::Reduce(_) => request.size_bytes(),
         };
         Ok(cost.with_throughput(bytes as f64 / (ns * 1e-9)))
     }

@@ -222,15 +222,10 @@ impl Ksr1 {
     /// Check a request: 2 ≤ threads ≤ the machine's processing cells; a size of at least one
     /// byte for every collective but the barrier. Returns the subpages per processor.
     pub fn check_request(&self, request: &Request) -> Result<u64, ModelError> {
-        if request.threads < 2 {
+        // At least 2 threads: a `Request` cannot hold fewer.
+        if request.threads() > self.max_processors() {
             return Err(ModelError::Threads {
-                threads: request.threads.into(),
-                reason: "a collective needs at least 2 processors".into(),
-            });
-        }
-        if request.threads > self.max_processors() {
-            return Err(ModelError::Threads {
-                threads: request.threads.into(),
+                threads: request.threads().into(),
                 reason: format!(
                     "a KSR-1 has at most {} processing cells ({} ring:0s of {}; seed 003 §2)",
                     self.max_processors(),
@@ -239,12 +234,12 @@ impl Ksr1 {
                 ),
             });
         }
-        if request.collective != Collective::Barrier && request.size_bytes == 0 {
+        if request.collective() != Collective::Barrier && request.size_bytes() == 0 {
             return Err(ModelError::SizeRequired {
-                models: format!("the KSR-1 {} models", request.collective),
+                models: format!("the KSR-1 {} models", request.collective()),
             });
         }
-        Ok(self.subpages(request.size_bytes))
+        Ok(self.subpages(request.size_bytes()))
     }
 }
 

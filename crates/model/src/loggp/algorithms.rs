@@ -526,7 +526,7 @@ impl LogGpAlgorithm<'_> {
                 reason: format!("`{}` needs {}", self.kind.name(), expected.join(", ")),
             })
         };
-        let p = request.threads;
+        let p = request.threads();
         let mut knobs = Knobs::default();
         for name in expected {
             let v = get(name)?;
@@ -790,8 +790,8 @@ impl LogGpAlgorithm<'_> {
 
     fn terms(&self, request: &Request, params: &Params) -> Result<Terms, ModelError> {
         let knobs = self.knobs(request, params)?;
-        let p = request.threads;
-        let m = request.size_bytes;
+        let p = request.threads();
+        let m = request.size_bytes();
         let net = Net::new(self.model, p);
         let n = &net;
         let mut terms = Terms::default();
@@ -1079,8 +1079,8 @@ impl LogGpAlgorithm<'_> {
     }
 
     fn values(&self, request: &Request) -> Vec<ValueList> {
-        let p = request.threads;
-        let m = request.size_bytes;
+        let p = request.threads();
+        let m = request.size_bytes();
         self.kind
             .parameters()
             .iter()
@@ -1121,12 +1121,12 @@ impl Algorithm for LogGpAlgorithm<'_> {
     }
 
     fn space(&self, request: &Request, _options: &SpaceOptions) -> Result<Space, ModelError> {
-        if request.collective != self.kind.collective() {
+        if request.collective() != self.kind.collective() {
             return Err(ModelError::Unsupported(format!(
                 "`{}` is a {} algorithm, not {}",
                 self.kind.name(),
                 self.kind.collective(),
-                request.collective
+                request.collective()
             )));
         }
         if self.kind.parameters().is_empty() {

@@ -103,7 +103,7 @@ impl OcBcast<'_> {
         let k = *map.get("k").ok_or_else(|| {
             ModelError::Unsupported("oc-bcast needs the tree degree k (e.g. k=7)".into())
         })?;
-        let p = i64::from(request.threads);
+        let p = i64::from(request.threads());
         if k < 1 || k >= p {
             return Err(ModelError::Parameter {
                 name: "k".into(),
@@ -137,17 +137,17 @@ impl Algorithm for OcBcast<'_> {
         Ok(Space::Grid(vec![IntRange::new(
             "k",
             1,
-            i64::from(request.threads) - 1,
+            i64::from(request.threads()) - 1,
         )]))
     }
     fn cost(&self, request: &Request, params: &Params) -> Result<Cost, ModelError> {
         let m = self.0.check_request(request)?;
         let k = self.degree(request, params)?;
         check_contention_free(k)?;
-        let p = request.threads;
+        let p = request.threads();
         Ok(cost_from_us(
             self.0.oc_latency(p, m, k),
-            request.size_bytes,
+            request.size_bytes(),
             self.0.oc_stream_time(p, m, k),
         ))
     }
@@ -155,7 +155,7 @@ impl Algorithm for OcBcast<'_> {
         let m = self.0.check_request(request)?;
         let k = self.degree(request, params)?;
         check_contention_free(k)?;
-        let p = request.threads;
+        let p = request.threads();
         let parts = self.0.oc_latency_parts(p, m, k);
         let chunk = m.min(self.0.oc_chunk_lines);
         let mut terms = vec![
@@ -232,14 +232,14 @@ impl Algorithm for BinomialBcast<'_> {
     fn cost(&self, request: &Request, params: &Params) -> Result<Cost, ModelError> {
         no_params(self.name(), params)?;
         let m = self.0.check_request(request)?;
-        let t = self.0.binomial_latency(request.threads, m);
-        Ok(cost_from_us(t, request.size_bytes, t))
+        let t = self.0.binomial_latency(request.threads(), m);
+        Ok(cost_from_us(t, request.size_bytes(), t))
     }
     fn breakdown(&self, request: &Request, params: &Params) -> Result<Vec<Term>, ModelError> {
         no_params(self.name(), params)?;
         let m = self.0.check_request(request)?;
         let rcce = self.0.rcce();
-        let levels = crate::algorithm::ceil_log(2, u64::from(request.threads));
+        let levels = crate::algorithm::ceil_log(2, u64::from(request.threads()));
         Ok(vec![
             term(
                 format!("C_sr({m}): the root's send from memory (Eq. 4.22)"),
@@ -278,13 +278,13 @@ impl Algorithm for ScatterAllgather<'_> {
     fn cost(&self, request: &Request, params: &Params) -> Result<Cost, ModelError> {
         no_params(self.name(), params)?;
         let m = self.0.check_request(request)?;
-        let t = self.0.scatter_allgather(request.threads, m);
-        Ok(cost_from_us(t, request.size_bytes, t))
+        let t = self.0.scatter_allgather(request.threads(), m);
+        Ok(cost_from_us(t, request.size_bytes(), t))
     }
     fn breakdown(&self, request: &Request, params: &Params) -> Result<Vec<Term>, ModelError> {
         no_params(self.name(), params)?;
         let m = self.0.check_request(request)?;
-        let p = request.threads;
+        let p = request.threads();
         let slice = Scc::slice_lines(p, m);
         Ok(vec![
             term(

@@ -71,15 +71,10 @@ impl Scc {
     /// Check a request against the machine: 2 ≤ threads ≤ cores and a message of at least one
     /// byte. Returns the message size in lines.
     pub fn check_request(&self, request: &Request) -> Result<u64, ModelError> {
-        if request.threads < 2 {
+        // At least 2 threads: a `Request` cannot hold fewer.
+        if request.threads() > self.cores() {
             return Err(ModelError::Threads {
-                threads: request.threads.into(),
-                reason: "a broadcast needs at least 2 cores".into(),
-            });
-        }
-        if request.threads > self.cores() {
-            return Err(ModelError::Threads {
-                threads: request.threads.into(),
+                threads: request.threads().into(),
                 reason: format!(
                     "{} has {} cores (one process per core; the mesh has no room for more)",
                     self.name,
@@ -87,13 +82,13 @@ impl Scc {
                 ),
             });
         }
-        if request.size_bytes == 0 {
+        if request.size_bytes() == 0 {
             return Err(ModelError::Unsupported(
                 "the SCC broadcast models need a message size of at least 1 byte (--size BYTES)"
                     .into(),
             ));
         }
-        Ok(self.lines(request.size_bytes))
+        Ok(self.lines(request.size_bytes()))
     }
 }
 
