@@ -7,7 +7,7 @@
 //! either success or exit code 2 with exactly one line on stderr.
 //!
 //! A short run (50 cases per flag) is part of `cargo test`; the long run is documented in
-//! docs/fuzzing-inputs.md (`PROPTEST_CASES=5000 cargo test --release -p modelopt-cli --test
+//! docs/fuzzing.md (`PROPTEST_CASES=5000 cargo test --release -p modelopt-cli --test
 //! fuzz_flags`).
 
 use assert_cmd::Command;

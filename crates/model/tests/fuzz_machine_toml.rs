@@ -6,7 +6,7 @@
 //! [`CASE_LIMIT`]), and gives either a machine or a one-line error naming the file. A machine
 //! that loads must also describe its search spaces and list its parameters without panicking.
 //!
-//! A short run is part of `cargo test`; the long run is documented in docs/fuzzing-inputs.md
+//! A short run is part of `cargo test`; the long run is documented in docs/fuzzing.md
 //! (`PROPTEST_CASES=200000 cargo test --release -p modelopt-model --test fuzz_machine_toml`).
 
 use modelopt_model::machine::{from_text, load};
@@ -294,7 +294,7 @@ fn every_number_replaced_once() {
 /// The full cross product, every number × every extreme value (about 33,000 cases, ten minutes
 /// in a debug build): part of the long run, `cargo test ... -- --ignored`.
 #[test]
-#[ignore = "long run: docs/fuzzing-inputs.md"]
+#[ignore = "long run: docs/fuzzing.md"]
 fn every_number_replaced_by_every_extreme_value() {
     for (name, text) in bundled() {
         for nth in 0..numbers(text.as_bytes()).len() {

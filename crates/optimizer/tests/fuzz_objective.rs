@@ -6,7 +6,7 @@
 //! particular a huge weight such as `blend:1e308` is not printed with 309 digits.
 //!
 //! Long run: `PROPTEST_CASES=1000000 cargo test --release -p modelopt-optimizer --test
-//! fuzz_objective` (docs/fuzzing-inputs.md).
+//! fuzz_objective` (docs/fuzzing.md).
 
 use modelopt_optimizer::objective::Objective;
 use proptest::prelude::*;
