@@ -94,6 +94,19 @@ pub struct RunArgs {
     /// Timed, checked iterations per candidate.
     #[arg(long, default_value_t = 1000)]
     pub iterations: u64,
+    #[command(flatten)]
+    pub host: HostFlags,
+    /// Allow more threads than the machine file describes (the model extrapolates).
+    #[arg(long)]
+    pub extrapolate: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = RunFormat::Text)]
+    pub format: RunFormat,
+}
+
+/// Where and how host runs execute: shared by `run` and `validate`.
+#[derive(Debug, Clone, Args)]
+pub struct HostFlags {
     /// CPUs to run on, e.g. 0,1 or 0-3,8 (default: every CPU this process may use).
     #[arg(long)]
     pub cpus: Option<String>,
@@ -106,12 +119,6 @@ pub struct RunArgs {
     /// Start instant of each iteration this many microseconds after it is announced.
     #[arg(long, default_value_t = 100)]
     pub gap_us: u64,
-    /// Allow more threads than the machine file describes (the model extrapolates).
-    #[arg(long)]
-    pub extrapolate: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = RunFormat::Text)]
-    pub format: RunFormat,
 }
 
 /// Run `modelopt run` and return its output.
@@ -120,11 +127,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
     let setup = Setup::new(
         &machine,
         args.collective,
-        args.cpus.as_deref(),
-        args.oversubscribe,
+        args.host.cpus.as_deref(),
+        args.host.oversubscribe,
         args.iterations,
-        args.timeout_ms,
-        args.gap_us,
+        args.host.timeout_ms,
+        args.host.gap_us,
     )?;
     check_threads(&machine, args.threads, args.extrapolate)?;
     let specs = CandidateSpecs::parse(args.collective, &args.tree, &args.degree)?;

@@ -9,6 +9,7 @@
 
 use crate::args::{parse_range, MachineFlag};
 use crate::job::{check_threads, load_machine};
+use crate::run_cmd::HostFlags;
 use crate::run_cmd::{
     ns, render_columns, CandidateSpecs, RunCollective, RunFormat, RunReport, Setup,
 };
@@ -40,18 +41,8 @@ pub struct ValidateArgs {
     /// Timed, checked iterations per candidate and thread count.
     #[arg(long, default_value_t = 300)]
     pub iterations: u64,
-    /// CPUs to run on, e.g. 0,1 or 0-3,8 (default: every CPU this process may use).
-    #[arg(long)]
-    pub cpus: Option<String>,
-    /// Allow more threads than CPUs (threads share CPUs; latencies then measure the scheduler).
-    #[arg(long)]
-    pub oversubscribe: bool,
-    /// Give up a wait after this many milliseconds.
-    #[arg(long, default_value_t = 10_000)]
-    pub timeout_ms: u64,
-    /// Start instant of each iteration this many microseconds after it is announced.
-    #[arg(long, default_value_t = 100)]
-    pub gap_us: u64,
+    #[command(flatten)]
+    pub host: HostFlags,
     /// Allow more threads than the machine file describes (the model extrapolates).
     #[arg(long)]
     pub extrapolate: bool,
@@ -104,11 +95,11 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<String> {
     let setup = Setup::new(
         &machine,
         args.collective,
-        args.cpus.as_deref(),
-        args.oversubscribe,
+        args.host.cpus.as_deref(),
+        args.host.oversubscribe,
         args.iterations,
-        args.timeout_ms,
-        args.gap_us,
+        args.host.timeout_ms,
+        args.host.gap_us,
     )?;
     let (lo, hi) = match args.threads {
         Some(range) => range,
