@@ -276,6 +276,11 @@ fn render_text(machine: &Machine, report: &Report) -> String {
         }
         let _ = writeln!(out, " {:>9}", row.vs_best);
     }
+    if with_throughput {
+        if let Some(note) = machine.family_entry().throughput_note {
+            let _ = writeln!(out, "  [MB/s]: {note}");
+        }
+    }
     let _ = writeln!(out);
     let width = report
         .algorithms

@@ -26,6 +26,9 @@ pub struct Family {
     pub cache_states: bool,
     /// The metrics its models predict.
     pub metrics: &'static [Metric],
+    /// What its throughput figures mean, when that is not simply size ÷ time (shown under a
+    /// throughput column).
+    pub throughput_note: Option<&'static str>,
 }
 
 impl Family {
@@ -53,6 +56,7 @@ pub const FAMILIES: &[Family] = &[
         ],
         cache_states: true,
         metrics: LATENCY,
+        throughput_note: None,
     },
     Family {
         name: "ccnuma",
@@ -64,6 +68,7 @@ pub const FAMILIES: &[Family] = &[
         )],
         cache_states: true,
         metrics: LATENCY,
+        throughput_note: None,
     },
     Family {
         name: "cell",
@@ -85,6 +90,7 @@ pub const FAMILIES: &[Family] = &[
         ],
         cache_states: false,
         metrics: LATENCY,
+        throughput_note: None,
     },
     Family {
         name: "ksr1",
@@ -93,6 +99,7 @@ pub const FAMILIES: &[Family] = &[
         bundled: &[("ksr1", include_str!("../../../machines/ksr1.toml"))],
         cache_states: false,
         metrics: LATENCY_AND_THROUGHPUT,
+        throughput_note: None,
     },
     Family {
         name: "scc",
@@ -101,6 +108,12 @@ pub const FAMILIES: &[Family] = &[
         bundled: &[("scc", include_str!("../../../machines/scc.toml"))],
         cache_states: false,
         metrics: LATENCY_AND_THROUGHPUT,
+        // docs/scc.md, "Throughput": seed 004 Eq. 4.23 for OC-BCAST.
+        throughput_note: Some(
+            "SCC oc-bcast throughput is the sustained rate of back-to-back broadcasts of this size \
+             (bytes per pipeline period, seed 004 Eq. 4.23), not size ÷ time; for binomial and \
+             scatter-allgather it is size ÷ time",
+        ),
     },
     Family {
         name: "loggp",
@@ -115,6 +128,7 @@ pub const FAMILIES: &[Family] = &[
         ],
         cache_states: false,
         metrics: LATENCY,
+        throughput_note: None,
     },
 ];
 
