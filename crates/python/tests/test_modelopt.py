@@ -7,6 +7,7 @@ MODELOPT_BIN to the CLI binary).
 import json
 import os
 import pathlib
+import re
 import subprocess
 import threading
 
@@ -18,13 +19,19 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 CLI = os.environ.get("MODELOPT_BIN", str(ROOT / "target" / "debug" / "modelopt"))
 
 
+# The CLI ends some errors with a hint naming its own flag; the library's message (which Python
+# raises) is the same text without it.
+CLI_HINTS = re.compile(r" \((pass --size BYTES|raise it with --budget [^)]*)\)$")
+
+
 def cli(*args):
-    """(returncode, stdout, the one-line error without its `modelopt: error: ` prefix)."""
+    """(returncode, stdout, the one-line error without its `modelopt: error: ` prefix and without
+    a trailing hint that names a CLI flag)."""
     done = subprocess.run([CLI, *args], capture_output=True, text=True, timeout=300)
     error = ""
     for line in done.stderr.splitlines():
         if line.startswith("modelopt: error: "):
-            error = line[len("modelopt: error: "):]
+            error = CLI_HINTS.sub("", line[len("modelopt: error: "):])
     return done.returncode, done.stdout, error
 
 
