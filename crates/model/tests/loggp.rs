@@ -503,7 +503,9 @@ fn requests_the_model_cannot_serve_are_typed_errors() {
     let param = |c, name: &str, params: Params, bad: &str| {
         let a = algorithm(&h, c, name);
         match a.cost(&request(c, 8, 1024), &params) {
-            Err(ModelError::Parameter { name, .. }) => assert_eq!(name, bad),
+            Err(ModelError::Parameter { name, .. } | ModelError::MissingParameter { name, .. }) => {
+                assert_eq!(name, bad)
+            }
             other => panic!("{other:?}"),
         }
     };

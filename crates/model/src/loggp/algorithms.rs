@@ -520,11 +520,13 @@ impl LogGpAlgorithm<'_> {
             });
         }
         let get = |name: &str| -> Result<i64, ModelError> {
-            map.get(name).copied().ok_or_else(|| ModelError::Parameter {
-                name: name.into(),
-                value: "(missing)".into(),
-                reason: format!("`{}` needs {}", self.kind.name(), expected.join(", ")),
-            })
+            map.get(name)
+                .copied()
+                .ok_or_else(|| ModelError::MissingParameter {
+                    algorithm: self.kind.name().into(),
+                    name: name.into(),
+                    example: format!("{name}=N; it takes {}", expected.join(", ")),
+                })
         };
         let p = request.threads();
         let mut knobs = Knobs::default();
@@ -1122,12 +1124,11 @@ impl Algorithm for LogGpAlgorithm<'_> {
 
     fn space(&self, request: &Request, _options: &SpaceOptions) -> Result<Space, ModelError> {
         if request.collective() != self.kind.collective() {
-            return Err(ModelError::Unsupported(format!(
-                "`{}` is a {} algorithm, not {}",
-                self.kind.name(),
-                self.kind.collective(),
-                request.collective()
-            )));
+            return Err(ModelError::WrongParams {
+                algorithm: self.kind.name().into(),
+                expected: format!("a {} request", self.kind.collective()),
+                got: request.collective().to_string(),
+            });
         }
         if self.kind.parameters().is_empty() {
             Ok(Space::Fixed)
