@@ -22,8 +22,9 @@ pub struct Limits {
     pub work_budget: u64,
 }
 
-/// The default work budget: about a minute of pricing on one core for the cheapest models.
-pub const DEFAULT_WORK_BUDGET: u64 = 2_000_000_000;
+/// The default work budget: about ten seconds of pricing on one core for the cheapest models;
+/// larger searches are refused up front with their size (raise it with `--budget`).
+pub const DEFAULT_WORK_BUDGET: u64 = 100_000_000;
 
 impl Default for Limits {
     fn default() -> Self {

@@ -958,8 +958,8 @@ pub fn rank_rooted_trees(
         request,
         options,
         space,
-        &Limits::default(),
-        &Progress::none(),
+        &options.limits,
+        &options.progress,
     )
 }
 
