@@ -34,7 +34,7 @@ fn main() {
             t0.elapsed().as_secs_f64(),
             found.cost.min_ns,
             found.cost.max_ns,
-            found.exact,
+            found.exact(),
             found.trees
         ),
         Err(e) => println!("{counts:?}: {e}"),

@@ -101,6 +101,12 @@ impl Deadline {
         self.at.is_some_and(|at| Instant::now() >= at)
     }
 
+    /// The time left (zero once passed), or `None` without a time limit.
+    pub fn remaining(&self) -> Option<Duration> {
+        self.at
+            .map(|at| at.saturating_duration_since(Instant::now()))
+    }
+
     /// The stop reason to report when [`Deadline::passed`].
     pub fn reason(&self) -> StopReason {
         StopReason::TimeLimit {

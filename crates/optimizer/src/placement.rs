@@ -131,6 +131,22 @@ struct Choice {
     point: usize,
 }
 
+impl Drop for Choice {
+    /// Unlinks the chain iteratively: the default drop recurses once per link, and a node's
+    /// chain is as long as its number of children (a flat tree of a million threads would
+    /// overflow the stack).
+    fn drop(&mut self) {
+        let mut next = self.prev.take();
+        while let Some(rc) = next {
+            next = match Rc::try_unwrap(rc) {
+                Ok(mut choice) => choice.prev.take(),
+                // Still shared: its other owner drops the rest later.
+                Err(_) => None,
+            };
+        }
+    }
+}
+
 /// A partial merge of a node's children: max arrivals per socket group (T_min, T_max).
 #[derive(Debug, Clone)]
 struct Partial {
@@ -545,4 +561,29 @@ fn milp_in_units(
     let (_, best) = solve(None)?;
     let (sockets, _) = solve(Some(best))?;
     Ok(sockets)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_choice_chain_of_a_million_children_drops_without_recursion() {
+        // The chain a node with a million children builds; the default drop would recurse
+        // a million frames deep and overflow the test thread's 2 MiB stack.
+        let mut back: Option<Rc<Choice>> = None;
+        for i in 0..1_000_000u32 {
+            back = Some(Rc::new(Choice {
+                prev: back,
+                socket: i % 2,
+                ones: 0,
+                point: 0,
+            }));
+        }
+        let shared = back.clone();
+        drop(back);
+        // The other owner keeps the whole chain alive until it drops it too.
+        assert_eq!(shared.as_ref().map(|c| c.socket), Some(1));
+        drop(shared);
+    }
 }

@@ -29,7 +29,9 @@
 //! DP of [`crate::socket_dp`] over (root socket, nodes per socket); `exhaustive` with every tree
 //! and its best placement ([`crate::placement::dp`] on two sockets, every labeling on more).
 
-use crate::limits::{Exactness, Limits, Progress};
+use crate::limits::{
+    BudgetExceeded, Deadline, Exactness, Limits, Progress, StopReason, WorkEstimate,
+};
 use crate::objective::{score_key, Objective};
 use crate::parallel;
 use crate::placement::{self, Placement};
@@ -38,8 +40,7 @@ use crate::socket_dp;
 use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeCosts, TreeSearch};
 use modelopt_model::ccnuma::tree::RootedTree;
 use modelopt_model::{Algorithm, Cost, ModelError, Request};
-use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
 /// Largest n the automatic method searches exhaustively on one socket (A000081(22) ≈ 2.6e8 would
 /// take minutes; 20 takes about a second).
@@ -48,6 +49,65 @@ pub const AUTO_EXHAUSTIVE_ONE_SOCKET: u32 = 20;
 pub const AUTO_EXHAUSTIVE_SOCKETS: u32 = 18;
 /// Largest n [`exhaustive`] accepts (levels are stored in bytes; the count would be absurd).
 pub const EXHAUSTIVE_LIMIT: u32 = 32;
+
+/// Why a rooted-tree search returned no tree. A search that is stopped by a time limit, or whose
+/// exact method is over the work budget, still returns its best tree marked
+/// [`Exactness::Bounded`]; these are the cases where there is nothing to return.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TreeSearchError {
+    /// The thread count is outside what the search handles.
+    #[error("{threads} threads: {reason}")]
+    Threads {
+        /// The requested thread count.
+        threads: u64,
+        /// What the search accepts.
+        reason: String,
+    },
+    /// No placement puts this many threads on each socket with the root on its socket.
+    #[error("no placement fits {counts:?} threads per socket with the root on socket {root}")]
+    NoPlacement {
+        /// Threads per socket (or each socket's capacity).
+        counts: Vec<u32>,
+        /// The root's socket.
+        root: u32,
+    },
+    /// Even the cheapest answer the search could give is over the work budget.
+    #[error(transparent)]
+    Budget(#[from] BudgetExceeded),
+    /// The objective does not score latency, the only metric of the tree search.
+    #[error("the rooted-tree search optimizes latency only")]
+    NotLatency,
+    /// The socket DP rejected its input.
+    #[error(transparent)]
+    SocketDp(socket_dp::SocketDpError),
+    /// The model rejected a tree or placement it was asked to price.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The search built a malformed tree: a defect of the search, never of the input.
+    #[error("internal error: the tree search built a malformed tree ({0})")]
+    Malformed(String),
+}
+
+impl From<socket_dp::SocketDpError> for TreeSearchError {
+    fn from(e: socket_dp::SocketDpError) -> Self {
+        match e {
+            socket_dp::SocketDpError::Budget(b) => TreeSearchError::Budget(b),
+            other => TreeSearchError::SocketDp(other),
+        }
+    }
+}
+
+fn too_few(n: u32) -> TreeSearchError {
+    TreeSearchError::Threads {
+        threads: n.into(),
+        reason: "a broadcast tree needs at least 2 threads".into(),
+    }
+}
+
+fn malformed(e: impl std::fmt::Display) -> TreeSearchError {
+    TreeSearchError::Malformed(e.to_string())
+}
 
 /// The costs Eq. (2) needs: T_lev(k) for both bounds and the constant every tree adds.
 pub trait TreeCost: Sync {
@@ -231,19 +291,22 @@ pub struct TreeOptimum {
     pub sockets: Vec<u32>,
     /// Its predicted cost.
     pub cost: Cost,
-    /// Trees enumerated (pruned ones included); for the DP, the frontier points built.
+    /// Trees enumerated (pruned ones included); for the DPs, the frontier points or transitions.
     pub trees: u64,
-    /// Whether the result is a proven optimum of the model (false only when a time limit
-    /// stopped the socket DP).
-    pub exact: bool,
-    /// The same with why a search stopped early and its certified gap.
+    /// Whether it is a proven optimum of the model; if not, why the search stopped early and the
+    /// certified gap.
     pub exactness: Exactness,
 }
 
 impl TreeOptimum {
     /// The tree, nodes numbered in preorder.
-    pub fn tree(&self) -> Result<RootedTree, ModelError> {
-        RootedTree::from_levels(&self.levels).map_err(|e| ModelError::Unsupported(e.to_string()))
+    pub fn tree(&self) -> Result<RootedTree, TreeSearchError> {
+        RootedTree::from_levels(&self.levels).map_err(malformed)
+    }
+
+    /// Whether the result is a proven optimum of the model.
+    pub fn exact(&self) -> bool {
+        self.exactness.is_exact()
     }
 }
 
@@ -251,13 +314,91 @@ impl TreeOptimum {
 pub fn cost_key(objective: &Objective, min: f64, max: f64) -> (i64, i64) {
     let c = Cost::range(min, max);
     (
-        score_key(
-            objective
-                .score(&c, modelopt_model::Metric::Latency)
-                .unwrap_or(min),
-        ),
+        score_key(score(objective, &c)),
         score_key(objective.tie_score(&c)),
     )
+}
+
+/// The objective's score of a tree's cost (latency is the only metric of a tree).
+fn score(objective: &Objective, c: &Cost) -> f64 {
+    objective
+        .score(c, modelopt_model::Metric::Latency)
+        .unwrap_or(c.min_ns)
+}
+
+/// The limits of one search with its deadline fixed when the search started: a search made of
+/// several parts (splits, fallbacks) shares one deadline instead of granting each part the whole
+/// time limit.
+struct Control<'a> {
+    limits: &'a Limits,
+    deadline: Deadline,
+    progress: &'a Progress,
+}
+
+impl<'a> Control<'a> {
+    fn new(limits: &'a Limits, progress: &'a Progress) -> Self {
+        Control {
+            limits,
+            deadline: limits.deadline(),
+            progress,
+        }
+    }
+
+    /// The limits of a part that starts now: the time left and the same budget.
+    fn remaining(&self) -> Limits {
+        Limits {
+            time_limit: self.deadline.remaining(),
+            work_budget: self.limits.work_budget,
+        }
+    }
+
+    fn over_budget(&self) -> StopReason {
+        StopReason::WorkBudget {
+            budget: self.limits.work_budget,
+        }
+    }
+}
+
+/// How many rooted trees have `n` nodes (OEIS A000081), from the recurrence
+/// a(m+1) = (1/m)·Σ_{k=1..m} (Σ_{d|k} d·a(d))·a(m−k+1), a(1) = 1 (Cayley; OEIS A000081's
+/// formula), saturating at `u64::MAX`. This is what an exhaustive search would enumerate, known
+/// before it starts; [`count_trees`] counts by enumeration.
+pub fn tree_count(n: usize) -> u64 {
+    if n == 0 {
+        return 0;
+    }
+    let mut a: Vec<u128> = vec![0, 1];
+    // s[k] = Σ_{d | k} d·a(d).
+    let mut s: Vec<u128> = vec![0];
+    for m in 1..n {
+        let mut sm: u128 = 0;
+        for d in (1..=m).filter(|d| m % d == 0) {
+            let Some(v) = (d as u128)
+                .checked_mul(a[d])
+                .and_then(|t| sm.checked_add(t))
+            else {
+                return u64::MAX;
+            };
+            sm = v;
+        }
+        s.push(sm);
+        let mut total: u128 = 0;
+        for k in 1..=m {
+            let Some(v) = s[k]
+                .checked_mul(a[m - k + 1])
+                .and_then(|t| total.checked_add(t))
+            else {
+                return u64::MAX;
+            };
+            total = v;
+        }
+        let next = total / m as u128;
+        if next > u128::from(u64::MAX) {
+            return u64::MAX;
+        }
+        a.push(next);
+    }
+    a[n] as u64
 }
 
 #[derive(Debug, Clone)]
@@ -276,17 +417,52 @@ impl Best {
 
 /// Every tree on `n` nodes priced by Eq. (2) on one socket; the best under `objective`
 /// (ties: the other bound, then the smallest canonical level sequence). Parallel over batches.
+/// Default [`Limits`]; see [`exhaustive_with`].
 pub fn exhaustive(
     cost: &dyn TreeCost,
     n: u32,
     objective: &Objective,
-) -> Result<TreeOptimum, ModelError> {
+) -> Result<TreeOptimum, TreeSearchError> {
+    exhaustive_with(cost, n, objective, &Limits::default(), &Progress::none())
+}
+
+/// [`exhaustive`] under limits. Its size, A000081(n) trees ([`tree_count`]), is checked against
+/// the work budget before it starts; a time limit stops the enumeration between batches and
+/// returns the best tree so far (or the flat tree), bounded below by the exact one-socket [`dp`].
+pub fn exhaustive_with(
+    cost: &dyn TreeCost,
+    n: u32,
+    objective: &Objective,
+    limits: &Limits,
+    progress: &Progress,
+) -> Result<TreeOptimum, TreeSearchError> {
+    exhaustive_in(cost, n, objective, &Control::new(limits, progress))
+}
+
+fn exhaustive_in(
+    cost: &dyn TreeCost,
+    n: u32,
+    objective: &Objective,
+    ctl: &Control,
+) -> Result<TreeOptimum, TreeSearchError> {
     check_exhaustive(n)?;
+    let total = tree_count(n as usize);
+    ctl.limits.check(&WorkEstimate {
+        what: format!("rooted trees of {n} nodes"),
+        units: total,
+    })?;
     let table = LevelTable::new(cost, n as usize);
     let nn = n as usize;
     const BATCH: usize = 1 << 14;
+    let stopped = AtomicBool::new(false);
+    let deadline = ctl.deadline;
     let mut generator = LevelSequences::new(nn);
+    let stop = &stopped;
     let batches = std::iter::from_fn(move || {
+        if deadline.passed() {
+            stop.store(true, AtomicOrdering::Relaxed);
+            return None;
+        }
         let mut buf: Vec<u8> = Vec::with_capacity(BATCH * nn);
         let mut count = 0;
         while count < BATCH {
@@ -300,6 +476,11 @@ pub fn exhaustive(
         }
         (count > 0).then_some(buf)
     });
+    let progress = ctl.progress;
+    progress.begin(
+        &format!("exhaustive search over {total} rooted trees"),
+        Some(total),
+    );
     let results = parallel::map_iter(batches, |buf| {
         let mut scratch = Scratch::default();
         let mut levels = vec![0u32; nn];
@@ -325,8 +506,10 @@ pub fn exhaustive(
                 });
             }
         }
+        progress.advance(trees);
         (best, trees)
     });
+    progress.finish();
     let mut best: Option<Best> = None;
     let mut trees = 0;
     for (b, t) in results {
@@ -337,34 +520,97 @@ pub fn exhaustive(
             (None, y) => y,
         };
     }
-    let best = best.ok_or_else(|| ModelError::Unsupported("no tree to search".into()))?;
+    if !stopped.load(AtomicOrdering::Relaxed) {
+        let best = best.ok_or_else(|| malformed("the enumeration produced no tree"))?;
+        return Ok(TreeOptimum {
+            sockets: vec![0; best.levels.len()],
+            levels: best.levels,
+            cost: Cost::range(best.min, best.max),
+            trees,
+            exactness: Exactness::Exact,
+        });
+    }
+    // Stopped by the time limit: the best so far, or the flat tree when no batch finished. The
+    // one-socket DP is exact and, for the n ≤ 32 an enumeration accepts, takes microseconds: its
+    // optimum is the certified bound.
+    let flat = flat_levels(n);
+    let (a, b) = table.evaluate(&flat, &mut Scratch::default());
+    let flat = Best {
+        key: cost_key(objective, a, b),
+        min: a,
+        max: b,
+        levels: flat,
+    };
+    let best = match best {
+        Some(x) if !flat.better(&x) => x,
+        _ => flat,
+    };
+    let exact = dp_in(
+        cost,
+        n,
+        objective,
+        &Control {
+            limits: &Limits {
+                time_limit: None,
+                work_budget: u64::MAX,
+            },
+            deadline: Deadline::never(),
+            progress: &Progress::none(),
+        },
+    )?;
+    let found = Cost::range(best.min, best.max);
     Ok(TreeOptimum {
         sockets: vec![0; best.levels.len()],
         levels: best.levels,
-        cost: Cost::range(best.min, best.max),
+        cost: found,
         trees,
-        exact: true,
-        exactness: Exactness::Exact,
+        exactness: Exactness::bounded(
+            ctl.deadline.reason(),
+            score(objective, &found),
+            Some(score(objective, &exact.cost)),
+        ),
     })
 }
 
-fn check_exhaustive(n: u32) -> Result<(), ModelError> {
+fn check_exhaustive(n: u32) -> Result<(), TreeSearchError> {
     if n < 2 {
-        return Err(ModelError::Threads {
-            threads: n.into(),
-            reason: "a broadcast tree needs at least 2 threads".into(),
-        });
+        return Err(too_few(n));
     }
     if n > EXHAUSTIVE_LIMIT {
-        return Err(ModelError::Threads {
+        return Err(TreeSearchError::Threads {
             threads: n.into(),
             reason: format!(
                 "the exhaustive tree search stops at {EXHAUSTIVE_LIMIT} threads ({} trees at 32); use the dp search",
-                "about 1e12"
+                tree_count(EXHAUSTIVE_LIMIT as usize)
             ),
         });
     }
     Ok(())
+}
+
+/// The star: the root and n − 1 children.
+fn flat_levels(n: u32) -> Vec<u32> {
+    (0..n).map(|i| u32::from(i > 0)).collect()
+}
+
+/// The complete k-ary tree on n nodes (nodes in breadth-first order, node i's parent (i−1)/k),
+/// as a preorder level sequence.
+fn kary_levels(n: u32, k: u32) -> Vec<u32> {
+    let n = n as usize;
+    let k = k.max(1) as usize;
+    let mut levels = Vec::with_capacity(n);
+    // Preorder by an explicit stack of (node, depth); children of i are k·i + 1 ..= k·i + k.
+    let mut stack = vec![(0usize, 0u32)];
+    while let Some((v, d)) = stack.pop() {
+        levels.push(d);
+        for c in (1..=k).rev() {
+            let child = k * v + c;
+            if child < n {
+                stack.push((child, d + 1));
+            }
+        }
+    }
+    levels
 }
 
 /// One point of a Pareto frontier: costs, root degree, and the point of the largest subtree.
@@ -377,21 +623,65 @@ struct Point {
     child: u32,
 }
 
-/// The exact one-socket dynamic program over Eq. (2) (see the module docs). O(n²·|F|).
-pub fn dp(cost: &dyn TreeCost, n: u32, objective: &Objective) -> Result<TreeOptimum, ModelError> {
-    if n < 2 {
-        return Err(ModelError::Threads {
-            threads: n.into(),
-            reason: "a broadcast tree needs at least 2 threads".into(),
-        });
+/// The work of the one-socket DP for n nodes: one (size, root degree) pair per m ≤ n and k < m.
+pub fn dp_estimate(n: u32) -> WorkEstimate {
+    let n = u64::from(n);
+    WorkEstimate {
+        what: "one-socket tree-DP (size, degree) pairs".into(),
+        units: n.saturating_mul(n.saturating_sub(1)) / 2,
     }
-    if n > 1 << 20 {
-        return Err(ModelError::Threads {
+}
+
+/// The exact one-socket dynamic program over Eq. (2) (see the module docs), default
+/// [`Limits`]; see [`dp_with`]. O(n²·|F|).
+pub fn dp(
+    cost: &dyn TreeCost,
+    n: u32,
+    objective: &Objective,
+) -> Result<TreeOptimum, TreeSearchError> {
+    dp_with(cost, n, objective, &Limits::default(), &Progress::none())
+}
+
+/// [`dp`] under limits. The DP runs over sizes m = 2, 3, …; when its size ([`dp_estimate`]) is
+/// over the work budget it runs only up to the largest m the budget pays for, and when the time
+/// limit passes it stops at the current m. Either way it returns the best of the flat tree and
+/// the complete k-ary trees (k ≤ 16), marked not exact, with the optimum over m nodes as the
+/// certified lower bound: both bounds of Eq. (2) are monotone under removing a leaf, so no tree
+/// on n > m nodes is cheaper than the best on m.
+pub fn dp_with(
+    cost: &dyn TreeCost,
+    n: u32,
+    objective: &Objective,
+    limits: &Limits,
+    progress: &Progress,
+) -> Result<TreeOptimum, TreeSearchError> {
+    dp_in(cost, n, objective, &Control::new(limits, progress))
+}
+
+/// Largest n the one-socket DP accepts (the level table and frontiers are O(n)).
+pub const DP_LIMIT: u32 = 1 << 20;
+
+fn dp_in(
+    cost: &dyn TreeCost,
+    n: u32,
+    objective: &Objective,
+    ctl: &Control,
+) -> Result<TreeOptimum, TreeSearchError> {
+    if n < 2 {
+        return Err(too_few(n));
+    }
+    if n > DP_LIMIT {
+        return Err(TreeSearchError::Threads {
             threads: n.into(),
-            reason: "the tree DP is limited to 2^20 threads".into(),
+            reason: format!("the tree DP is limited to {DP_LIMIT} threads"),
         });
     }
     let nn = n as usize;
+    // The largest size the budget pays for: m(m − 1)/2 ≤ budget.
+    let affordable = (2..=nn)
+        .rev()
+        .find(|&m| dp_estimate(m as u32).units <= ctl.limits.work_budget)
+        .unwrap_or(1);
     let table = LevelTable::new(cost, nn);
     // Frontiers of (T_min, T_max) without the offset, sorted by min ascending, max descending.
     let mut frontier: Vec<Vec<Point>> = Vec::with_capacity(nn + 1);
@@ -404,7 +694,17 @@ pub fn dp(cost: &dyn TreeCost, n: u32, objective: &Objective) -> Result<TreeOpti
         child: 0,
     }]);
     let mut candidates: Vec<Point> = Vec::new();
-    for m in 2..=nn {
+    let top = affordable.min(nn);
+    if top >= 4096 {
+        ctl.progress
+            .begin("one-socket tree DP over sizes", Some(top as u64));
+    }
+    let mut stopped: Option<StopReason> = (top < nn).then(|| ctl.over_budget());
+    for m in 2..=top {
+        if m % 64 == 0 && ctl.deadline.passed() {
+            stopped = Some(ctl.deadline.reason());
+            break;
+        }
         candidates.clear();
         for k in 1..m {
             let big = (m - 1).div_ceil(k);
@@ -428,63 +728,99 @@ pub fn dp(cost: &dyn TreeCost, n: u32, objective: &Objective) -> Result<TreeOpti
             }
         }
         frontier.push(front);
+        if top >= 4096 {
+            ctl.progress.advance(1);
+        }
+    }
+    if top >= 4096 {
+        ctl.progress.finish();
     }
     let (off_min, off_max) = table.offset;
-    let best = frontier[nn]
-        .iter()
-        .enumerate()
-        .min_by_key(|(i, p)| (cost_key(objective, off_min + p.min, off_max + p.max), *i))
-        .map(|(i, p)| (i, *p))
-        .ok_or_else(|| ModelError::Unsupported("empty frontier".into()))?;
-    let mut memo: HashMap<(usize, u32), Rc<Vec<u32>>> = HashMap::new();
-    let levels = build(&frontier, nn, best.0 as u32, &mut memo);
+    let built = frontier.len() - 1;
+    let points: u64 = frontier.iter().map(|f| f.len() as u64).sum();
+    let best_at = |m: usize| {
+        frontier[m]
+            .iter()
+            .enumerate()
+            .min_by_key(|(i, p)| (cost_key(objective, off_min + p.min, off_max + p.max), *i))
+            .map(|(i, p)| (i, *p))
+    };
+    if let Some(reason) = stopped.filter(|_| built < nn) {
+        // The best simple tree, bounded by the optimum on `built` nodes.
+        let bound = best_at(built)
+            .map(|(_, p)| score(objective, &Cost::range(off_min + p.min, off_max + p.max)));
+        let mut scratch = Scratch::default();
+        let mut best: Option<Best> = None;
+        for levels in std::iter::once(flat_levels(n)).chain((1..=16).map(|k| kary_levels(n, k))) {
+            let (a, b) = table.evaluate(&levels, &mut scratch);
+            let cand = Best {
+                key: cost_key(objective, a, b),
+                min: a,
+                max: b,
+                levels,
+            };
+            if best.as_ref().is_none_or(|x| cand.better(x)) {
+                best = Some(cand);
+            }
+        }
+        let best = best.ok_or_else(|| malformed("no simple tree"))?;
+        let found = Cost::range(best.min, best.max);
+        return Ok(TreeOptimum {
+            sockets: vec![0; nn],
+            levels: best.levels,
+            cost: found,
+            trees: points,
+            exactness: Exactness::bounded(reason, score(objective, &found), bound),
+        });
+    }
+    let (best_i, best_p) = best_at(nn).ok_or_else(|| malformed("empty frontier"))?;
+    let levels = build(&frontier, nn, best_i as u32);
     let (a, b) = table.evaluate(&levels, &mut Scratch::default());
-    debug_assert!((a - off_min - best.1.min).abs() < 1e-6);
+    debug_assert!((a - off_min - best_p.min).abs() < 1e-6);
     Ok(TreeOptimum {
         sockets: vec![0; nn],
-        levels: levels.to_vec(),
+        levels,
         cost: Cost::range(a, b),
-        trees: frontier.iter().map(|f| f.len() as u64).sum(),
-        exact: true,
+        trees: points,
         exactness: Exactness::Exact,
     })
 }
 
-/// The level sequence (root 0) of the tree a frontier point stands for.
-fn build(
-    frontier: &[Vec<Point>],
-    m: usize,
-    point: u32,
-    memo: &mut HashMap<(usize, u32), Rc<Vec<u32>>>,
-) -> Rc<Vec<u32>> {
-    if let Some(t) = memo.get(&(m, point)) {
-        return t.clone();
+/// The level sequence (root 0) of the tree a frontier point stands for. Iterative (a frontier
+/// may chain one subtree per size, so recursion depth would follow n): every (size, point) it
+/// needs is built once, smallest first, from its largest subtree's sequence.
+fn build(frontier: &[Vec<Point>], m: usize, point: u32) -> Vec<u32> {
+    // The chain of (size, point) from the root down to a single node.
+    let mut chain = vec![(m, point)];
+    while let Some(&(size, pt)) = chain.last() {
+        if size <= 1 {
+            break;
+        }
+        let p = frontier[size][pt as usize];
+        chain.push(((size - 1).div_ceil(p.k as usize), p.child));
     }
-    let p = frontier[m][point as usize];
-    let mut out = vec![0u32];
-    if m > 1 {
+    let mut sub: Vec<u32> = vec![0];
+    for &(size, pt) in chain.iter().rev().skip(1) {
+        let p = frontier[size][pt as usize];
         let k = p.k as usize;
-        let big = (m - 1).div_ceil(k);
-        let sub = build(frontier, big, p.child, memo);
+        let big = (size - 1).div_ceil(k);
         // r subtrees of size big, the others one node smaller (the big one minus its last leaf,
         // never costlier: both bounds are monotone under removing a leaf).
-        let mut sizes = vec![big];
-        let small_count = k * big - (m - 1);
-        for i in 0..k - 1 {
-            sizes.push(if i < k - 1 - small_count {
+        let small_count = k * big - (size - 1);
+        let mut out = Vec::with_capacity(size);
+        out.push(0u32);
+        for i in 0..k {
+            let s = if i == 0 || i < k - small_count {
                 big
             } else {
                 big - 1
-            });
-        }
-        debug_assert_eq!(sizes.iter().sum::<usize>(), m - 1);
-        for s in sizes {
+            };
             out.extend(sub[..s].iter().map(|l| l + 1));
         }
+        debug_assert_eq!(out.len(), size);
+        sub = out;
     }
-    let rc = Rc::new(out);
-    memo.insert((m, point), rc.clone());
-    rc
+    sub
 }
 
 /// The canonical level sequence of a tree (children ordered by decreasing canonical sequence,
@@ -564,7 +900,7 @@ pub fn optimal(
     space: &RootedTreeSpace,
     method: TreeSearch,
     objective: &Objective,
-) -> Result<TreeOptimum, ModelError> {
+) -> Result<TreeOptimum, TreeSearchError> {
     optimal_with(
         space,
         method,
@@ -578,20 +914,34 @@ pub fn optimal(
 ///
 /// - One socket: [`exhaustive`] or the one-socket [`dp`] (both exact).
 /// - Several sockets, `dp` (and `auto`): the exact socket DP of [`crate::socket_dp`] over (root
-///   socket, count vector). Its size is estimated first and refused over `limits.work_budget`;
-///   when `limits.time_limit` passes it returns the one-socket DP tree placed optimally, marked
-///   [`Exactness::Bounded`] with the certified [`socket_dp::lower_bound`] and the gap.
+///   socket, count vector).
 /// - Several sockets, `exhaustive`: every tree with its best placement (the placement DP on two
 ///   sockets, every labeling on more), pruned by a sound lower bound.
+///
+/// Every method knows its size before it starts ([`WorkEstimate`]). An enumeration over the work
+/// budget is refused ([`TreeSearchError::Budget`]); a DP over the budget, or any method stopped
+/// by `limits.time_limit`, returns the best tree it can afford (the one-socket DP tree and the
+/// flat tree, placed), marked [`Exactness::Bounded`] with why it stopped, the certified lower
+/// bound of [`socket_dp::lower_bound`] (or the one-socket optimum) and the gap. One deadline
+/// covers the whole call.
 pub fn optimal_with(
     space: &RootedTreeSpace,
     method: TreeSearch,
     objective: &Objective,
     limits: &Limits,
     progress: &Progress,
-) -> Result<TreeOptimum, ModelError> {
+) -> Result<TreeOptimum, TreeSearchError> {
+    optimal_in(space, method, objective, &Control::new(limits, progress))
+}
+
+fn optimal_in(
+    space: &RootedTreeSpace,
+    method: TreeSearch,
+    objective: &Objective,
+    ctl: &Control,
+) -> Result<TreeOptimum, TreeSearchError> {
     if let Some(capacity) = &space.capacity {
-        return free_split(space, capacity, method, objective, limits, progress);
+        return free_split(space, capacity, method, objective, ctl);
     }
     let n = space.threads;
     let counts = space.nodes_per_socket();
@@ -599,12 +949,12 @@ pub fn optimal_with(
     let root_socket = space.root_socket();
     if used <= 1 {
         return match method {
-            TreeSearch::Exhaustive => exhaustive(&space.costs, n, objective),
-            TreeSearch::Dp => dp(&space.costs, n, objective),
+            TreeSearch::Exhaustive => exhaustive_in(&space.costs, n, objective, ctl),
+            TreeSearch::Dp => dp_in(&space.costs, n, objective, ctl),
             TreeSearch::Auto if n <= AUTO_EXHAUSTIVE_ONE_SOCKET => {
-                exhaustive(&space.costs, n, objective)
+                exhaustive_in(&space.costs, n, objective, ctl)
             }
-            TreeSearch::Auto => dp(&space.costs, n, objective),
+            TreeSearch::Auto => dp_in(&space.costs, n, objective, ctl),
         }
         .map(|mut t| {
             t.sockets = vec![root_socket; t.levels.len()];
@@ -612,9 +962,9 @@ pub fn optimal_with(
         });
     }
     match method {
-        TreeSearch::Exhaustive => exhaustive_placed(space, &counts, root_socket, objective),
+        TreeSearch::Exhaustive => exhaustive_placed(space, &counts, root_socket, objective, ctl),
         TreeSearch::Dp | TreeSearch::Auto => {
-            socket_optimum(space, &counts, root_socket, objective, limits, progress)
+            socket_optimum(space, &counts, root_socket, objective, ctl)
         }
     }
 }
@@ -622,57 +972,105 @@ pub fn optimal_with(
 /// `--placement optimal`: the best tree over every split of the threads with at most
 /// `capacity[s]` on socket s (the root on the root thread's socket). The DP reads every split
 /// from one table; `exhaustive` searches each split in turn. Ties: the lower score, then the
-/// other bound, then the split found first (socket 0 holding the most threads first).
+/// other bound, then the split found first (socket 0 holding the most threads first). When a
+/// split's search stops early, the result is bounded by the least of the splits' bounds.
 fn free_split(
     space: &RootedTreeSpace,
     capacity: &[u32],
     method: TreeSearch,
     objective: &Objective,
-    limits: &Limits,
-    progress: &Progress,
-) -> Result<TreeOptimum, ModelError> {
+    ctl: &Control,
+) -> Result<TreeOptimum, TreeSearchError> {
     let n = space.threads;
     let root_socket = space.root_socket();
     let box_counts: Vec<u32> = capacity.iter().map(|&c| c.min(n)).collect();
     let splits = splits_of(n, &box_counts, root_socket);
     if splits.is_empty() {
-        return Err(ModelError::Threads {
-            threads: n.into(),
-            reason: format!("{n} threads do not fit sockets of {capacity:?} threads"),
+        return Err(TreeSearchError::NoPlacement {
+            counts: capacity.to_vec(),
+            root: root_socket,
         });
     }
-    let mut best: Option<((i64, i64), TreeOptimum)> = None;
-    let mut keep = |found: TreeOptimum| {
-        let key = cost_key(objective, found.cost.min_ns, found.cost.max_ns);
-        if best.as_ref().is_none_or(|(k, _)| key < *k) {
-            best = Some((key, found));
-        }
-    };
+    let mut results: Vec<TreeOptimum> = Vec::new();
     match method {
         TreeSearch::Exhaustive => {
             for counts in &splits {
                 let fixed = fixed_split(space, counts);
-                keep(optimal_with(&fixed, method, objective, limits, progress)?);
+                results.push(optimal_in(&fixed, method, objective, ctl)?);
             }
         }
         TreeSearch::Dp | TreeSearch::Auto => {
-            let (table, filled) =
-                socket_dp::SocketTable::build(&space.costs, &box_counts, None, limits, progress)
-                    .map_err(|e| ModelError::Unsupported(e.to_string()))?;
-            if let socket_dp::Filled::Stopped(reason) = filled {
-                return Err(ModelError::Unsupported(format!(
-                    "the socket DP over every split stopped: {reason}"
-                )));
-            }
-            for counts in &splits {
-                if let Some(placed) = table.best(root_socket, counts, objective) {
-                    keep(placed_optimum(&placed, table.transitions)?);
+            let estimate = socket_dp::estimate(&box_counts);
+            let built = if ctl.limits.check(&estimate).is_ok() {
+                let (table, filled) = socket_dp::SocketTable::build(
+                    &space.costs,
+                    &box_counts,
+                    None,
+                    &ctl.remaining(),
+                    ctl.progress,
+                )?;
+                match filled {
+                    socket_dp::Filled::Complete => Ok(table),
+                    socket_dp::Filled::Stopped(reason) => Err(reason),
+                }
+            } else {
+                Err(ctl.over_budget())
+            };
+            match built {
+                Ok(table) => {
+                    for counts in &splits {
+                        if let Some(placed) = table.best(root_socket, counts, objective) {
+                            results.push(placed_optimum(&placed, table.transitions)?);
+                        }
+                    }
+                }
+                Err(reason) => {
+                    for counts in &splits {
+                        let fixed = fixed_split(space, counts);
+                        results.push(fallback(
+                            &fixed,
+                            counts,
+                            root_socket,
+                            objective,
+                            ctl,
+                            reason,
+                        )?);
+                    }
                 }
             }
         }
     }
-    best.map(|(_, t)| t)
-        .ok_or_else(|| ModelError::Unsupported("no placement fits the socket counts".into()))
+    // The best split; its exactness holds for the whole space only if every split was exact.
+    let mut best: Option<((i64, i64), usize)> = None;
+    for (i, r) in results.iter().enumerate() {
+        let key = cost_key(objective, r.cost.min_ns, r.cost.max_ns);
+        if best.is_none_or(|(k, _)| key < k) {
+            best = Some((key, i));
+        }
+    }
+    let (_, i) = best.ok_or(TreeSearchError::NoPlacement {
+        counts: capacity.to_vec(),
+        root: root_socket,
+    })?;
+    let stop = results.iter().find_map(|r| match r.exactness {
+        Exactness::Bounded { stopped, .. } => Some(stopped),
+        Exactness::Exact => None,
+    });
+    // Each split's optimum is at least its bound (its own score when exact).
+    let bound = results
+        .iter()
+        .map(|r| match r.exactness {
+            Exactness::Exact => Some(score(objective, &r.cost)),
+            Exactness::Bounded { lower_bound, .. } => lower_bound,
+        })
+        .try_fold(f64::INFINITY, |acc, b| b.map(|b| acc.min(b)));
+    let trees = results.iter().map(|r| r.trees).sum();
+    let mut found = results.swap_remove(i);
+    found.trees = trees;
+    if let Some(stopped) = stop {
+        found.exactness = Exactness::bounded(stopped, score(objective, &found.cost), bound);
+    }
+    Ok(found)
 }
 
 /// Every vector of per-socket counts summing to `n`, each at most `limit[s]`, with at least one
@@ -735,9 +1133,8 @@ fn fixed_split(space: &RootedTreeSpace, counts: &[u32]) -> RootedTreeSpace {
 fn placed_optimum(
     placed: &socket_dp::PlacedTree,
     transitions: u64,
-) -> Result<TreeOptimum, ModelError> {
-    let tree = RootedTree::from_parents(&placed.parents)
-        .map_err(|e| ModelError::Unsupported(e.to_string()))?;
+) -> Result<TreeOptimum, TreeSearchError> {
+    let tree = RootedTree::from_parents(&placed.parents).map_err(malformed)?;
     let order = tree.preorder();
     let depths = tree.depths();
     Ok(TreeOptimum {
@@ -745,39 +1142,114 @@ fn placed_optimum(
         sockets: order.iter().map(|&v| placed.sockets[v as usize]).collect(),
         cost: placed.cost,
         trees: transitions,
-        exact: true,
         exactness: Exactness::Exact,
     })
 }
 
-/// The exact socket DP, or (time limit) the best fallback with a certified gap.
+/// Largest tree the fallback places with the exact two-socket placement DP (its Pareto sets grow
+/// quickly with subtree sizes: about 1.5 s at 1,024 nodes, 76 s at 2,048, docs/perf.md); larger
+/// trees take the preorder labeling.
+const FALLBACK_PLACEMENT_DP_LIMIT: u32 = 512;
+
+/// The best tree a search stopped early (or over its budget) can still afford, for fixed socket
+/// counts: the one-socket DP tree (itself bounded by the time and budget left) and the flat tree,
+/// each placed exactly when small enough, else by [`preorder_labels`]. Marked not exact, with
+/// `reason` and the certified [`socket_dp::lower_bound`].
+fn fallback(
+    space: &RootedTreeSpace,
+    counts: &[u32],
+    root_socket: u32,
+    objective: &Objective,
+    ctl: &Control,
+    reason: StopReason,
+) -> Result<TreeOptimum, TreeSearchError> {
+    let n = space.threads;
+    let one = dp_in(&space.costs, n, objective, ctl)?;
+    let mut best: Option<((i64, i64), Vec<u32>, Vec<u32>, Cost)> = None;
+    for levels in [one.levels, flat_levels(n)] {
+        let tree = RootedTree::from_levels(&levels).map_err(malformed)?;
+        let placed = if counts.len() <= 2 && n <= FALLBACK_PLACEMENT_DP_LIMIT {
+            placement::dp(&tree, counts, root_socket, &space.costs, objective)
+                .map(|p| (p.sockets, p.cost))
+        } else {
+            match preorder_labels(&tree, counts, root_socket) {
+                Some(labels) => {
+                    let cost = space.costs.evaluate(&tree, &labels)?;
+                    Some((labels, cost))
+                }
+                None => None,
+            }
+        };
+        let Some((by_node, cost)) = placed else {
+            continue;
+        };
+        let key = cost_key(objective, cost.min_ns, cost.max_ns);
+        if best.as_ref().is_none_or(|(k, ..)| key < *k) {
+            // Node ids of RootedTree::from_levels are preorder positions.
+            best = Some((key, levels, by_node, cost));
+        }
+    }
+    let (_, levels, sockets, cost) = best.ok_or(TreeSearchError::NoPlacement {
+        counts: counts.to_vec(),
+        root: root_socket,
+    })?;
+    let bound = socket_dp::lower_bound(&space.costs, n, counts.len() as u32);
+    Ok(TreeOptimum {
+        levels,
+        sockets,
+        cost,
+        trees: one.trees,
+        exactness: Exactness::bounded(reason, score(objective, &cost), Some(bound)),
+    })
+}
+
+/// The exact socket DP, or (over the budget, or stopped by the time limit) the [`fallback`].
 fn socket_optimum(
     space: &RootedTreeSpace,
     counts: &[u32],
     root_socket: u32,
     objective: &Objective,
-    limits: &Limits,
-    progress: &Progress,
-) -> Result<TreeOptimum, ModelError> {
+    ctl: &Control,
+) -> Result<TreeOptimum, TreeSearchError> {
     let n = space.threads;
+    if ctl.limits.check(&socket_dp::estimate(counts)).is_err() {
+        return fallback(
+            space,
+            counts,
+            root_socket,
+            objective,
+            ctl,
+            ctl.over_budget(),
+        );
+    }
     // The incumbent: the best of the flat tree and the one-socket optimum, each placed (exactly
     // on two sockets; on more, threads taken in preorder, each node on its thread's socket).
+    // The DP is within budget here, so n is small and these take microseconds.
     let mut incumbent: Option<f64> = None;
-    let flat: Vec<u32> = (0..n).map(|i| u32::from(i > 0)).collect();
-    for levels in [flat, dp(&space.costs, n, objective)?.levels] {
-        let tree =
-            RootedTree::from_levels(&levels).map_err(|e| ModelError::Unsupported(e.to_string()))?;
-        let cost = if counts.len() <= 2 {
+    let unlimited = Limits {
+        time_limit: None,
+        work_budget: u64::MAX,
+    };
+    let quiet = Progress::none();
+    let plain = Control {
+        limits: &unlimited,
+        deadline: Deadline::never(),
+        progress: &quiet,
+    };
+    for levels in [
+        flat_levels(n),
+        dp_in(&space.costs, n, objective, &plain)?.levels,
+    ] {
+        let tree = RootedTree::from_levels(&levels).map_err(malformed)?;
+        let cost = if counts.len() <= 2 && n <= FALLBACK_PLACEMENT_DP_LIMIT {
             placement::dp(&tree, counts, root_socket, &space.costs, objective).map(|p| p.cost)
         } else {
             preorder_labels(&tree, counts, root_socket)
                 .and_then(|labels| space.costs.evaluate(&tree, &labels).ok())
         };
         if let Some(c) = cost {
-            let score = objective
-                .score(&c, modelopt_model::Metric::Latency)
-                .unwrap_or(c.min_ns);
-            incumbent = Some(incumbent.map_or(score, |i: f64| i.min(score)));
+            let s = score(objective, &c);
+            incumbent = Some(incumbent.map_or(s, |i: f64| i.min(s)));
         }
     }
     let (found, filled, transitions) = socket_dp::optimal(
@@ -786,44 +1258,23 @@ fn socket_optimum(
         root_socket,
         objective,
         incumbent,
-        limits,
-        progress,
-    )
-    .map_err(|e| ModelError::Unsupported(e.to_string()))?;
+        &ctl.remaining(),
+        ctl.progress,
+    )?;
     if let Some(placed) = found {
         return placed_optimum(&placed, transitions);
     }
-    let stopped = match filled {
-        socket_dp::Filled::Stopped(reason) => reason,
-        socket_dp::Filled::Complete => {
-            return Err(ModelError::Unsupported(
-                "no placement fits the socket counts".into(),
-            ))
+    match filled {
+        socket_dp::Filled::Stopped(reason) => {
+            let mut t = fallback(space, counts, root_socket, objective, ctl, reason)?;
+            t.trees += transitions;
+            Ok(t)
         }
-    };
-    // Stopped early: the one-socket optimum placed exactly on two sockets (by every labeling's
-    // cheapest on more), with the certified lower bound of every tree and placement.
-    let one = dp(&space.costs, n, objective)?;
-    let tree = one.tree()?;
-    let placed = if counts.len() <= 2 {
-        placement::dp(&tree, counts, root_socket, &space.costs, objective)
-    } else {
-        placement::exhaustive(&tree, counts, root_socket, &space.costs, objective)
+        socket_dp::Filled::Complete => Err(TreeSearchError::NoPlacement {
+            counts: counts.to_vec(),
+            root: root_socket,
+        }),
     }
-    .ok_or_else(|| ModelError::Unsupported("no placement fits the socket counts".into()))?;
-    let order = tree.preorder();
-    let score = objective
-        .score(&placed.cost, modelopt_model::Metric::Latency)
-        .unwrap_or(placed.cost.min_ns);
-    let bound = socket_dp::lower_bound(&space.costs, n, counts.len() as u32);
-    Ok(TreeOptimum {
-        sockets: order.iter().map(|&v| placed.sockets[v as usize]).collect(),
-        levels: one.levels,
-        cost: placed.cost,
-        trees: transitions,
-        exact: false,
-        exactness: Exactness::bounded(stopped, score, Some(bound)),
-    })
 }
 
 /// A labeling of `tree` with `counts[s]` nodes on socket s and the root on `root_socket`: the
@@ -846,15 +1297,52 @@ fn preorder_labels(tree: &RootedTree, counts: &[u32], root_socket: u32) -> Optio
     Some(labels)
 }
 
-/// Every tree with its exact best placement (see [`optimal_with`]).
+/// Placements of one tree an exhaustive multi-socket search prices at most: on two sockets the
+/// placement DP (counted as n units per tree), on more every labeling of the non-root nodes
+/// (the multinomial coefficient), saturating.
+fn placements_per_tree(counts: &[u32], root_socket: u32) -> u64 {
+    let n: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+    if counts.len() <= 2 {
+        return n;
+    }
+    // (n − 1)! / Π c_s! with the root removed from its socket, as a running product of binomials.
+    let mut left: Vec<u64> = counts.iter().map(|&c| u64::from(c)).collect();
+    if let Some(c) = left.get_mut(root_socket as usize) {
+        *c = c.saturating_sub(1);
+    }
+    let mut total: u128 = 1;
+    let mut placed: u64 = 0;
+    for c in left {
+        for i in 1..=c {
+            // total · C(placed + i, i) built incrementally: × (placed + i) / i stays integral.
+            total = total.saturating_mul(u128::from(placed + i)) / u128::from(i);
+            if total > u128::from(u64::MAX) {
+                return u64::MAX;
+            }
+        }
+        placed += c;
+    }
+    total as u64
+}
+
+/// Every tree with its exact best placement (see [`optimal_with`]). Its size, every tree times
+/// every placement ([`placements_per_tree`]), is checked against the budget before it starts;
+/// a time limit stops it between batches with the best so far (never worse than the placed flat
+/// and one-socket DP trees it starts from), bounded by [`socket_dp::lower_bound`].
 fn exhaustive_placed(
     space: &RootedTreeSpace,
     counts: &[u32],
     root_socket: u32,
     objective: &Objective,
-) -> Result<TreeOptimum, ModelError> {
+    ctl: &Control,
+) -> Result<TreeOptimum, TreeSearchError> {
     let n = space.threads;
     check_exhaustive(n)?;
+    let trees_total = tree_count(n as usize);
+    ctl.limits.check(&WorkEstimate {
+        what: format!("rooted trees × placements on {} sockets", counts.len()),
+        units: trees_total.saturating_mul(placements_per_tree(counts, root_socket)),
+    })?;
     let nn = n as usize;
     let place = |tree: &RootedTree| {
         if counts.len() <= 2 {
@@ -866,18 +1354,28 @@ fn exhaustive_placed(
     // Incumbent: the best placements of the one-socket DP tree and of the flat tree. Trees whose
     // lower bound scores strictly worse are skipped; ties are still priced, so the result is
     // the exhaustive one.
-    let mut incumbent = i64::MAX;
-    let flat: Vec<u32> = (0..n).map(|i| u32::from(i > 0)).collect();
-    for levels in [dp(&space.costs, n, objective)?.levels, flat] {
-        let tree =
-            RootedTree::from_levels(&levels).map_err(|e| ModelError::Unsupported(e.to_string()))?;
+    type Found = Option<((i64, i64), Vec<u32>, Placement)>;
+    let mut start: Found = None;
+    for levels in [dp(&space.costs, n, objective)?.levels, flat_levels(n)] {
+        let tree = RootedTree::from_levels(&levels).map_err(malformed)?;
         if let Some(p) = place(&tree) {
-            incumbent = incumbent.min(cost_key(objective, p.cost.min_ns, p.cost.max_ns).0);
+            let key = cost_key(objective, p.cost.min_ns, p.cost.max_ns);
+            if start.as_ref().is_none_or(|(k, ..)| key < *k) {
+                start = Some((key, canonical_levels(&tree), p));
+            }
         }
     }
+    let incumbent = start.as_ref().map_or(i64::MAX, |(k, ..)| k.0);
     const BATCH: usize = 1 << 10;
+    let stopped = AtomicBool::new(false);
+    let stop = &stopped;
+    let deadline = ctl.deadline;
     let mut generator = LevelSequences::new(nn);
     let batches = std::iter::from_fn(move || {
+        if deadline.passed() {
+            stop.store(true, AtomicOrdering::Relaxed);
+            return None;
+        }
         let mut buf: Vec<u8> = Vec::with_capacity(BATCH * nn);
         let mut count = 0;
         while count < BATCH {
@@ -892,7 +1390,13 @@ fn exhaustive_placed(
         (count > 0).then_some(buf)
     });
     let sockets = counts.len() as u32;
-    type Found = Option<((i64, i64), Vec<u32>, Placement)>;
+    let progress = ctl.progress;
+    progress.begin(
+        &format!(
+            "exhaustive search over {trees_total} rooted trees, each placed on {sockets} sockets"
+        ),
+        Some(trees_total),
+    );
     let results: Vec<(Found, u64)> = parallel::map_iter(batches, |buf| {
         let mut best: Found = None;
         let mut trees = 0u64;
@@ -917,9 +1421,12 @@ fn exhaustive_placed(
                 best = Some((key, levels, p));
             }
         }
+        progress.advance(trees);
         (best, trees)
     });
-    let mut best: Found = None;
+    progress.finish();
+    let stopped = stopped.load(AtomicOrdering::Relaxed);
+    let mut best: Found = if stopped { start } else { None };
     let mut trees = 0;
     for (b, t) in results {
         trees += t;
@@ -929,30 +1436,38 @@ fn exhaustive_placed(
             (None, y) => y,
         };
     }
-    let (_, levels, placed) =
-        best.ok_or_else(|| ModelError::Unsupported("no placement fits the socket counts".into()))?;
+    let (_, levels, placed) = best.ok_or(TreeSearchError::NoPlacement {
+        counts: counts.to_vec(),
+        root: root_socket,
+    })?;
+    let exactness = if stopped {
+        Exactness::bounded(
+            ctl.deadline.reason(),
+            score(objective, &placed.cost),
+            Some(socket_dp::lower_bound(&space.costs, n, sockets)),
+        )
+    } else {
+        Exactness::Exact
+    };
     // Node ids of RootedTree::from_levels are preorder positions.
     Ok(TreeOptimum {
         sockets: placed.sockets.clone(),
         levels,
         cost: placed.cost,
         trees,
-        exact: true,
-        exactness: Exactness::Exact,
+        exactness,
     })
 }
 
 /// Rank a `cla-tree`-like algorithm over its rooted-tree space: the optimum, turned into thread
-/// ids and priced again by the algorithm (so the answer is the model's own number).
-///
-/// This is what the search driver calls for [`modelopt_model::Space::RootedTrees`], with the
-/// default [`Limits`] until [`SearchOptions`] carries them (see [`rank_rooted_trees_with`]).
+/// ids and priced again by the algorithm (so the answer is the model's own number), under the
+/// request's [`SearchOptions::limits`] and progress sink.
 pub fn rank_rooted_trees(
     algorithm: &dyn Algorithm,
     request: &Request,
     options: &SearchOptions,
     space: &RootedTreeSpace,
-) -> Result<Ranked, ModelError> {
+) -> Result<Ranked, TreeSearchError> {
     rank_rooted_trees_with(
         algorithm,
         request,
@@ -971,7 +1486,7 @@ pub fn rank_rooted_trees_with(
     space: &RootedTreeSpace,
     limits: &Limits,
     progress: &Progress,
-) -> Result<Ranked, ModelError> {
+) -> Result<Ranked, TreeSearchError> {
     let found = optimal_with(space, space.search, &options.objective, limits, progress)?;
     let tree = found.tree()?;
     let params = space.assign_threads(&tree, &found.sockets)?;
@@ -979,7 +1494,17 @@ pub fn rank_rooted_trees_with(
     let score = options
         .objective
         .score(&cost, request.metric())
-        .ok_or_else(|| ModelError::Unsupported("the tree search optimizes latency only".into()))?;
+        .ok_or(TreeSearchError::NotLatency)?;
+    // A bounded result keeps its reason and bound; its gap is recomputed against the score
+    // of the cost the algorithm itself prices.
+    let exactness = match found.exactness {
+        Exactness::Exact => Exactness::Exact,
+        Exactness::Bounded {
+            stopped,
+            lower_bound,
+            ..
+        } => Exactness::bounded(stopped, score, lower_bound),
+    };
     Ok(Ranked {
         best: vec![Scored {
             params,
@@ -991,12 +1516,7 @@ pub fn rank_rooted_trees_with(
             infeasible: 0,
             pruned: 0,
         },
-        // A heuristic result: not proven, though its search ran to the end.
-        exactness: if found.exact {
-            crate::limits::Exactness::Exact
-        } else {
-            crate::limits::Exactness::bounded(crate::limits::StopReason::Complete, score, None)
-        },
+        exactness,
     })
 }
 
@@ -1093,5 +1613,163 @@ mod tests {
         let table = LevelTable::new(&sandy(), 4);
         let (a, _) = table.evaluate(&[0, 1, 2, 1], &mut Scratch::default());
         assert!((a - 461.9).abs() < 1e-9);
+    }
+
+    fn two_sockets(per_socket: u32) -> RootedTreeSpace {
+        let n = 2 * per_socket;
+        RootedTreeSpace {
+            threads: n,
+            thread_sockets: (0..n).map(|i| u32::from(i >= per_socket)).collect(),
+            root_thread: 0,
+            costs: sandy(),
+            search: TreeSearch::Dp,
+            capacity: None,
+        }
+    }
+
+    fn limits(time_limit: Option<std::time::Duration>, work_budget: u64) -> Limits {
+        Limits {
+            time_limit,
+            work_budget,
+        }
+    }
+
+    #[test]
+    fn tree_count_follows_the_recurrence_and_the_enumeration() {
+        for n in 0..=14 {
+            assert_eq!(tree_count(n), count_trees(n), "n = {n}");
+        }
+        // OEIS A000081: a(20) = 12,826,228 and a(23) = 268,282,855 (the ~1 min of issue 12).
+        assert_eq!(tree_count(20), 12_826_228);
+        assert_eq!(tree_count(23), 268_282_855);
+        // Far past u64: saturates instead of overflowing.
+        assert_eq!(tree_count(200), u64::MAX);
+    }
+
+    #[test]
+    fn an_exhaustive_search_over_the_budget_is_refused_before_it_starts() {
+        // 23 nodes: 268,282,855 trees > the default budget of 10^8.
+        let t0 = std::time::Instant::now();
+        let err = exhaustive(&sandy(), 23, &Objective::Min).unwrap_err();
+        assert!(matches!(err, TreeSearchError::Budget(ref b) if b.estimate == 268_282_855));
+        assert!(t0.elapsed().as_secs() < 2);
+        // 32 threads on two sockets: every tree times the placement DP's 32 units.
+        let space = two_sockets(16);
+        let err = optimal(&space, TreeSearch::Exhaustive, &Objective::Min).unwrap_err();
+        assert!(matches!(err, TreeSearchError::Budget(_)), "{err}");
+    }
+
+    #[test]
+    fn a_stopped_exhaustive_search_returns_its_best_with_the_dp_bound() {
+        // A zero time limit stops before the first batch: the flat tree is returned, bounded by
+        // the exact one-socket optimum.
+        let l = limits(Some(std::time::Duration::ZERO), u64::MAX);
+        let found = exhaustive_with(&sandy(), 12, &Objective::Min, &l, &Progress::none()).unwrap();
+        assert_eq!(found.levels, flat_levels(12));
+        let exact = dp(&sandy(), 12, &Objective::Min).unwrap();
+        match found.exactness {
+            Exactness::Bounded {
+                stopped: StopReason::TimeLimit { .. },
+                lower_bound: Some(lb),
+                gap_percent: Some(gap),
+            } => {
+                assert!((lb - exact.cost.min_ns).abs() < 1e-9);
+                assert!(found.cost.min_ns >= lb && gap >= 0.0);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_one_socket_dp_over_the_budget_bounds_a_simple_tree_by_the_affordable_optimum() {
+        // Budget 10^4: the DP affords m(m − 1)/2 ≤ 10^4, i.e. m = 141 (141·140/2 = 9,870;
+        // 142·141/2 = 10,011). The bound is the exact optimum on 141 nodes.
+        let l = limits(None, 10_000);
+        let found = dp_with(&sandy(), 5000, &Objective::Min, &l, &Progress::none()).unwrap();
+        let at_141 = dp(&sandy(), 141, &Objective::Min).unwrap();
+        match found.exactness {
+            Exactness::Bounded {
+                stopped: StopReason::WorkBudget { budget: 10_000 },
+                lower_bound: Some(lb),
+                ..
+            } => {
+                assert!((lb - at_141.cost.min_ns).abs() < 1e-9);
+                assert!(found.cost.min_ns >= lb);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(found.levels.len(), 5000);
+        assert!(RootedTree::from_levels(&found.levels).is_ok());
+    }
+
+    #[test]
+    fn a_socket_dp_over_the_budget_answers_a_placed_tree_with_a_certified_gap() {
+        // 2 × 300 threads: (301·302/2)² · 6 ≈ 1.2·10^10 socket-DP transitions > 10^8. The
+        // fallback places the one-socket DP tree (600·599/2 = 179,700 pairs, within budget).
+        let space = two_sockets(300);
+        let t0 = std::time::Instant::now();
+        let found = optimal(&space, TreeSearch::Dp, &Objective::Min).unwrap();
+        assert!(t0.elapsed().as_secs() < 30);
+        assert_eq!(found.levels.len(), 600);
+        assert_eq!(found.sockets.iter().filter(|&&s| s == 1).count(), 300);
+        let bound = socket_dp::lower_bound(&space.costs, 600, 2);
+        match found.exactness {
+            Exactness::Bounded {
+                stopped: StopReason::WorkBudget { .. },
+                lower_bound: Some(lb),
+                gap_percent: Some(_),
+            } => assert!((lb - bound).abs() < 1e-9 && found.cost.min_ns >= lb),
+            other => panic!("{other:?}"),
+        }
+        // The answer is priced by the model itself.
+        let tree = found.tree().unwrap();
+        let by_node: Vec<u32> = {
+            let order = tree.preorder();
+            let mut v = vec![0; 600];
+            for (i, &node) in order.iter().enumerate() {
+                v[node as usize] = found.sockets[i];
+            }
+            v
+        };
+        let again = space.costs.evaluate(&tree, &by_node).unwrap();
+        assert!((again.min_ns - found.cost.min_ns).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_socket_dp_stopped_by_the_time_limit_says_so() {
+        let space = two_sockets(8);
+        let l = limits(Some(std::time::Duration::ZERO), u64::MAX);
+        let found = optimal_with(
+            &space,
+            TreeSearch::Dp,
+            &Objective::Min,
+            &l,
+            &Progress::none(),
+        )
+        .unwrap();
+        assert!(matches!(
+            found.exactness,
+            Exactness::Bounded {
+                stopped: StopReason::TimeLimit { .. },
+                lower_bound: Some(_),
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn multinomial_counts_labelings_without_the_root() {
+        // 3 sockets of 2, root on socket 0: the 5 others as 1, 2, 2 → 5!/(1!·2!·2!) = 30.
+        assert_eq!(placements_per_tree(&[2, 2, 2], 0), 30);
+        // Two sockets: the placement DP, n units.
+        assert_eq!(placements_per_tree(&[3, 4], 0), 7);
+    }
+
+    #[test]
+    fn kary_levels_are_complete_trees_in_preorder() {
+        // Binary on 6 nodes: 0 → (1 → (3, 4), 2 → (5)).
+        assert_eq!(kary_levels(6, 2), vec![0, 1, 2, 2, 1, 2]);
+        assert_eq!(kary_levels(4, 3), vec![0, 1, 1, 1]);
+        assert_eq!(kary_levels(3, 1), vec![0, 1, 2]);
     }
 }

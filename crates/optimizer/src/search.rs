@@ -103,6 +103,20 @@ pub enum SearchError {
     /// The search is larger than the work budget.
     #[error(transparent)]
     Budget(#[from] BudgetExceeded),
+    /// The rooted-tree search found no tree.
+    #[error(transparent)]
+    Tree(crate::rooted_trees::TreeSearchError),
+}
+
+impl From<crate::rooted_trees::TreeSearchError> for SearchError {
+    fn from(e: crate::rooted_trees::TreeSearchError) -> Self {
+        use crate::rooted_trees::TreeSearchError as T;
+        match e {
+            T::Budget(b) => SearchError::Budget(b),
+            T::Model(m) => SearchError::Model(m),
+            other => SearchError::Tree(other),
+        }
+    }
 }
 
 /// One priced configuration.

@@ -195,7 +195,7 @@ fn cla_tree_ranks_sixteen_threads_on_two_sockets() {
     let dp = rooted_trees::optimal(&space, TreeSearch::Dp, &Objective::Min).unwrap();
     let exhaustive =
         rooted_trees::optimal(&space, TreeSearch::Exhaustive, &Objective::Min).unwrap();
-    assert!(dp.exact && exhaustive.exact);
+    assert!(dp.exact() && exhaustive.exact());
     assert!((best.cost.min_ns - 577.6).abs() < 1e-9, "{:?}", best.cost);
     assert!((dp.cost.min_ns - exhaustive.cost.min_ns).abs() < 1e-9);
     assert!((dp.cost.max_ns - exhaustive.cost.max_ns).abs() < 1e-9);

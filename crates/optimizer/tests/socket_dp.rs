@@ -201,7 +201,7 @@ fn sixteen_threads_on_the_e5_2660_is_the_flat_tree() {
     )
     .unwrap();
     assert!((found.cost.min_ns - 577.6).abs() < 1e-9, "{:?}", found.cost);
-    assert!(found.exact);
+    assert!(found.exact());
     assert_eq!(found.exactness, Exactness::Exact);
     let mut flat = vec![1u32; 16];
     flat[0] = 0;
@@ -281,7 +281,7 @@ fn a_time_limit_returns_the_best_found_with_a_certified_gap() {
         &Progress::none(),
     )
     .unwrap();
-    assert!(!found.exact);
+    assert!(!found.exact());
     match found.exactness {
         Exactness::Bounded {
             stopped: StopReason::TimeLimit { .. },
