@@ -1114,6 +1114,199 @@ pub(crate) fn render_columns(header: &[&str], rows: &[Vec<String>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use modelopt_host::topology::Cpu;
+
+    /// A synthetic host: `packages` packages (ids from `ids`) of `cores` cores with `smt`
+    /// hardware threads each, CPU numbers from `number(package index, core, thread)`.
+    fn host(
+        ids: &[u32],
+        cores: usize,
+        smt: usize,
+        number: impl Fn(usize, usize, usize) -> usize,
+    ) -> HostTopology {
+        let mut cpus = Vec::new();
+        for (p, &id) in ids.iter().enumerate() {
+            for c in 0..cores {
+                let siblings: Vec<usize> = {
+                    let mut v: Vec<usize> = (0..smt).map(|h| number(p, c, h)).collect();
+                    v.sort_unstable();
+                    v
+                };
+                for h in 0..smt {
+                    cpus.push(Cpu {
+                        id: number(p, c, h),
+                        package: id,
+                        core_id: c as u32,
+                        siblings: siblings.clone(),
+                        llc: None,
+                        llc_level: None,
+                        node: None,
+                    });
+                }
+            }
+        }
+        cpus.sort_by_key(|c| c.id);
+        let all: Vec<usize> = cpus.iter().map(|c| c.id).collect();
+        HostTopology {
+            cpus,
+            sockets: Vec::new(),
+            numa_nodes: Vec::new(),
+            line_bytes: Some(64),
+            present: all.clone(),
+        }
+        // `restricted_to` builds the socket → L3 → core hierarchy from the CPUs.
+        .restricted_to(&all)
+    }
+
+    fn record(host: &str, cpus: impl IntoIterator<Item = usize>) -> CalibrationRecord {
+        CalibrationRecord {
+            host: host.into(),
+            cpus: cpus.into_iter().collect(),
+        }
+    }
+
+    fn model_sockets(sockets: u32, cores: u32, smt: u32, threads: u32) -> Vec<u32> {
+        modelopt_model::ccnuma::Topology {
+            sockets,
+            cores_per_socket: cores,
+            threads_per_core: smt,
+            line_bytes: 64,
+        }
+        .sockets_of(threads)
+    }
+
+    #[test]
+    fn calibration_records_are_read_from_machine_text() {
+        // The [calibration] table as `modelopt calibrate` writes it, among other tables.
+        let text = "name = \"h\"\n[topology]\nsockets = 1\n[calibration]\ntool = \"modelopt\"\nhost = \"Xeon X\"\nmeasured_at = \"2026-01-01T00:00:00Z\"\ncpus = [0, 1]\ntimer_overhead_ns = 20.0\n";
+        assert_eq!(calibration_record(text), Some(record("Xeon X", [0, 1])));
+        assert_eq!(calibration_record("name = \"h\"\n"), None);
+    }
+
+    #[test]
+    fn two_packages_of_four_cpus_calibrated_here_are_followed() {
+        // 2 packages × 2 cores × 2 threads, Linux numbering: thread h of core c of package p is
+        // CPU 4h + 2p + c, so package 0 = {0, 4}, {1, 5} and package 1 = {2, 6}, {3, 7}.
+        let h = host(&[0, 1], 2, 2, |p, c, t| 4 * t + 2 * p + c);
+        let rec = record("Xeon X", 0..8);
+        assert_eq!(
+            socket_packages(Some(&rec), 2, Some("Xeon X"), Some(&h)),
+            Ok(vec![0, 1])
+        );
+        let usable: Vec<usize> = (0..8).collect();
+        let (pinning, text, warning) = plan_pinning(
+            false,
+            Some(2),
+            Some(&rec),
+            Some("Xeon X"),
+            Some(&h),
+            &usable,
+            "my-host",
+        );
+        assert_eq!(warning, None);
+        assert!(
+            text.contains("socket 0 = package 0, socket 1 = package 1"),
+            "{text}"
+        );
+        let Pinning::BySocket { packages } = pinning else {
+            panic!("expected the file's placement to be followed")
+        };
+        assert_eq!(packages[0].cores, vec![vec![0, 4], vec![1, 5]]);
+        assert_eq!(packages[1].cores, vec![vec![2, 6], vec![3, 7]]);
+        // The model (2 sockets × 2 cores × 2 threads) puts 8 threads on sockets
+        // 0,0,1,1,0,0,1,1 (one per core first): CPUs 0,1,2,3 then the siblings 4,5,6,7.
+        let sockets = model_sockets(2, 2, 2, 8);
+        assert_eq!(sockets, vec![0, 0, 1, 1, 0, 0, 1, 1]);
+        assert_eq!(
+            pin_by_socket(&sockets, &packages, false).unwrap(),
+            vec![0, 1, 2, 3, 4, 5, 6, 7]
+        );
+        // With CPU 1 not usable (affinity), socket 0 has 3 CPUs: 0, 4, 5 in fill order.
+        let without_1: Vec<usize> = (0..8).filter(|&c| c != 1).collect();
+        let packages = host_packages(&h, &[0, 1], &without_1);
+        assert_eq!(packages[0].order(), vec![0, 5, 4]);
+        // Packages 0 and 2 (1 offline): socket 1 stands for package 2.
+        let h = host(&[0, 2], 2, 1, |p, c, _| 2 * p + c);
+        assert_eq!(
+            socket_packages(Some(&record("Xeon X", 0..4)), 2, Some("Xeon X"), Some(&h)),
+            Ok(vec![0, 2])
+        );
+    }
+
+    #[test]
+    fn one_package_of_two_cpus_cannot_stand_for_two_sockets() {
+        // The CI machine: one package, CPUs 0 and 1.
+        let h = host(&[0], 2, 1, |_, c, _| c);
+        let rec = record("Xeon X", [0, 1]);
+        // Calibrated here with one socket: followed.
+        assert_eq!(
+            socket_packages(Some(&rec), 1, Some("Xeon X"), Some(&h)),
+            Ok(vec![0])
+        );
+        // A file with two sockets whose CPUs lie in one package of this host.
+        let why = socket_packages(Some(&rec), 2, Some("Xeon X"), Some(&h)).unwrap_err();
+        assert_eq!(
+            why,
+            "the CPUs it measured lie in 1 package(s) of this host, not its 2 socket(s)"
+        );
+        let (pinning, _, warning) = plan_pinning(
+            false,
+            Some(2),
+            Some(&rec),
+            Some("Xeon X"),
+            Some(&h),
+            &[0, 1],
+            "two-socket",
+        );
+        assert_eq!(pinning, Pinning::InOrder);
+        assert_eq!(
+            warning.unwrap(),
+            "two-socket does not describe this host (the CPUs it measured lie in 1 package(s) of this host, not its 2 socket(s)): its 2 socket(s) are not mapped to this host's 1 package(s), so thread i runs on the i-th usable CPU; pass --cpus to choose"
+        );
+        // Another CPU model, no record, a CPU that is not here, an unreadable host.
+        assert_eq!(
+            socket_packages(Some(&rec), 1, Some("Epyc Y"), Some(&h)).unwrap_err(),
+            "it was calibrated on `Xeon X`, this host is `Epyc Y`"
+        );
+        assert!(socket_packages(None, 1, Some("Xeon X"), Some(&h))
+            .unwrap_err()
+            .contains("no [calibration] record"));
+        assert_eq!(
+            socket_packages(Some(&record("Xeon X", [0, 5])), 1, Some("Xeon X"), Some(&h))
+                .unwrap_err(),
+            "it measured CPU 5, which is not online here"
+        );
+        assert!(socket_packages(Some(&rec), 1, None, Some(&h)).is_err());
+        assert!(socket_packages(Some(&rec), 1, Some("Xeon X"), None).is_err());
+        // --cpus wins over everything, without a warning; a file without sockets (the
+        // cache-coherent family) is run in CPU order without one either.
+        let (pinning, text, warning) = plan_pinning(true, Some(2), None, None, None, &[0, 1], "x");
+        assert_eq!((pinning, warning), (Pinning::Explicit, None));
+        assert!(text.starts_with("--cpus as given"));
+        let (pinning, _, warning) = plan_pinning(false, None, None, None, None, &[0, 1], "phi");
+        assert_eq!((pinning, warning), (Pinning::InOrder, None));
+    }
+
+    #[test]
+    fn two_hundred_cpus_on_eight_packages_are_mapped_package_by_package() {
+        // 8 packages × 25 cores, no SMT, CPUs numbered round-robin over the packages
+        // (package p, core c → CPU 8c + p). A file calibrated on all 200 CPUs with 8 sockets of
+        // 25 cores puts thread i on socket ⌊i/25⌋, core i mod 25 → CPU 8·(i mod 25) + ⌊i/25⌋.
+        let h = host(&[0, 1, 2, 3, 4, 5, 6, 7], 25, 1, |p, c, _| 8 * c + p);
+        let rec = record("Big", 0..200);
+        let ids = socket_packages(Some(&rec), 8, Some("Big"), Some(&h)).unwrap();
+        assert_eq!(ids, (0..8).collect::<Vec<u32>>());
+        let usable: Vec<usize> = (0..200).collect();
+        let packages = host_packages(&h, &ids, &usable);
+        let cpus = pin_by_socket(&model_sockets(8, 25, 1, 200), &packages, false).unwrap();
+        for (i, &cpu) in cpus.iter().enumerate() {
+            assert_eq!(cpu, 8 * (i % 25) + i / 25, "thread {i}");
+        }
+        // 30 threads: 25 on socket 0 (CPUs 0, 8, ..., 192), then 5 on socket 1 (1, 9, ..., 33).
+        let cpus = pin_by_socket(&model_sockets(8, 25, 1, 30), &packages, false).unwrap();
+        assert_eq!(cpus[24], 192);
+        assert_eq!(&cpus[25..], &[1, 9, 17, 25, 33]);
+    }
 
     #[test]
     fn cpu_lists() {
