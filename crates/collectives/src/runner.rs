@@ -585,6 +585,14 @@ fn iteration(
     }
     let start = control.start_ns.load(Ordering::Relaxed);
     let late = control.now_ns() > start;
+    // The root's payload and every thread's reduction value, computed before the start instant
+    // so that the timed region holds the collective only (the buffers sit in registers or the
+    // thread's own stack: in its cache, as the models' R_L for user data assumes).
+    let sent = match shared {
+        Shared::Broadcast(b) if me == b.root() => payload_of(it),
+        _ => [0; PAYLOAD_WORDS],
+    };
+    let value = value_of(it, me);
     let jitter = u64::try_from(options.arrival_jitter.as_nanos()).unwrap_or(u64::MAX);
     let enter = if jitter > 0 {
         start.saturating_add(mix(it ^ (u64::from(me) << 40)) % (jitter + 1))
@@ -616,21 +624,14 @@ fn iteration(
     }
     // 3. The collective.
     let outcome = match shared {
-        Shared::Broadcast(b) => {
-            let sent = if me == b.root() {
-                payload_of(it)
-            } else {
-                [0; PAYLOAD_WORDS]
-            };
-            Outcome::Payload(b.broadcast(me, it, &sent, waiter)?)
-        }
+        Shared::Broadcast(b) => Outcome::Payload(b.broadcast(me, it, &sent, waiter)?),
         Shared::Barrier(b) => {
             arrived.store(it, Ordering::Release);
             b.wait(me, it, waiter)?;
             Outcome::Left
         }
         Shared::Reduce(r) => {
-            Outcome::Reduced(r.reduce(me, it, value_of(it, me), u64::wrapping_add, waiter)?)
+            Outcome::Reduced(r.reduce(me, it, value, u64::wrapping_add, waiter)?)
         }
     };
     let finish = control.now_ns();
