@@ -7,21 +7,38 @@
 //! timestamp interval and checked), priced with the machine's `Algorithm::cost`, and ranked both
 //! ways. Candidates that are the same job (on 2 threads every tree is `0(1)`) run once, under all
 //! their names. `docs/run.md` describes what is measured and how.
+//!
+//! **Placement.** Without `--cpus`, a machine file that `modelopt calibrate` measured on this
+//! host ([`socket_packages`]: same CPU model, its CPUs online here, as many packages among them
+//! as the file has sockets) is followed: thread i runs on a CPU of the host package standing for
+//! the model's socket of thread i ([`modelopt_collectives::placement::pin_by_socket`]); if that
+//! package has too few usable CPUs the run is refused with one line. Any other file (a bundled
+//! one, one from another CPU) runs thread i on the i-th usable CPU, and a one-line warning says
+//! the file's sockets are not this host's packages. `--cpus` pins thread i to the i-th listed
+//! CPU, whatever the file says. The broadcast's many-to-one lines follow the sockets the threads
+//! run on.
 
 use crate::args::MachineFlag;
 use crate::job::{check_threads, load_machine};
 use anyhow::{anyhow, bail, Context};
 use clap::{Args, ValueEnum};
 use modelopt_collectives::barrier::DisseminationBarrier;
+use modelopt_collectives::bcast::OneLineBroadcast;
+use modelopt_collectives::coherence::{self, InitialState, LineState, Method};
+use modelopt_collectives::placement::{pin_by_socket, Package, PlacementError};
+use modelopt_collectives::reduce::SmallTreeReduce;
 use modelopt_collectives::runner::{self, allowed_cpus, assign_cpus, select_cpus};
 use modelopt_collectives::stats::kendall_tau_b;
 use modelopt_collectives::{shapes, Job, Shape, Summary};
+use modelopt_host::topology::{self as host_topology, Topology as HostTopology};
 use modelopt_model::ccnuma::tree::RootedTree;
 use modelopt_model::ccnuma::Ccnuma;
 use modelopt_model::{Collective, Machine, Params, Request, SpaceOptions};
 use modelopt_optimizer::{tune, Objective, SearchOptions};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
+use std::path::Path;
 use std::time::Duration;
 
 /// The collectives `run` and `validate` can execute.
@@ -43,6 +60,16 @@ impl RunCollective {
             RunCollective::Bcast => "bcast",
             RunCollective::Barrier => "barrier",
             RunCollective::Reduce => "reduce",
+        }
+    }
+
+    /// The starting state of each kind of line, as the implementation's model assumes and as
+    /// this build forces it ([`modelopt_collectives::coherence`]).
+    fn initial_states(self) -> Vec<InitialState> {
+        match self {
+            RunCollective::Bcast => OneLineBroadcast::initial_states(),
+            RunCollective::Barrier => DisseminationBarrier::initial_states(),
+            RunCollective::Reduce => SmallTreeReduce::initial_states(),
         }
     }
 
@@ -136,21 +163,189 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
     check_threads(&machine, args.threads, args.extrapolate)?;
     let specs = CandidateSpecs::parse(args.collective, &args.tree, &args.degree)?;
     let report = setup.measure(args.threads, &specs)?;
-    Ok(match args.format {
+    let out = match args.format {
         RunFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
         RunFormat::Text => render_text(&report),
-    })
+    };
+    // After the run, so that a refused run stays a one-line error.
+    setup.print_warning();
+    Ok(out)
 }
 
-/// What is fixed across thread counts: machine, collective, CPUs, runner options.
+/// What is fixed across thread counts: machine, collective, CPUs, placement, runner options.
 pub(crate) struct Setup<'m> {
     pub machine: &'m Machine,
     pub collective: RunCollective,
+    /// The CPUs threads may use: `--cpus` as given, else every CPU of the affinity mask.
     pub cpus: Vec<usize>,
     pub oversubscribe: bool,
     pub iterations: u64,
     pub timeout: Duration,
     pub gap: Duration,
+    pinning: Pinning,
+    /// This host's topology, when sysfs can be read: the package of each CPU.
+    host: Option<HostTopology>,
+    /// One line on how threads are placed (printed in the report).
+    placement: String,
+    /// One line when the file's placement cannot be followed (printed on stderr after a run).
+    pub warning: Option<String>,
+}
+
+/// How threads are pinned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Pinning {
+    /// `--cpus`: thread t on the t-th listed CPU.
+    Explicit,
+    /// The file was calibrated on this host: thread i on a CPU of `packages[socket of i]`.
+    BySocket { packages: Vec<Package> },
+    /// Thread t on the t-th usable CPU.
+    InOrder,
+}
+
+/// What a machine file's `[calibration]` table (written by `modelopt calibrate`) says about
+/// where it was measured: the CPU model (`/proc/cpuinfo` `model name`) and the CPUs.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub(crate) struct CalibrationRecord {
+    pub host: String,
+    pub cpus: Vec<usize>,
+}
+
+#[derive(Deserialize)]
+struct RecordOnly {
+    calibration: Option<CalibrationRecord>,
+}
+
+/// The `[calibration]` record of a machine file's text, if it has one.
+pub(crate) fn calibration_record(text: &str) -> Option<CalibrationRecord> {
+    toml::from_str::<RecordOnly>(text).ok()?.calibration
+}
+
+/// Which host package stands for each of a machine file's sockets: the s-th package, ascending
+/// by package id, among the CPUs the file's calibration measured, as `modelopt calibrate`
+/// numbers its sockets. `Err` says why the file does not describe this host: no calibration
+/// record, another CPU model, a measured CPU not online here, or not as many packages among the
+/// measured CPUs as the file has sockets (e.g. this host has fewer packages).
+pub(crate) fn socket_packages(
+    record: Option<&CalibrationRecord>,
+    file_sockets: u32,
+    cpu_model: Option<&str>,
+    host: Option<&HostTopology>,
+) -> Result<Vec<u32>, String> {
+    let Some(record) = record else {
+        return Err("it has no [calibration] record from `modelopt calibrate`".into());
+    };
+    let Some(model) = cpu_model else {
+        return Err("this host's CPU model cannot be read from /proc/cpuinfo".into());
+    };
+    if record.host != model {
+        return Err(format!(
+            "it was calibrated on `{}`, this host is `{model}`",
+            record.host
+        ));
+    }
+    let Some(host) = host else {
+        return Err("this host's topology cannot be read from sysfs".into());
+    };
+    let mut ids = BTreeSet::new();
+    for &cpu in &record.cpus {
+        match host.cpu(cpu) {
+            Some(c) => {
+                ids.insert(c.package);
+            }
+            None => return Err(format!("it measured CPU {cpu}, which is not online here")),
+        }
+    }
+    if ids.len() != file_sockets as usize {
+        return Err(format!(
+            "the CPUs it measured lie in {} package(s) of this host, not its {file_sockets} socket(s)",
+            ids.len()
+        ));
+    }
+    Ok(ids.into_iter().collect())
+}
+
+/// The usable CPUs of the packages `ids` of `host`, core by core (cores in the topology's
+/// order: L3 domain by L3 domain, by lowest CPU number), hardware threads ascending.
+pub(crate) fn host_packages(host: &HostTopology, ids: &[u32], usable: &[usize]) -> Vec<Package> {
+    let usable: BTreeSet<usize> = usable.iter().copied().collect();
+    ids.iter()
+        .map(|&id| Package {
+            id,
+            cores: host
+                .sockets
+                .iter()
+                .filter(|s| s.package == id)
+                .flat_map(|s| s.l3_domains.iter().flat_map(|d| d.cores.iter()))
+                .map(|c| {
+                    c.threads
+                        .iter()
+                        .copied()
+                        .filter(|t| usable.contains(t))
+                        .collect::<Vec<_>>()
+                })
+                .filter(|threads| !threads.is_empty())
+                .collect(),
+        })
+        .collect()
+}
+
+/// How to pin, one line describing it, and a warning when the file's placement is not followed.
+pub(crate) fn plan_pinning(
+    explicit: bool,
+    file_sockets: Option<u32>,
+    record: Option<&CalibrationRecord>,
+    cpu_model: Option<&str>,
+    host: Option<&HostTopology>,
+    usable: &[usize],
+    machine: &str,
+) -> (Pinning, String, Option<String>) {
+    if explicit {
+        return (
+            Pinning::Explicit,
+            "--cpus as given: thread i on the i-th listed CPU".into(),
+            None,
+        );
+    }
+    let Some(sockets) = file_sockets else {
+        return (
+            Pinning::InOrder,
+            format!("thread i on the i-th usable CPU ({machine} has no socket placement)"),
+            None,
+        );
+    };
+    match (socket_packages(record, sockets, cpu_model, host), host) {
+        (Ok(ids), Some(host)) => {
+            let map: Vec<String> = ids
+                .iter()
+                .enumerate()
+                .map(|(s, id)| format!("socket {s} = package {id}"))
+                .collect();
+            (
+                Pinning::BySocket {
+                    packages: host_packages(host, &ids, usable),
+                },
+                format!(
+                    "thread i on a CPU of the host package of its socket in {machine}, calibrated on this host ({})",
+                    map.join(", ")
+                ),
+                None,
+            )
+        }
+        (found, _) => {
+            let why = found
+                .err()
+                .unwrap_or_else(|| "this host's topology cannot be read from sysfs".into());
+            let packages =
+                host.map_or_else(|| "unknown".to_string(), |h| h.sockets.len().to_string());
+            (
+                Pinning::InOrder,
+                format!("thread i on the i-th usable CPU ({machine} does not describe this host)"),
+                Some(format!(
+                    "{machine} does not describe this host ({why}): its {sockets} socket(s) are not mapped to this host's {packages} package(s), so thread i runs on the i-th usable CPU; pass --cpus to choose"
+                )),
+            )
+        }
+    }
 }
 
 impl<'m> Setup<'m> {
@@ -172,6 +367,19 @@ impl<'m> Setup<'m> {
         let allowed = allowed_cpus()?;
         let requested = cpus.map(parse_cpu_list).transpose()?;
         let cpus = select_cpus(requested.as_deref(), &allowed).context("--cpus")?;
+        let host = host_topology::discover().ok();
+        let info = host_topology::host_info_at(Path::new("/"));
+        let record = calibration_record(machine.text());
+        let file_sockets = machine.model::<Ccnuma>().map(|m| m.topology.sockets);
+        let (pinning, placement, warning) = plan_pinning(
+            requested.is_some(),
+            file_sockets,
+            record.as_ref(),
+            info.cpu_model.as_deref(),
+            host.as_ref(),
+            &cpus,
+            &machine.name,
+        );
         Ok(Setup {
             machine,
             collective,
@@ -180,25 +388,71 @@ impl<'m> Setup<'m> {
             iterations,
             timeout: Duration::from_millis(timeout_ms),
             gap: Duration::from_micros(gap_us),
+            pinning,
+            host,
+            placement,
+            warning,
         })
+    }
+
+    /// Print the placement warning, if any, as one line on stderr.
+    pub fn print_warning(&self) {
+        if let Some(w) = &self.warning {
+            eprintln!("modelopt: warning: {w}");
+        }
+    }
+
+    /// The CPU of every thread and the socket each thread's lines are laid out for.
+    fn place(&self, threads: u32, model: &Model<'_>) -> anyhow::Result<(Vec<usize>, Vec<u32>)> {
+        if let Pinning::BySocket { packages } = &self.pinning {
+            let sockets = model
+                .sockets
+                .clone()
+                .unwrap_or_else(|| vec![0; threads as usize]);
+            let cpus = pin_by_socket(&sockets, packages, self.oversubscribe).map_err(|e| {
+                let hint = match e {
+                    PlacementError::PackageFull { .. } if !self.oversubscribe => {
+                        "; pass --oversubscribe to share its CPUs, or --cpus to pin elsewhere"
+                    }
+                    _ => "; pass --cpus to pin elsewhere",
+                };
+                anyhow!(
+                    "--threads {threads}: {e} ({} was calibrated on this host, so its placement is followed){hint}",
+                    self.machine.name
+                )
+            })?;
+            return Ok((cpus, sockets));
+        }
+        let cpus = assign_cpus(threads, &self.cpus, self.oversubscribe).map_err(|e| match e {
+            runner::RunError::TooManyThreads { .. } => {
+                anyhow!("--threads {threads}: {e}; pass --oversubscribe to run anyway")
+            }
+            _ => anyhow!("--threads {threads}: {e}"),
+        })?;
+        // The sockets the threads really run on: their CPUs' packages.
+        let sockets = cpus
+            .iter()
+            .map(|&c| {
+                self.host
+                    .as_ref()
+                    .and_then(|h| h.cpu(c))
+                    .map_or(0, |cpu| cpu.package)
+            })
+            .collect();
+        Ok((cpus, sockets))
     }
 
     /// Resolve, run and price every candidate on `threads` threads.
     pub fn measure(&self, threads: u32, specs: &CandidateSpecs) -> anyhow::Result<RunReport> {
-        let assigned =
-            assign_cpus(threads, &self.cpus, self.oversubscribe).map_err(|e| match e {
-                runner::RunError::TooManyThreads { .. } => {
-                    anyhow!("--threads {threads}: {e}; pass --oversubscribe to run anyway")
-                }
-                _ => anyhow!("--threads {threads}: {e}"),
-            })?;
         let model = Model::new(self.machine, self.collective, threads)?;
+        let (assigned, sockets) = self.place(threads, &model)?;
         let candidates = resolve(self.collective, threads, specs, &model)?;
         let mut rows = Vec::with_capacity(candidates.len());
         for c in candidates {
             let mut options = runner::RunOptions::new(threads, self.iterations, assigned.clone());
             options.timeout = self.timeout;
             options.gap = self.gap;
+            options.sockets = Some(sockets.clone());
             let measured = runner::run(&c.job, &options)
                 .with_context(|| format!("{} {}", self.collective.name(), c.label))?;
             let summary = measured
@@ -238,8 +492,16 @@ impl<'m> Setup<'m> {
             machine: self.machine.name.clone(),
             algorithm: model.algorithm_name(),
             threads,
-            shared_cpus: (threads as usize) > self.cpus.len(),
+            shared_cpus: {
+                let distinct: BTreeSet<usize> = assigned.iter().copied().collect();
+                distinct.len() < assigned.len()
+            },
             cpus: assigned,
+            placement: self.placement.clone(),
+            placement_warning: self.warning.clone(),
+            sockets,
+            initial_states_forced_with: coherence::flush_method(),
+            initial_states: self.collective.initial_states(),
             iterations: self.iterations,
             gap_ns: self.gap.as_nanos() as u64,
             candidates: rows,
@@ -562,6 +824,18 @@ pub(crate) struct RunReport {
     pub cpus: Vec<usize>,
     /// Whether threads share CPUs (`--oversubscribe`): the latencies then measure the scheduler.
     pub shared_cpus: bool,
+    /// How threads were placed, one line.
+    pub placement: String,
+    /// Why the machine file's sockets could not be followed, if they could not.
+    pub placement_warning: Option<String>,
+    /// The socket of each thread as the collective's lines were laid out (the broadcast's
+    /// many-to-one lines: one per node and socket holding children).
+    pub sockets: Vec<u32>,
+    /// The instructions that forced the initial states (`null`: none could, see
+    /// `initial_states[].start`).
+    pub initial_states_forced_with: Option<&'static str>,
+    /// Per kind of line: the state the model assumes and the state every iteration started in.
+    pub initial_states: Vec<InitialState>,
     pub iterations: u64,
     pub gap_ns: u64,
     pub candidates: Vec<CandidateRow>,
@@ -642,6 +916,20 @@ fn render_text(report: &RunReport) -> String {
             report.machine
         ),
     };
+    let _ = writeln!(out, "placement: {}", report.placement);
+    if report.collective == RunCollective::Bcast {
+        let sockets: Vec<String> = report.sockets.iter().map(u32::to_string).collect();
+        let _ = writeln!(
+            out,
+            "sockets of threads 0..{} (one many-to-one line per node and socket holding children): {}",
+            report.threads.saturating_sub(1),
+            sockets.join(",")
+        );
+    }
+    out.push_str(&initial_states_text(
+        report.initial_states_forced_with,
+        &report.initial_states,
+    ));
     out.push('\n');
     out.push_str(&table(report));
     out.push('\n');
@@ -693,6 +981,54 @@ fn render_text(report: &RunReport) -> String {
             "note: {late} {} started late (a thread saw the start signal after the start instant; raise --gap-us or free the CPUs)",
             if late == 1 { "iteration" } else { "iterations" }
         );
+    }
+    out
+}
+
+/// Where a line in `state` is: `I (in no cache)`, `E in the parent's cache`.
+fn state_text(state: LineState, holder: &str) -> String {
+    match state {
+        LineState::Invalid => "I (in no cache)".into(),
+        _ => format!(
+            "{} in {}'s cache",
+            state.letter(),
+            if holder.is_empty() {
+                "its owner"
+            } else {
+                holder
+            }
+        ),
+    }
+}
+
+/// The initial-states block of a report: which states were forced, and which could not be.
+pub(crate) fn initial_states_text(forced_with: Option<&str>, states: &[InitialState]) -> String {
+    let mut out = String::new();
+    let _ = match forced_with {
+        Some(how) => writeln!(
+            out,
+            "initial states, forced before every iteration ({how}):"
+        ),
+        None => writeln!(
+            out,
+            "initial states NOT forced: this architecture has no cache-flush instruction modelopt uses, so lines start where their owner rewrote them:"
+        ),
+    };
+    for s in states {
+        let now = state_text(s.start, s.holder);
+        let _ = if s.method == Method::Construction {
+            writeln!(out, "  {}: {now}, by construction — {}", s.lines, s.source)
+        } else if s.matches_model() {
+            writeln!(out, "  {}: {now} — {}", s.lines, s.source)
+        } else {
+            writeln!(
+                out,
+                "  {}: {now}, NOT the model's {} — {}",
+                s.lines,
+                state_text(s.model, s.holder),
+                s.source
+            )
+        };
     }
     out
 }
@@ -778,6 +1114,199 @@ pub(crate) fn render_columns(header: &[&str], rows: &[Vec<String>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use modelopt_host::topology::Cpu;
+
+    /// A synthetic host: `packages` packages (ids from `ids`) of `cores` cores with `smt`
+    /// hardware threads each, CPU numbers from `number(package index, core, thread)`.
+    fn host(
+        ids: &[u32],
+        cores: usize,
+        smt: usize,
+        number: impl Fn(usize, usize, usize) -> usize,
+    ) -> HostTopology {
+        let mut cpus = Vec::new();
+        for (p, &id) in ids.iter().enumerate() {
+            for c in 0..cores {
+                let siblings: Vec<usize> = {
+                    let mut v: Vec<usize> = (0..smt).map(|h| number(p, c, h)).collect();
+                    v.sort_unstable();
+                    v
+                };
+                for h in 0..smt {
+                    cpus.push(Cpu {
+                        id: number(p, c, h),
+                        package: id,
+                        core_id: c as u32,
+                        siblings: siblings.clone(),
+                        llc: None,
+                        llc_level: None,
+                        node: None,
+                    });
+                }
+            }
+        }
+        cpus.sort_by_key(|c| c.id);
+        let all: Vec<usize> = cpus.iter().map(|c| c.id).collect();
+        HostTopology {
+            cpus,
+            sockets: Vec::new(),
+            numa_nodes: Vec::new(),
+            line_bytes: Some(64),
+            present: all.clone(),
+        }
+        // `restricted_to` builds the socket → L3 → core hierarchy from the CPUs.
+        .restricted_to(&all)
+    }
+
+    fn record(host: &str, cpus: impl IntoIterator<Item = usize>) -> CalibrationRecord {
+        CalibrationRecord {
+            host: host.into(),
+            cpus: cpus.into_iter().collect(),
+        }
+    }
+
+    fn model_sockets(sockets: u32, cores: u32, smt: u32, threads: u32) -> Vec<u32> {
+        modelopt_model::ccnuma::Topology {
+            sockets,
+            cores_per_socket: cores,
+            threads_per_core: smt,
+            line_bytes: 64,
+        }
+        .sockets_of(threads)
+    }
+
+    #[test]
+    fn calibration_records_are_read_from_machine_text() {
+        // The [calibration] table as `modelopt calibrate` writes it, among other tables.
+        let text = "name = \"h\"\n[topology]\nsockets = 1\n[calibration]\ntool = \"modelopt\"\nhost = \"Xeon X\"\nmeasured_at = \"2026-01-01T00:00:00Z\"\ncpus = [0, 1]\ntimer_overhead_ns = 20.0\n";
+        assert_eq!(calibration_record(text), Some(record("Xeon X", [0, 1])));
+        assert_eq!(calibration_record("name = \"h\"\n"), None);
+    }
+
+    #[test]
+    fn two_packages_of_four_cpus_calibrated_here_are_followed() {
+        // 2 packages × 2 cores × 2 threads, Linux numbering: thread h of core c of package p is
+        // CPU 4h + 2p + c, so package 0 = {0, 4}, {1, 5} and package 1 = {2, 6}, {3, 7}.
+        let h = host(&[0, 1], 2, 2, |p, c, t| 4 * t + 2 * p + c);
+        let rec = record("Xeon X", 0..8);
+        assert_eq!(
+            socket_packages(Some(&rec), 2, Some("Xeon X"), Some(&h)),
+            Ok(vec![0, 1])
+        );
+        let usable: Vec<usize> = (0..8).collect();
+        let (pinning, text, warning) = plan_pinning(
+            false,
+            Some(2),
+            Some(&rec),
+            Some("Xeon X"),
+            Some(&h),
+            &usable,
+            "my-host",
+        );
+        assert_eq!(warning, None);
+        assert!(
+            text.contains("socket 0 = package 0, socket 1 = package 1"),
+            "{text}"
+        );
+        let Pinning::BySocket { packages } = pinning else {
+            panic!("expected the file's placement to be followed")
+        };
+        assert_eq!(packages[0].cores, vec![vec![0, 4], vec![1, 5]]);
+        assert_eq!(packages[1].cores, vec![vec![2, 6], vec![3, 7]]);
+        // The model (2 sockets × 2 cores × 2 threads) puts 8 threads on sockets
+        // 0,0,1,1,0,0,1,1 (one per core first): CPUs 0,1,2,3 then the siblings 4,5,6,7.
+        let sockets = model_sockets(2, 2, 2, 8);
+        assert_eq!(sockets, vec![0, 0, 1, 1, 0, 0, 1, 1]);
+        assert_eq!(
+            pin_by_socket(&sockets, &packages, false).unwrap(),
+            vec![0, 1, 2, 3, 4, 5, 6, 7]
+        );
+        // With CPU 1 not usable (affinity), socket 0 has 3 CPUs: 0, 4, 5 in fill order.
+        let without_1: Vec<usize> = (0..8).filter(|&c| c != 1).collect();
+        let packages = host_packages(&h, &[0, 1], &without_1);
+        assert_eq!(packages[0].order(), vec![0, 5, 4]);
+        // Packages 0 and 2 (1 offline): socket 1 stands for package 2.
+        let h = host(&[0, 2], 2, 1, |p, c, _| 2 * p + c);
+        assert_eq!(
+            socket_packages(Some(&record("Xeon X", 0..4)), 2, Some("Xeon X"), Some(&h)),
+            Ok(vec![0, 2])
+        );
+    }
+
+    #[test]
+    fn one_package_of_two_cpus_cannot_stand_for_two_sockets() {
+        // The CI machine: one package, CPUs 0 and 1.
+        let h = host(&[0], 2, 1, |_, c, _| c);
+        let rec = record("Xeon X", [0, 1]);
+        // Calibrated here with one socket: followed.
+        assert_eq!(
+            socket_packages(Some(&rec), 1, Some("Xeon X"), Some(&h)),
+            Ok(vec![0])
+        );
+        // A file with two sockets whose CPUs lie in one package of this host.
+        let why = socket_packages(Some(&rec), 2, Some("Xeon X"), Some(&h)).unwrap_err();
+        assert_eq!(
+            why,
+            "the CPUs it measured lie in 1 package(s) of this host, not its 2 socket(s)"
+        );
+        let (pinning, _, warning) = plan_pinning(
+            false,
+            Some(2),
+            Some(&rec),
+            Some("Xeon X"),
+            Some(&h),
+            &[0, 1],
+            "two-socket",
+        );
+        assert_eq!(pinning, Pinning::InOrder);
+        assert_eq!(
+            warning.unwrap(),
+            "two-socket does not describe this host (the CPUs it measured lie in 1 package(s) of this host, not its 2 socket(s)): its 2 socket(s) are not mapped to this host's 1 package(s), so thread i runs on the i-th usable CPU; pass --cpus to choose"
+        );
+        // Another CPU model, no record, a CPU that is not here, an unreadable host.
+        assert_eq!(
+            socket_packages(Some(&rec), 1, Some("Epyc Y"), Some(&h)).unwrap_err(),
+            "it was calibrated on `Xeon X`, this host is `Epyc Y`"
+        );
+        assert!(socket_packages(None, 1, Some("Xeon X"), Some(&h))
+            .unwrap_err()
+            .contains("no [calibration] record"));
+        assert_eq!(
+            socket_packages(Some(&record("Xeon X", [0, 5])), 1, Some("Xeon X"), Some(&h))
+                .unwrap_err(),
+            "it measured CPU 5, which is not online here"
+        );
+        assert!(socket_packages(Some(&rec), 1, None, Some(&h)).is_err());
+        assert!(socket_packages(Some(&rec), 1, Some("Xeon X"), None).is_err());
+        // --cpus wins over everything, without a warning; a file without sockets (the
+        // cache-coherent family) is run in CPU order without one either.
+        let (pinning, text, warning) = plan_pinning(true, Some(2), None, None, None, &[0, 1], "x");
+        assert_eq!((pinning, warning), (Pinning::Explicit, None));
+        assert!(text.starts_with("--cpus as given"));
+        let (pinning, _, warning) = plan_pinning(false, None, None, None, None, &[0, 1], "phi");
+        assert_eq!((pinning, warning), (Pinning::InOrder, None));
+    }
+
+    #[test]
+    fn two_hundred_cpus_on_eight_packages_are_mapped_package_by_package() {
+        // 8 packages × 25 cores, no SMT, CPUs numbered round-robin over the packages
+        // (package p, core c → CPU 8c + p). A file calibrated on all 200 CPUs with 8 sockets of
+        // 25 cores puts thread i on socket ⌊i/25⌋, core i mod 25 → CPU 8·(i mod 25) + ⌊i/25⌋.
+        let h = host(&[0, 1, 2, 3, 4, 5, 6, 7], 25, 1, |p, c, _| 8 * c + p);
+        let rec = record("Big", 0..200);
+        let ids = socket_packages(Some(&rec), 8, Some("Big"), Some(&h)).unwrap();
+        assert_eq!(ids, (0..8).collect::<Vec<u32>>());
+        let usable: Vec<usize> = (0..200).collect();
+        let packages = host_packages(&h, &ids, &usable);
+        let cpus = pin_by_socket(&model_sockets(8, 25, 1, 200), &packages, false).unwrap();
+        for (i, &cpu) in cpus.iter().enumerate() {
+            assert_eq!(cpu, 8 * (i % 25) + i / 25, "thread {i}");
+        }
+        // 30 threads: 25 on socket 0 (CPUs 0, 8, ..., 192), then 5 on socket 1 (1, 9, ..., 33).
+        let cpus = pin_by_socket(&model_sockets(8, 25, 1, 30), &packages, false).unwrap();
+        assert_eq!(cpus[24], 192);
+        assert_eq!(&cpus[25..], &[1, 9, 17, 25, 33]);
+    }
 
     #[test]
     fn cpu_lists() {

@@ -11,7 +11,8 @@ use crate::args::{parse_range, MachineFlag};
 use crate::job::{check_threads, load_machine};
 use crate::run_cmd::HostFlags;
 use crate::run_cmd::{
-    ns, render_columns, CandidateSpecs, RunCollective, RunFormat, RunReport, Setup,
+    initial_states_text, ns, render_columns, CandidateSpecs, RunCollective, RunFormat, RunReport,
+    Setup,
 };
 use anyhow::{bail, Context};
 use clap::Args;
@@ -139,10 +140,13 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<String> {
         crate::output::write_file(path, bytes)
             .with_context(|| format!("--plot {}", path.display()))?;
     }
-    Ok(match args.format {
+    let out = match args.format {
         RunFormat::Json => serde_json::to_string_pretty(&validation)? + "\n",
         RunFormat::Text => render_text(&validation),
-    })
+    };
+    // After the sweep, so that a refused sweep stays a one-line error.
+    setup.print_warning();
+    Ok(out)
 }
 
 /// 100·(T_min − median)/median.
@@ -245,6 +249,13 @@ fn render_text(v: &Validation) -> String {
         v.runs.last().map_or(0, |r| r.threads),
         first.map_or(0, |r| r.iterations),
     );
+    if let Some(r) = first {
+        let _ = writeln!(out, "placement: {}", r.placement);
+        out.push_str(&initial_states_text(
+            r.initial_states_forced_with,
+            &r.initial_states,
+        ));
+    }
     out.push('\n');
     let header = [
         "threads",

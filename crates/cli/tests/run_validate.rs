@@ -77,6 +77,24 @@ fn run_bcast_two_threads_prints_prediction_beside_measurement() {
         "{text}"
     );
     assert!(text.contains("200 checked iterations"), "{text}");
+    // Issue 9: the report says which initial states were forced (x86_64: clflush), and that
+    // the data and many-to-one lines start where the model prices them: in no cache (R_I).
+    if cfg!(target_arch = "x86_64") {
+        assert!(
+            text.contains("initial states, forced before every iteration (clflush + mfence):"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "many-to-one line of every (node, socket holding children): I (in no cache)"
+            ),
+            "{text}"
+        );
+    } else {
+        assert!(text.contains("initial states NOT forced"), "{text}");
+        assert!(text.contains("NOT the model's I (in no cache)"), "{text}");
+    }
+    assert!(text.contains("placement: "), "{text}");
 }
 
 #[test]
@@ -108,6 +126,13 @@ fn run_json_has_every_statistic_in_order() {
     assert!(get("min") > 0.0);
     assert!(get("min") <= get("p5") && get("p5") <= get("median") && get("median") <= get("p95"));
     assert_eq!(v["kendall_tau_b"], serde_json::Value::Null);
+    // The barrier's lines: Exclusive in their owner's cache (seed 000 §4.2, §4.4).
+    let states = v["initial_states"].as_array().unwrap();
+    assert_eq!(states.len(), 1);
+    assert_eq!(states[0]["model"], "E");
+    let forced = cfg!(target_arch = "x86_64");
+    assert_eq!(states[0]["start"], if forced { "E" } else { "M" });
+    assert_eq!(v["initial_states_forced_with"].is_null(), !forced);
 }
 
 #[test]
@@ -277,4 +302,187 @@ fn bad_run_and_validate_inputs_are_one_line_errors() {
         ],
         "cannot tell the image format",
     );
+}
+
+/// The bundled E5-2660 file renamed `name`, reshaped to `sockets` × `cores` × 1 and given a
+/// `[calibration]` record naming `host` and `cpus`, as `modelopt calibrate` writes it.
+fn calibrated_file(
+    dir: &std::path::Path,
+    name: &str,
+    sockets: u32,
+    cores: u32,
+    host: &str,
+    cpus: &[usize],
+) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../machines");
+    let text = std::fs::read_to_string(root.join("sandy-bridge-e5-2660.toml")).unwrap();
+    let text = text
+        .replace(
+            "sockets = 2\ncores_per_socket = 8\nthreads_per_core = 2",
+            &format!("sockets = {sockets}\ncores_per_socket = {cores}\nthreads_per_core = 1"),
+        )
+        .replace(
+            "max_threads = 32",
+            &format!("max_threads = {}", sockets * cores),
+        )
+        .replace(
+            "name = \"sandy-bridge-e5-2660\"",
+            &format!("name = \"{name}\""),
+        );
+    let list: Vec<String> = cpus.iter().map(usize::to_string).collect();
+    let text = format!(
+        "{text}\n[calibration]\ntool = \"test\"\nhost = \"{host}\"\nmeasured_at = \"2026-01-01T00:00:00Z\"\ncpus = [{}]\ntimer_overhead_ns = 20.0\ntimer_resolution_ns = 10.0\n",
+        list.join(", ")
+    );
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn issue_9_run_follows_a_file_calibrated_on_this_host_and_warns_for_another() {
+    let Some(model) = modelopt_host::topology::host_info_at(std::path::Path::new("/")).cpu_model
+    else {
+        return; // No CPU model in /proc/cpuinfo: no file can be recognised as this host's.
+    };
+    let Ok(topo) = modelopt_host::topology::discover() else {
+        return;
+    };
+    let allowed = allowed_cpus().unwrap();
+    // Two usable CPUs of one package (the CI machine has exactly that).
+    let Some(package) = topo.sockets.iter().map(|s| s.package).find(|&p| {
+        allowed
+            .iter()
+            .filter(|&&c| topo.cpu(c).is_some_and(|x| x.package == p))
+            .count()
+            >= 2
+    }) else {
+        return;
+    };
+    let pair: Vec<usize> = allowed
+        .iter()
+        .copied()
+        .filter(|&c| topo.cpu(c).is_some_and(|x| x.package == package))
+        .take(2)
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let cpus = pair
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+
+    // Calibrated here, one socket: followed, no warning.
+    let here = calibrated_file(dir.path(), "here", 1, 2, &model, &pair);
+    let out = modelopt()
+        .args([
+            "run",
+            "bcast",
+            "-m",
+            &here,
+            "-n",
+            "2",
+            "--iterations",
+            "100",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(&format!(
+            "calibrated on this host (socket 0 = package {package})"
+        )),
+        "{text}"
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The same file claiming two sockets over CPUs of one package: one warning line, and the
+    // run still happens (in CPU order).
+    let two = calibrated_file(dir.path(), "two-sockets", 2, 1, &model, &pair);
+    let out = modelopt()
+        .args([
+            "run",
+            "bcast",
+            "-m",
+            &two,
+            "-n",
+            "2",
+            "--iterations",
+            "50",
+            "--cpus",
+            &cpus,
+        ])
+        .output()
+        .unwrap();
+    // With --cpus the user chose: no warning.
+    assert!(out.status.success());
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = modelopt()
+        .args(["run", "bcast", "-m", &two, "-n", "2", "--iterations", "50"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("modelopt: warning: two-sockets does not describe this host (the CPUs it measured lie in 1 package(s) of this host, not its 2 socket(s))"),
+        "{stderr}"
+    );
+
+    // Another CPU model: the same one-line warning, naming both.
+    let other = calibrated_file(dir.path(), "other", 1, 2, "Some Other CPU", &pair);
+    let out = modelopt()
+        .args([
+            "run",
+            "bcast",
+            "-m",
+            &other,
+            "-n",
+            "2",
+            "--iterations",
+            "50",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("it was calibrated on `Some Other CPU`, this host is"),
+        "{stderr}"
+    );
+
+    // Calibrated here but asked for more threads than the package has usable CPUs: refused in
+    // one line rather than pinned to another package (only where the package is that small).
+    let in_package = allowed
+        .iter()
+        .filter(|&&c| topo.cpu(c).is_some_and(|x| x.package == package))
+        .count();
+    if in_package == 2 {
+        fails_with(
+            &[
+                "run",
+                "bcast",
+                "-m",
+                &here,
+                "-n",
+                "3",
+                "--extrapolate",
+                "--iterations",
+                "5",
+            ],
+            "the model places 3 threads on socket 0 but its host package",
+        );
+    }
 }

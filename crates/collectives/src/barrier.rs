@@ -21,10 +21,13 @@
 //! T, T−1·(m+1)^0, ...; the barrier is complete when (m+1)^r_total ≥ n. Seed 000 takes
 //! r_total = ⌈log_m n⌉ (Eq. 4.11, and m = 1, r = 1 for n = 2), which is at least that.
 
+use crate::coherence::{self, InitialState, LineState};
 use crate::wait::{Stage, WaitError, Waiter};
+use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Flag and notification counter in one 64-byte, 64-byte-aligned line.
+/// Flag and notification counter in one 64-byte, 64-byte-aligned line (kept in a 128-byte
+/// `CachePadded` slot, so the adjacent-line prefetcher never pulls a neighbour's line along).
 #[repr(C, align(64))]
 #[derive(Debug, Default)]
 struct SynchroLine {
@@ -62,7 +65,7 @@ pub enum BarrierError {
 /// The shared state of a dissemination barrier.
 #[derive(Debug)]
 pub struct DisseminationBarrier {
-    lines: Vec<SynchroLine>,
+    lines: Vec<CachePadded<SynchroLine>>,
     degree: u32,
     rounds: u32,
     /// (m+1)^r mod n for each round r.
@@ -100,7 +103,9 @@ impl DisseminationBarrier {
             s = s * u64::from(degree + 1) % n;
         }
         Ok(DisseminationBarrier {
-            lines: (0..threads).map(|_| SynchroLine::default()).collect(),
+            lines: (0..threads)
+                .map(|_| CachePadded::new(SynchroLine::default()))
+                .collect(),
             degree,
             rounds,
             strides,
@@ -130,13 +135,32 @@ impl DisseminationBarrier {
         self.rounds
     }
 
-    /// Put thread `me`'s line in its own cache, Modified (rewritten unchanged).
+    /// The starting state of the lines the model prices (seed 000 §4.2 and §4.4), and what
+    /// [`DisseminationBarrier::prepare`] reaches on this build.
+    pub fn initial_states() -> Vec<InitialState> {
+        vec![InitialState::forced(
+            "flag + notification line (synchro_t) of every thread",
+            "its owner",
+            LineState::Exclusive,
+            "seed 000 §4.2 (T_barr,min: the owner has its line in cache, R_L) and §4.4 (exclusive state in the owner's cache)",
+        )]
+    }
+
+    /// Put thread `me`'s line in its initial state ([`DisseminationBarrier::initial_states`]):
+    /// evicted from every cache and loaded by `me` (Exclusive in `me`'s cache) where
+    /// [`coherence::can_flush`], otherwise rewritten unchanged (Modified in `me`'s cache).
     pub fn prepare(&self, me: u32) {
         let line = &self.lines[me as usize];
-        line.flag
-            .store(line.flag.load(Ordering::Relaxed), Ordering::Relaxed);
-        line.notification
-            .store(line.notification.load(Ordering::Relaxed), Ordering::Relaxed);
+        if coherence::can_flush() {
+            coherence::evict(&**line);
+            coherence::fence();
+            std::hint::black_box(line.flag.load(Ordering::Relaxed));
+        } else {
+            line.flag
+                .store(line.flag.load(Ordering::Relaxed), Ordering::Relaxed);
+            line.notification
+                .store(line.notification.load(Ordering::Relaxed), Ordering::Relaxed);
+        }
     }
 
     /// Thread `me`'s part of the `epoch`-th barrier (epochs 1, 2, 3, ... on one object): returns

@@ -1,23 +1,29 @@
 //! The one-line broadcast over any rooted tree (seed 001, Fig. 1 and §4).
 //!
-//! Every node owns two cache lines:
+//! Every node owns:
 //! - its **data line**: the flag and a 56-byte payload in one 64-byte line ("notification with
 //!   payload", seed 001 §4), written by the node and read by its children;
-//! - its **copy counter** line, which its children increment when they have copied and the node
-//!   polls (many-to-one, "one line in which children write and the parent polls").
+//! - one **many-to-one (ack) line per socket holding children**: the children on socket s
+//!   increment the node's line of socket s when they have copied, and the node polls its lines in
+//!   ascending socket order. Seed 001 §4 (2): "to isolate QPI transfers and minimize line
+//!   stealing, we use one synchronization line per socket"; `docs/cla.md` §7 and the model's
+//!   `TreeCosts::finish` price exactly this (one E3 group per socket, waited for in ascending
+//!   socket order). With every thread on one socket ([`OneLineBroadcast::new`]) this is the single
+//!   line of Figure 1 ("one line in which children write and the parent polls").
 //!
 //! One call, thread `me`, following Figure 1 statement by statement:
 //!
 //! ```text
 //! if me has a parent:
-//!   S1  wait until parent.flag ≥ epoch            (one-to-many)
+//!   S1  wait until parent.flag ≥ epoch                      (one-to-many)
 //!   S2  copy parent.payload into my buffer
 //! if me has children:
 //!   S3  copy my buffer into my data line
-//!   S4  my.flag = epoch                           (one-to-many)
-//!   S5  wait until my.copied ≥ epoch · children   (many-to-one)
+//!   S4  my.flag = epoch                                     (one-to-many)
+//!   S5  for each socket s holding children, ascending:
+//!         wait until my.ack[s] ≥ epoch · children on s      (many-to-one)
 //! if me has a parent:
-//!   S6  parent.copied += 1                        (many-to-one)
+//!   S6  parent.ack[my socket] += 1                          (many-to-one)
 //! ```
 //!
 //! The flag and counters only grow, so the same object serves any number of calls as long as the
@@ -25,7 +31,12 @@
 //! S5 of epoch e, when all its children have copied epoch e. Payload words are written with relaxed
 //! stores before the flag's release store and read after its acquire load, so a child that sees the
 //! flag sees the payload.
+//!
+//! Every line sits in its own 128-byte slot (`CachePadded`), so the adjacent-line prefetcher
+//! (which fetches 128-byte pairs on x86) cannot pull one node's line into a cache along with
+//! another's, which would spoil the initial states [`OneLineBroadcast::prepare`] forces.
 
+use crate::coherence::{self, InitialState, LineState};
 use crate::wait::{Stage, WaitError, Waiter};
 use crossbeam_utils::CachePadded;
 use modelopt_model::ccnuma::tree::RootedTree;
@@ -45,30 +56,112 @@ struct DataLine {
     words: [AtomicU64; PAYLOAD_WORDS],
 }
 
-/// The shared state of the one-line broadcast over one tree.
+/// One many-to-one line of a node: the children on one socket increment it.
+#[derive(Debug)]
+struct AckLine {
+    /// The children's socket.
+    socket: u32,
+    /// How many children are on it (each adds 1 per epoch).
+    children: u64,
+    count: CachePadded<AtomicU64>,
+}
+
+/// Why a broadcast cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BcastError {
+    /// The placement does not give one socket per tree node.
+    #[error("the placement gives {sockets} sockets but the tree has {nodes} nodes (one socket per node)")]
+    Placement {
+        /// Entries of the placement.
+        sockets: usize,
+        /// Nodes of the tree.
+        nodes: usize,
+    },
+}
+
+/// The shared state of the one-line broadcast over one tree and placement.
 #[derive(Debug)]
 pub struct OneLineBroadcast {
     parent: Vec<Option<u32>>,
-    children: Vec<u64>,
     root: u32,
-    data: Vec<DataLine>,
-    copied: Vec<CachePadded<AtomicU64>>,
+    sockets: Vec<u32>,
+    data: Vec<CachePadded<DataLine>>,
+    /// Every node's ack lines, node by node, each node's in ascending socket order.
+    acks: Vec<AckLine>,
+    /// Node v's ack lines are `acks[first[v]..first[v + 1]]` (n + 1 entries).
+    first: Vec<usize>,
+    /// The ack line (index in `acks`) node v increments at its parent in S6.
+    notify: Vec<Option<usize>>,
 }
 
 impl OneLineBroadcast {
-    /// The broadcast over `tree` (node i is thread i; the tree's root is the broadcast's root).
+    /// The broadcast over `tree` with every thread on one socket: one ack line per node with
+    /// children (node i is thread i; the tree's root is the broadcast's root).
     pub fn new(tree: &RootedTree) -> Self {
+        Self::build(tree, &vec![0; tree.len()])
+    }
+
+    /// The broadcast over `tree` with node (thread) i on socket `sockets[i]`: one ack line per
+    /// (node, socket holding some of its children). `sockets` holds any labels (Linux package ids
+    /// or the model's socket numbers); only their order matters, for the order of the waits.
+    ///
+    /// Errors: [`BcastError::Placement`] unless `sockets` has one entry per node.
+    pub fn with_sockets(tree: &RootedTree, sockets: &[u32]) -> Result<Self, BcastError> {
+        if sockets.len() != tree.len() {
+            return Err(BcastError::Placement {
+                sockets: sockets.len(),
+                nodes: tree.len(),
+            });
+        }
+        Ok(Self::build(tree, sockets))
+    }
+
+    fn build(tree: &RootedTree, sockets: &[u32]) -> Self {
         let n = tree.len();
+        let mut acks = Vec::new();
+        let mut first = Vec::with_capacity(n + 1);
+        let mut notify = vec![None; n];
+        let mut groups: Vec<(u32, u64)> = Vec::new();
+        for v in 0..n as u32 {
+            first.push(acks.len());
+            let kids = tree.children(v);
+            groups.clear();
+            groups.extend(kids.iter().map(|&c| (sockets[c as usize], 1)));
+            groups.sort_unstable();
+            groups.dedup_by(|later, kept| {
+                let same = later.0 == kept.0;
+                if same {
+                    kept.1 += later.1;
+                }
+                same
+            });
+            let base = acks.len();
+            acks.extend(groups.iter().map(|&(socket, children)| AckLine {
+                socket,
+                children,
+                count: CachePadded::new(AtomicU64::new(0)),
+            }));
+            for &c in kids {
+                let s = sockets[c as usize];
+                // `groups` is sorted and holds every child's socket.
+                notify[c as usize] = groups
+                    .binary_search_by_key(&s, |g| g.0)
+                    .ok()
+                    .map(|j| base + j);
+            }
+        }
+        first.push(acks.len());
         OneLineBroadcast {
             parent: tree.parents().to_vec(),
-            children: (0..n as u32)
-                .map(|v| tree.children(v).len() as u64)
-                .collect(),
             root: tree.root(),
-            data: (0..n).map(|_| DataLine::default()).collect(),
-            copied: (0..n)
-                .map(|_| CachePadded::new(AtomicU64::new(0)))
+            sockets: sockets.to_vec(),
+            data: (0..n)
+                .map(|_| CachePadded::new(DataLine::default()))
                 .collect(),
+            acks,
+            first,
+            notify,
         }
     }
 
@@ -82,18 +175,83 @@ impl OneLineBroadcast {
         self.root
     }
 
-    /// Put the lines thread `me` owns (its data line and copy counter) in its own cache in the
-    /// Modified state, invalidating every other copy: the initial state of seed 001 §4 ("the root
-    /// writes fresh, receivers' copies invalidated"). Values are rewritten unchanged.
-    pub fn prepare(&self, me: u32) {
-        let line = &self.data[me as usize];
-        line.flag
-            .store(line.flag.load(Ordering::Relaxed), Ordering::Relaxed);
-        for w in &line.words {
-            w.store(w.load(Ordering::Relaxed), Ordering::Relaxed);
+    /// The socket of every node, as given to the constructor.
+    pub fn sockets(&self) -> &[u32] {
+        &self.sockets
+    }
+
+    /// Node `node`'s many-to-one lines in the order it waits for them: (socket, children on it).
+    /// Empty for a leaf or a node outside the tree.
+    pub fn ack_lines(&self, node: u32) -> Vec<(u32, u64)> {
+        self.lines_of(node as usize)
+            .iter()
+            .map(|a| (a.socket, a.children))
+            .collect()
+    }
+
+    /// Every ack line of the broadcast (the lines `prepare` forces, besides the data lines).
+    pub fn ack_line_count(&self) -> usize {
+        self.acks.len()
+    }
+
+    fn lines_of(&self, node: usize) -> &[AckLine] {
+        match (self.first.get(node), self.first.get(node + 1)) {
+            (Some(&a), Some(&b)) => &self.acks[a..b],
+            _ => &[],
         }
-        let c = &self.copied[me as usize];
-        c.store(c.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+
+    /// The starting state of each kind of line that the model prices (seed 001 §3–§4,
+    /// `docs/cla.md` §7), and what [`OneLineBroadcast::prepare`] reaches on this build.
+    pub fn initial_states() -> Vec<InitialState> {
+        vec![
+            InitialState::forced(
+                "data line (flag + 56-byte payload) of every node with children",
+                "",
+                LineState::Invalid,
+                "seed 001 §3 rule 1 (flags are initially in memory); S3 priced R_I (docs/cla.md §7, TreeCosts::start)",
+            ),
+            InitialState::forced(
+                "many-to-one line of every (node, socket holding children)",
+                "",
+                LineState::Invalid,
+                "seed 001 §3 rule 1 and §4 (2); each socket group's first S6 priced R_I (docs/cla.md §7, TreeCosts::finish)",
+            ),
+            InitialState::local(
+                "payload buffers (the root's source, every thread's copy)",
+                "seed 001 §3 rule 2; the root's read of its buffer and every S2 copy priced R_L",
+            ),
+        ]
+    }
+
+    /// Put the lines thread `me` owns (its data line and its ack lines) in their initial states
+    /// ([`OneLineBroadcast::initial_states`]): evicted from every cache where
+    /// [`coherence::can_flush`], otherwise rewritten unchanged (Modified in `me`'s cache).
+    pub fn prepare(&self, me: u32) {
+        let i = me as usize;
+        let lines = self.lines_of(i);
+        if lines.is_empty() {
+            // A leaf: nobody reads its data line, nobody writes to it.
+            return;
+        }
+        let line = &self.data[i];
+        if coherence::can_flush() {
+            coherence::evict(&**line);
+            for a in lines {
+                coherence::evict(&*a.count);
+            }
+            coherence::fence();
+        } else {
+            line.flag
+                .store(line.flag.load(Ordering::Relaxed), Ordering::Relaxed);
+            for w in &line.words {
+                w.store(w.load(Ordering::Relaxed), Ordering::Relaxed);
+            }
+            for a in lines {
+                a.count
+                    .store(a.count.load(Ordering::Relaxed), Ordering::Relaxed);
+            }
+        }
     }
 
     /// Thread `me`'s part of the `epoch`-th broadcast (epochs 1, 2, 3, ... on one object). The
@@ -118,24 +276,25 @@ impl OneLineBroadcast {
                 *m = w.load(Ordering::Relaxed);
             }
         }
-        let sons = self.children[i];
-        if sons > 0 {
+        let lines = self.lines_of(i);
+        if !lines.is_empty() {
             let line = &self.data[i];
             // S3, S4: set the data and the flag.
             for (w, m) in line.words.iter().zip(&mine) {
                 w.store(*m, Ordering::Relaxed);
             }
             line.flag.store(epoch, Ordering::Release);
-            // S5: wait for the children's copies.
-            let copied = &self.copied[i];
-            let target = epoch.saturating_mul(sons);
-            waiter.wait(Stage::BcastChildrenCopied, || {
-                copied.load(Ordering::Acquire) >= target
-            })?;
+            // S5: wait for the children's copies, socket by socket, ascending.
+            for a in lines {
+                let target = epoch.saturating_mul(a.children);
+                waiter.wait(Stage::BcastChildrenCopied { socket: a.socket }, || {
+                    a.count.load(Ordering::Acquire) >= target
+                })?;
+            }
         }
-        if let Some(p) = self.parent[i] {
-            // S6: tell the parent.
-            self.copied[p as usize].fetch_add(1, Ordering::AcqRel);
+        if let Some(j) = self.notify[i] {
+            // S6: tell the parent, on the line of my socket.
+            self.acks[j].count.fetch_add(1, Ordering::AcqRel);
         }
         Ok(mine)
     }
@@ -151,6 +310,77 @@ mod tests {
     fn data_line_is_one_cache_line() {
         assert_eq!(std::mem::size_of::<DataLine>(), 64);
         assert_eq!(std::mem::align_of::<DataLine>(), 64);
+    }
+
+    #[test]
+    fn one_ack_line_per_socket_holding_children_in_ascending_order() {
+        // 0(1,2,3,4(5)) with sockets [1, 0, 1, 0, 2, 2]: node 0 (socket 1) has children on
+        // sockets 0 (threads 1, 3), 1 (thread 2) and 2 (thread 4) → lines (0,2), (1,1), (2,1)
+        // in that order; node 4 has one child on socket 2 → (2,1); leaves have none: 3 + 1 = 4
+        // lines.
+        let tree = RootedTree::parse("0(1,2,3,4(5))").unwrap();
+        let b = OneLineBroadcast::with_sockets(&tree, &[1, 0, 1, 0, 2, 2]).unwrap();
+        assert_eq!(b.ack_lines(0), vec![(0, 2), (1, 1), (2, 1)]);
+        assert_eq!(b.ack_lines(4), vec![(2, 1)]);
+        assert!(b.ack_lines(1).is_empty() && b.ack_lines(5).is_empty());
+        assert!(b.ack_lines(99).is_empty());
+        assert_eq!(b.ack_line_count(), 4);
+        // S6 targets: children 1 and 3 → node 0's line of socket 0 (index 0), child 2 → index 1,
+        // child 4 → index 2, child 5 → node 4's line (index 3).
+        assert_eq!(
+            b.notify,
+            vec![None, Some(0), Some(1), Some(0), Some(2), Some(3)]
+        );
+        // The old constructor: one socket, one line per parent.
+        let one = OneLineBroadcast::new(&tree);
+        assert_eq!(one.ack_lines(0), vec![(0, 4)]);
+        assert_eq!(one.ack_line_count(), 2);
+        // A placement of the wrong length is refused.
+        assert_eq!(
+            OneLineBroadcast::with_sockets(&tree, &[0, 1]).unwrap_err(),
+            BcastError::Placement {
+                sockets: 2,
+                nodes: 6
+            }
+        );
+    }
+
+    #[test]
+    fn children_increment_the_line_of_their_own_socket() {
+        // Flat tree 0(1,2,3) with thread 2 on socket 1: one epoch run on 4 threads leaves node
+        // 0's socket-0 line at 2 (threads 1 and 3) and its socket-1 line at 1 (thread 2).
+        let tree = RootedTree::parse("0(1,2,3)").unwrap();
+        let b = OneLineBroadcast::with_sockets(&tree, &[0, 0, 1, 0]).unwrap();
+        let abort = AtomicBool::new(false);
+        let payload: Payload = [9; 7];
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let (b, abort) = (&b, &abort);
+                s.spawn(move || {
+                    let w = Waiter::new(t, Duration::from_secs(10), abort)
+                        .with_yield_after(Duration::ZERO);
+                    assert_eq!(b.broadcast(t, 1, &payload, &w).unwrap(), payload);
+                });
+            }
+        });
+        let counts: Vec<u64> = b
+            .acks
+            .iter()
+            .map(|a| a.count.load(Ordering::Relaxed))
+            .collect();
+        assert_eq!(b.ack_lines(0), vec![(0, 2), (1, 1)]);
+        assert_eq!(counts, vec![2, 1]);
+        // prepare (flush or rewrite) keeps every value.
+        for t in 0..4 {
+            b.prepare(t);
+        }
+        let after: Vec<u64> = b
+            .acks
+            .iter()
+            .map(|a| a.count.load(Ordering::Relaxed))
+            .collect();
+        assert_eq!(after, counts);
+        assert_eq!(b.data[0].flag.load(Ordering::Relaxed), 1);
     }
 
     #[test]

@@ -4,14 +4,18 @@
 //! prediction can be checked against an execution and a collective author can call them:
 //!
 //! - [`bcast::OneLineBroadcast`]: the one-line broadcast over **any** rooted tree (seed 001,
-//!   Fig. 1 and §4; `docs/cla.md`);
+//!   Fig. 1 and §4; `docs/cla.md`), with one many-to-one line per (node, socket holding
+//!   children) when given a placement ([`bcast::OneLineBroadcast::with_sockets`]);
 //! - [`barrier::DisseminationBarrier`]: the dissemination barrier of degree m (seed 000 §4.2,
 //!   Fig. 4.3, Eq. 4.11);
 //! - [`reduce::SmallTreeReduce`]: the small reduction up a tree (seed 000 §4.3, Eq. 4.13,
 //!   Table B.3).
 //!
-//! Every flag, counter and payload sits in its own 64-byte-aligned line. Every wait has a
-//! deadline ([`wait`]). [`shapes`] builds the trees the command line names (flat, k-ary, binomial,
+//! Every flag, counter and payload sits in its own 64-byte-aligned line (in a 128-byte slot, so
+//! the adjacent-line prefetcher never pairs two of them). Every wait has a deadline ([`wait`]).
+//! [`coherence`] puts the lines in the states each model assumes before every timed iteration
+//! (x86_64 `clflush`; elsewhere it says it could not), and [`placement`] pins threads where a
+//! machine model places them (thread i on a CPU of the package standing for its socket). [`shapes`] builds the trees the command line names (flat, k-ary, binomial,
 //! level-degree), [`runner`] executes a collective many times on pinned threads, each iteration
 //! started on a timestamp interval with the lines in their initial states and checked, and
 //! [`stats`] summarizes the latencies (nearest-rank percentiles) and compares rankings
@@ -30,10 +34,13 @@
 //! assert!(measured.summary().unwrap().min > 0.0);
 //! ```
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+// The only `unsafe` is the `clflush`/`mfence` intrinsics in `coherence`, allowed there alone.
+#![deny(unsafe_code)]
 
 pub mod barrier;
 pub mod bcast;
+pub mod coherence;
+pub mod placement;
 pub mod reduce;
 pub mod runner;
 pub mod shapes;

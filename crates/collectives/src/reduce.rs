@@ -21,6 +21,7 @@
 //! The tree may be any rooted tree; the seed's is a level-degree tree (`shapes::level_degrees`).
 //! As for the broadcast, flags only grow, so calls with epochs 1, 2, 3, ... reuse one object.
 
+use crate::coherence::{self, InitialState, LineState};
 use crate::wait::{Stage, WaitError, Waiter};
 use crossbeam_utils::CachePadded;
 use modelopt_model::ccnuma::tree::RootedTree;
@@ -41,8 +42,9 @@ pub struct SmallTreeReduce {
     children: Vec<Vec<u32>>,
     root: u32,
     ready: Vec<CachePadded<AtomicU64>>,
-    /// Indexed by child: the line of the parent's buffer that child writes.
-    buffer: Vec<BufferLine>,
+    /// Indexed by child: the line of the parent's buffer that child writes (each in a 128-byte
+    /// slot, so the adjacent-line prefetcher never pulls a neighbour's line along).
+    buffer: Vec<CachePadded<BufferLine>>,
 }
 
 impl SmallTreeReduce {
@@ -56,7 +58,9 @@ impl SmallTreeReduce {
             ready: (0..n)
                 .map(|_| CachePadded::new(AtomicU64::new(0)))
                 .collect(),
-            buffer: (0..n).map(|_| BufferLine::default()).collect(),
+            buffer: (0..n)
+                .map(|_| CachePadded::new(BufferLine::default()))
+                .collect(),
         }
     }
 
@@ -70,17 +74,54 @@ impl SmallTreeReduce {
         self.root
     }
 
-    /// Put the lines thread `me` owns (its ready flag and its children's buffer lines) in its own
-    /// cache, Modified, invalidating every other copy (rewritten unchanged).
+    /// The starting state of the lines the model prices (seed 000 §4.3 and §4.4), and what
+    /// [`SmallTreeReduce::prepare`] reaches on this build.
+    pub fn initial_states() -> Vec<InitialState> {
+        vec![
+            InitialState::forced(
+                "ready flag of every node with children",
+                "",
+                LineState::Invalid,
+                "seed 000 §4.3, Eq. 4.13: the parent sets its flag at R_I",
+            ),
+            InitialState::forced(
+                "buffer line of every child, in its parent's buffers",
+                "the parent",
+                LineState::Exclusive,
+                "seed 000 §4.4 (exclusive state in the buffer owner's cache); Eq. 4.13 prices the child's write R_R + R_L",
+            ),
+        ]
+    }
+
+    /// Put the lines thread `me` owns (its ready flag and its children's buffer lines) in their
+    /// initial states ([`SmallTreeReduce::initial_states`]): the flag evicted from every cache,
+    /// the buffers evicted and loaded by `me` (Exclusive in its cache) where
+    /// [`coherence::can_flush`]; otherwise all rewritten unchanged (Modified in `me`'s cache).
     pub fn prepare(&self, me: u32) {
+        let kids = &self.children[me as usize];
+        if kids.is_empty() {
+            // A leaf owns no line the reduction uses.
+            return;
+        }
         let r = &self.ready[me as usize];
-        r.store(r.load(Ordering::Relaxed), Ordering::Relaxed);
-        for &c in &self.children[me as usize] {
-            let b = &self.buffer[c as usize];
-            b.seq
-                .store(b.seq.load(Ordering::Relaxed), Ordering::Relaxed);
-            b.value
-                .store(b.value.load(Ordering::Relaxed), Ordering::Relaxed);
+        if coherence::can_flush() {
+            coherence::evict(&**r);
+            for &c in kids {
+                coherence::evict(&*self.buffer[c as usize]);
+            }
+            coherence::fence();
+            for &c in kids {
+                std::hint::black_box(self.buffer[c as usize].seq.load(Ordering::Relaxed));
+            }
+        } else {
+            r.store(r.load(Ordering::Relaxed), Ordering::Relaxed);
+            for &c in kids {
+                let b = &self.buffer[c as usize];
+                b.seq
+                    .store(b.seq.load(Ordering::Relaxed), Ordering::Relaxed);
+                b.value
+                    .store(b.value.load(Ordering::Relaxed), Ordering::Relaxed);
+            }
         }
     }
 

@@ -3,9 +3,10 @@
 //! [`run`] starts one thread per participant, pins thread t to CPU `cpus[t]`, and repeats the
 //! collective `iterations` times. Each iteration, driven by thread 0 (the leader), is:
 //!
-//! 1. **prepare**: every thread puts the lines it owns in its own cache (the `prepare` method of
-//!    the collective: rewriting them leaves them Modified there and invalidates every other copy,
-//!    the initial state of seed 001 §4), then reports ready;
+//! 1. **prepare**: every thread puts the lines it owns in the initial states the collective's
+//!    model assumes (the `prepare` method of the collective, [`crate::coherence`]: evicted from
+//!    every cache, or evicted and reloaded by the owner, where the hardware allows it), then
+//!    reports ready; [`Measurement::initial_states`] says which states were forced;
 //! 2. **start on a timestamp interval** (seed 000 §3.2, seed 001 §4 "RDTSC intervals"): the leader
 //!    publishes a start instant `gap` in the future; every thread spins on its clock until it;
 //! 3. **the collective**, then each thread reads its clock: its finish instant;
@@ -28,6 +29,7 @@
 
 use crate::barrier::{BarrierError, DisseminationBarrier};
 use crate::bcast::{OneLineBroadcast, Payload, PAYLOAD_WORDS};
+use crate::coherence::InitialState;
 use crate::reduce::SmallTreeReduce;
 use crate::stats::Summary;
 use crate::wait::{Stage, WaitError, Waiter};
@@ -88,6 +90,11 @@ pub struct RunOptions {
     pub arrival_jitter: Duration,
     /// Fault injection for tests.
     pub stall: Option<Stall>,
+    /// The socket of each thread (`threads` entries), as the broadcast's many-to-one lines are
+    /// laid out: one line per (node, socket holding children). `None`: every thread on one
+    /// socket. The labels are free (package ids or the model's socket numbers); only equality and
+    /// order matter.
+    pub sockets: Option<Vec<u32>>,
 }
 
 impl RunOptions {
@@ -102,6 +109,7 @@ impl RunOptions {
             gap: Duration::from_micros(100),
             arrival_jitter: Duration::ZERO,
             stall: None,
+            sockets: None,
         }
     }
 }
@@ -126,6 +134,14 @@ pub enum RunError {
     /// The barrier's degree and rounds are not a barrier.
     #[error(transparent)]
     Barrier(#[from] BarrierError),
+    /// The placement does not give one socket per thread.
+    #[error("the placement gives {sockets} sockets for {threads} threads (one socket per thread)")]
+    Placement {
+        /// Entries of the placement.
+        sockets: usize,
+        /// Threads.
+        threads: u32,
+    },
     /// More threads than CPUs, without permission to share.
     #[error("{threads} spinning threads need {threads} CPUs but only {cpus} may be used (spinning threads must not share a CPU)")]
     TooManyThreads {
@@ -185,6 +201,11 @@ pub struct Measurement {
     pub late: u64,
     /// The CPU each thread ran on.
     pub cpus: Vec<usize>,
+    /// The socket of each thread as the collective's lines were laid out (all 0 without a
+    /// placement).
+    pub sockets: Vec<u32>,
+    /// The state every iteration started with, per kind of line, beside the model's.
+    pub initial_states: Vec<InitialState>,
 }
 
 impl Measurement {
@@ -287,6 +308,14 @@ enum Shared {
 }
 
 impl Shared {
+    fn initial_states(&self) -> Vec<InitialState> {
+        match self {
+            Shared::Broadcast(_) => OneLineBroadcast::initial_states(),
+            Shared::Barrier(_) => DisseminationBarrier::initial_states(),
+            Shared::Reduce(_) => SmallTreeReduce::initial_states(),
+        }
+    }
+
     fn prepare(&self, me: u32) {
         match self {
             Shared::Broadcast(b) => b.prepare(me),
@@ -367,10 +396,25 @@ pub fn run(job: &Job, options: &RunOptions) -> Result<Measurement, RunError> {
         }
         Ok(())
     };
+    let sockets = match &options.sockets {
+        Some(s) if s.len() != n as usize => {
+            return Err(RunError::Placement {
+                sockets: s.len(),
+                threads: n,
+            })
+        }
+        Some(s) => s.clone(),
+        None => vec![0; n as usize],
+    };
     let shared = match job {
         Job::Broadcast(tree) => {
             tree_fits(tree)?;
-            Shared::Broadcast(OneLineBroadcast::new(tree))
+            Shared::Broadcast(OneLineBroadcast::with_sockets(tree, &sockets).map_err(|_| {
+                RunError::Placement {
+                    sockets: sockets.len(),
+                    threads: n,
+                }
+            })?)
         }
         Job::Barrier { degree, rounds } => {
             Shared::Barrier(DisseminationBarrier::new(n, *degree, *rounds)?)
@@ -432,6 +476,8 @@ pub fn run(job: &Job, options: &RunOptions) -> Result<Measurement, RunError> {
         samples_ns: samples,
         late,
         cpus,
+        sockets,
+        initial_states: shared.initial_states(),
     })
 }
 
@@ -539,6 +585,14 @@ fn iteration(
     }
     let start = control.start_ns.load(Ordering::Relaxed);
     let late = control.now_ns() > start;
+    // The root's payload and every thread's reduction value, computed before the start instant
+    // so that the timed region holds the collective only (the buffers sit in registers or the
+    // thread's own stack: in its cache, as the models' R_L for user data assumes).
+    let sent = match shared {
+        Shared::Broadcast(b) if me == b.root() => payload_of(it),
+        _ => [0; PAYLOAD_WORDS],
+    };
+    let value = value_of(it, me);
     let jitter = u64::try_from(options.arrival_jitter.as_nanos()).unwrap_or(u64::MAX);
     let enter = if jitter > 0 {
         start.saturating_add(mix(it ^ (u64::from(me) << 40)) % (jitter + 1))
@@ -570,21 +624,14 @@ fn iteration(
     }
     // 3. The collective.
     let outcome = match shared {
-        Shared::Broadcast(b) => {
-            let sent = if me == b.root() {
-                payload_of(it)
-            } else {
-                [0; PAYLOAD_WORDS]
-            };
-            Outcome::Payload(b.broadcast(me, it, &sent, waiter)?)
-        }
+        Shared::Broadcast(b) => Outcome::Payload(b.broadcast(me, it, &sent, waiter)?),
         Shared::Barrier(b) => {
             arrived.store(it, Ordering::Release);
             b.wait(me, it, waiter)?;
             Outcome::Left
         }
         Shared::Reduce(r) => {
-            Outcome::Reduced(r.reduce(me, it, value_of(it, me), u64::wrapping_add, waiter)?)
+            Outcome::Reduced(r.reduce(me, it, value, u64::wrapping_add, waiter)?)
         }
     };
     let finish = control.now_ns();

@@ -24,8 +24,12 @@ pub const YIELD_AFTER: Duration = Duration::from_micros(50);
 pub enum Stage {
     /// Broadcast S1 (seed 001 Fig. 1): the parent's flag-and-data line.
     BcastParentFlag,
-    /// Broadcast S5: the children's copy notifications on the own counter line.
-    BcastChildrenCopied,
+    /// Broadcast S5: the copy notifications of the children on one socket, on the node's
+    /// many-to-one line of that socket.
+    BcastChildrenCopied {
+        /// The socket of the children (as the broadcast's placement labels it).
+        socket: u32,
+    },
     /// Dissemination barrier: a peer's flag in a round (seed 000 Fig. 4.3).
     BarrierPeerFlag {
         /// Round, from 0.
@@ -63,8 +67,11 @@ impl fmt::Display for Stage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Stage::BcastParentFlag => f.write_str("broadcast S1 (waiting for the parent's flag)"),
-            Stage::BcastChildrenCopied => {
-                f.write_str("broadcast S5 (waiting for the children to copy)")
+            Stage::BcastChildrenCopied { socket } => {
+                write!(
+                    f,
+                    "broadcast S5 (waiting for the children on socket {socket} to copy)"
+                )
             }
             Stage::BarrierPeerFlag { round, peer } => {
                 write!(

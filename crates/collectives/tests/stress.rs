@@ -5,6 +5,7 @@
 //! left the barrier before all arrived, the reduction's sum right at the root): a passing run
 //! of N iterations is N correct executions.
 
+use modelopt_collectives::coherence::{self, LineState, Method};
 use modelopt_collectives::runner::{self, allowed_cpus, assign_cpus, select_cpus, Stall};
 use modelopt_collectives::wait::{Stage, WaitError};
 use modelopt_collectives::{shapes, Job, RunError, RunOptions};
@@ -32,6 +33,79 @@ fn broadcast_two_threads_thousands_of_iterations() {
         assert_eq!(m.samples_ns.len(), 2000);
         assert!(m.samples_ns.iter().all(|&x| x > 0.0));
     }
+}
+
+#[test]
+fn broadcast_two_threads_on_two_synthetic_sockets_thousands_of_iterations() {
+    // Issue 9: one many-to-one line per (node, socket holding children). Two threads labelled
+    // as two sockets (the CI machine has one package, so the labels are synthetic: the lines
+    // are laid out and waited for as on two sockets). Both roots, both labelings.
+    for (t, sockets) in [("0(1)", [0, 1]), ("1(0)", [0, 1]), ("0(1)", [1, 0])] {
+        let mut o = options(2, 5000);
+        o.sockets = Some(sockets.to_vec());
+        let m = runner::run(&Job::Broadcast(tree(t)), &o).unwrap();
+        assert_eq!(m.samples_ns.len(), 5000);
+        assert_eq!(m.sockets, sockets.to_vec());
+    }
+}
+
+#[test]
+fn broadcast_children_on_both_sockets_are_correct_when_sharing_cpus() {
+    // Parents whose children sit on two sockets, so they wait for two lines in turn:
+    // 0(1,2,3) with [0, 1, 0, 1]: node 0 waits for socket 0 (thread 2) then socket 1 (1, 3);
+    // 0(1(3),2(4,5)) with [1, 0, 1, 0, 1, 0]: node 0 waits for 0 (thread 1) then 1 (thread 2),
+    // node 2 (socket 1) for 0 (thread 5) then 1 (thread 4).
+    let cases: [(&str, Vec<u32>); 3] = [
+        ("0(1,2,3)", vec![0, 1, 0, 1]),
+        ("0(1(3),2(4,5))", vec![1, 0, 1, 0, 1, 0]),
+        ("2(0,1(3))", vec![1, 1, 0, 0]),
+    ];
+    for (t, sockets) in cases {
+        let n = sockets.len() as u32;
+        let mut o = options(n, 200);
+        o.sockets = Some(sockets.clone());
+        let m = runner::run(&Job::Broadcast(tree(t)), &o).unwrap();
+        assert_eq!(m.samples_ns.len(), 200);
+        assert_eq!(m.sockets, sockets);
+    }
+    // A placement with the wrong number of threads is refused before starting.
+    let mut o = options(2, 10);
+    o.sockets = Some(vec![0, 1, 1]);
+    assert_eq!(
+        runner::run(&Job::Broadcast(tree("0(1)")), &o).unwrap_err(),
+        RunError::Placement {
+            sockets: 3,
+            threads: 2
+        }
+    );
+}
+
+#[test]
+fn every_run_reports_the_initial_states_it_forced() {
+    // Issue 9: the model's initial states are forced where the hardware allows (x86_64
+    // clflush) and the measurement says so; elsewhere it says they were not.
+    let m = runner::run(&Job::Broadcast(tree("0(1)")), &options(2, 20)).unwrap();
+    let states = &m.initial_states;
+    // Data lines and ack lines: I in the model; payload buffers: local by construction.
+    assert_eq!(states.len(), 3);
+    assert_eq!(states[0].model, LineState::Invalid);
+    assert_eq!(states[1].model, LineState::Invalid);
+    assert_eq!(states[2].method, Method::Construction);
+    for s in &states[..2] {
+        assert_eq!(s.matches_model(), coherence::can_flush());
+    }
+    let m = runner::run(
+        &Job::Barrier {
+            degree: 1,
+            rounds: 1,
+        },
+        &options(2, 20),
+    )
+    .unwrap();
+    assert_eq!(m.initial_states[0].model, LineState::Exclusive);
+    let m = runner::run(&Job::Reduce(tree("0(1)")), &options(2, 20)).unwrap();
+    let models: Vec<LineState> = m.initial_states.iter().map(|s| s.model).collect();
+    assert_eq!(models, vec![LineState::Invalid, LineState::Exclusive]);
 }
 
 #[test]
@@ -109,7 +183,7 @@ fn a_stalled_participant_ends_the_run_with_a_typed_error() {
             iteration: 3,
             source: WaitError::Timeout {
                 thread: 0,
-                stage: Stage::BcastChildrenCopied,
+                stage: Stage::BcastChildrenCopied { socket: 0 },
                 timeout: Duration::from_millis(100),
             }
         }
@@ -117,6 +191,22 @@ fn a_stalled_participant_ends_the_run_with_a_typed_error() {
     assert!(err
         .to_string()
         .starts_with("iteration 3: thread 0 waited longer than 100ms at broadcast S5"));
+    // On two sockets the root names the line it waits for: its child's socket, 1.
+    o.sockets = Some(vec![0, 1]);
+    let err = runner::run(&Job::Broadcast(tree("0(1)")), &o).unwrap_err();
+    assert!(matches!(
+        err,
+        RunError::Timeout {
+            iteration: 3,
+            source: WaitError::Timeout {
+                thread: 0,
+                stage: Stage::BcastChildrenCopied { socket: 1 },
+                ..
+            }
+        }
+    ));
+    assert!(err.to_string().contains("the children on socket 1"));
+    o.sockets = None;
     // The barrier: thread 0 waits for thread 1's flag.
     let err = runner::run(
         &Job::Barrier {
