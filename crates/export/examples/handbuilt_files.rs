@@ -15,7 +15,9 @@
 //! - `default-v2.rules`, `default-ompi6.json`, `default.ucc`: the other formats of `default`.
 
 use modelopt_export::{
-    merge_grid, mpich::MpichVersion, CollectiveTable, Decision, DecisionTable, Provenance, Target,
+    merge_grid,
+    mpich::{Leaf, MpichAlgorithm, MpichVersion, MPICH_ALGORITHMS},
+    CollectiveTable, Decision, DecisionTable, Provenance, Target,
 };
 use modelopt_model::Collective;
 
@@ -78,40 +80,41 @@ fn walk(collective: Collective, decisions: Vec<Decision>) -> CollectiveTable {
 
 /// Every algorithm (and parameter) the MPICH writer can express for `version`, so that the
 /// library's parser sees each `algorithm=` name and each `k=`/`tree_type=`/`chunk_size=` key.
+/// Built from the writer's own table (`MPICH_ALGORITHMS`), so a row added there is checked too:
+/// one decision per row valid for `version`, with a radix of 3 where the row takes `k=` (so `k=3`
+/// is written) and a segment where it takes `chunk_size=`; plus, from 4.1 on, a radix-3 allgather
+/// bruck, which the writer maps to `MPIR_Allgather_intra_k_brucks`.
 fn every_mpich(version: MpichVersion) -> DecisionTable {
-    let d = |name: &str| Decision::new(name, []);
-    let v41 = version == MpichVersion::V4_1;
-    let mut bcast = vec![
-        d("binomial"),
-        d("scatter-rd-allgather"),
-        d("scatter-ring-allgather"),
+    let collectives = [
+        Collective::Bcast,
+        Collective::Barrier,
+        Collective::Reduce,
+        Collective::Allreduce,
+        Collective::Allgather,
     ];
-    let mut barrier = vec![d("bruck")];
-    let mut allreduce = vec![d("recursive-doubling"), d("rabenseifner")];
-    let mut allgather = vec![d("bruck"), d("recursive-doubling"), d("ring")];
-    if v41 {
-        bcast.extend([
-            Decision::new("knomial", [("radix", 3)]),
-            Decision::new("binary", [("segment", 8192)]),
-            Decision::new("pipeline", [("segment", 4096)]),
-        ]);
-        barrier.extend([
-            Decision::new("bruck", [("radix", 3)]),
-            Decision::new("recursive-doubling", [("radix", 4)]),
-        ]);
-        allreduce.push(d("ring"));
-        allgather.push(Decision::new("bruck", [("radix", 3)]));
-    }
+    let valid =
+        |row: &MpichAlgorithm| row.since <= version && row.until.is_none_or(|u| version < u);
     DecisionTable {
         machine: "hand-built (every MPICH algorithm)".into(),
         machine_file: "crates/export/examples/handbuilt_files.rs".into(),
-        collectives: vec![
-            walk(Collective::Bcast, bcast),
-            walk(Collective::Barrier, barrier),
-            walk(Collective::Reduce, vec![d("binomial"), d("rabenseifner")]),
-            walk(Collective::Allreduce, allreduce),
-            walk(Collective::Allgather, allgather),
-        ],
+        collectives: collectives
+            .into_iter()
+            .map(|collective| {
+                let mut decisions: Vec<Decision> = MPICH_ALGORITHMS
+                    .iter()
+                    .filter(|row| row.collective == collective && valid(row))
+                    .map(|row| match row.leaf {
+                        Leaf::Plain => Decision::new(row.ours, []),
+                        Leaf::K | Leaf::Tree(_) => Decision::new(row.ours, [("radix", 3)]),
+                        Leaf::PipelinedKary(_) => Decision::new(row.ours, [("segment", 4096)]),
+                    })
+                    .collect();
+                if collective == Collective::Allgather && version >= MpichVersion::V4_1 {
+                    decisions.push(Decision::new("bruck", [("radix", 3)]));
+                }
+                walk(collective, decisions)
+            })
+            .collect(),
         notes: vec![],
     }
 }
