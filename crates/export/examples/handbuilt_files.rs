@@ -7,10 +7,17 @@
 //!   size, a distinctive (slow at 1 MiB: 1024 segments through 3 hops) choice whose effect the
 //!   check measures; `linear.rules`: bcast forced to linear (algorithm 1);
 //! - `binomial.rules`: the same table with binomial bcast, the comparison run.
+//! - `slow-v2.rules` / `binomial-v2.rules`: the same two as `rule-file-version-2` (Open MPI
+//!   ≥ 5.0.7 applies them; Open MPI 4.1 ignores the whole file);
+//! - `default-4.1.json`: `default` with MPICH ≥ 4.1 names (`MPIR_Barrier_intra_recexch` `k=2`);
+//! - `every-4.0.json` / `every-4.1.json`: every algorithm and parameter the MPICH writer can
+//!   express for that version, one per message size, so the library's parser sees them all.
 //! - `default-v2.rules`, `default-ompi6.json`, `default.ucc`: the other formats of `default`.
 
 use modelopt_export::{
-    merge_grid, mpich::MpichVersion, CollectiveTable, Decision, DecisionTable, Provenance, Target,
+    merge_grid,
+    mpich::{Leaf, MpichAlgorithm, MpichVersion, MPICH_ALGORITHMS},
+    CollectiveTable, Decision, DecisionTable, Provenance, Target,
 };
 use modelopt_model::Collective;
 
@@ -53,6 +60,65 @@ fn table(bcast: Decision) -> DecisionTable {
     }
 }
 
+/// One collective whose message-size rules (at 2 ranks and above) walk through `decisions`, one
+/// per size 0, 1, 2, ... bytes (barrier: one per communicator size 2, 3, 4, ...).
+fn walk(collective: Collective, decisions: Vec<Decision>) -> CollectiveTable {
+    let n = decisions.len();
+    let comms = if collective == Collective::Barrier {
+        let ranks: Vec<u32> = (2..).take(n).collect();
+        let cells: Vec<Vec<Decision>> = decisions.into_iter().map(|d| vec![d]).collect();
+        merge_grid(&ranks, &[0], &cells)
+    } else {
+        let sizes: Vec<u64> = (0..).take(n).collect();
+        merge_grid(&[2], &sizes, &[decisions])
+    };
+    CollectiveTable {
+        collective,
+        comms: comms.expect("a hand-built grid"),
+    }
+}
+
+/// Every algorithm (and parameter) the MPICH writer can express for `version`, so that the
+/// library's parser sees each `algorithm=` name and each `k=`/`tree_type=`/`chunk_size=` key.
+/// Built from the writer's own table (`MPICH_ALGORITHMS`), so a row added there is checked too:
+/// one decision per row valid for `version`, with a radix of 3 where the row takes `k=` (so `k=3`
+/// is written) and a segment where it takes `chunk_size=`; plus, from 4.1 on, a radix-3 allgather
+/// bruck, which the writer maps to `MPIR_Allgather_intra_k_brucks`.
+fn every_mpich(version: MpichVersion) -> DecisionTable {
+    let collectives = [
+        Collective::Bcast,
+        Collective::Barrier,
+        Collective::Reduce,
+        Collective::Allreduce,
+        Collective::Allgather,
+    ];
+    let valid =
+        |row: &MpichAlgorithm| row.since <= version && row.until.is_none_or(|u| version < u);
+    DecisionTable {
+        machine: "hand-built (every MPICH algorithm)".into(),
+        machine_file: "crates/export/examples/handbuilt_files.rs".into(),
+        collectives: collectives
+            .into_iter()
+            .map(|collective| {
+                let mut decisions: Vec<Decision> = MPICH_ALGORITHMS
+                    .iter()
+                    .filter(|row| row.collective == collective && valid(row))
+                    .map(|row| match row.leaf {
+                        Leaf::Plain => Decision::new(row.ours, []),
+                        Leaf::K | Leaf::Tree(_) => Decision::new(row.ours, [("radix", 3)]),
+                        Leaf::PipelinedKary(_) => Decision::new(row.ours, [("segment", 4096)]),
+                    })
+                    .collect();
+                if collective == Collective::Allgather && version >= MpichVersion::V4_1 {
+                    decisions.push(Decision::new("bruck", [("radix", 3)]));
+                }
+                walk(collective, decisions)
+            })
+            .collect(),
+        notes: vec![],
+    }
+}
+
 fn main() {
     let dir = std::env::args().nth(1).unwrap_or_else(|| ".".into());
     let write = |name: &str, target: Target, t: &DecisionTable| {
@@ -70,14 +136,29 @@ fn main() {
         Target::OmpiRules,
         &table(Decision::new("linear", [])),
     );
-    write(
-        "slow.rules",
-        Target::OmpiRules,
-        &table(Decision::new("pipeline", [("segment", 1024)])),
-    );
+    let slow = table(Decision::new("pipeline", [("segment", 1024)]));
+    write("slow.rules", Target::OmpiRules, &slow);
     write("default-v2.rules", Target::OmpiRulesV2, &default);
+    write("binomial-v2.rules", Target::OmpiRulesV2, &default);
+    write("slow-v2.rules", Target::OmpiRulesV2, &slow);
     write("default-ompi6.json", Target::OmpiJson, &default);
     write("default.ucc", Target::UccTune, &default);
+    // MPICH >= 4.1 names (the recursive-doubling barrier is MPIR_Barrier_intra_recexch k=2).
+    write(
+        "default-4.1.json",
+        Target::MpichJson(MpichVersion::V4_1),
+        &default,
+    );
+    write(
+        "every-4.0.json",
+        Target::MpichJson(MpichVersion::V4_0),
+        &every_mpich(MpichVersion::V4_0),
+    );
+    write(
+        "every-4.1.json",
+        Target::MpichJson(MpichVersion::V4_1),
+        &every_mpich(MpichVersion::V4_1),
+    );
     // MPICH has no recursive-doubling barrier before 4.1: its dissemination barrier is the model's bruck.
     let mut mpich = default.clone();
     if let Some(b) = mpich
