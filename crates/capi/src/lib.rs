@@ -206,7 +206,7 @@ pub unsafe extern "C" fn modelopt_machine_max_threads(machine: *const modelopt_m
 /// Tune `collective` (a `MODELOPT_` constant) for `threads` threads and a message of
 /// `size_bytes` bytes (0: one small item) with the CLI's defaults: buffers E, latency,
 /// objective min, top 5, no extrapolation. Returns NULL and sets `*err` on failure (the CLI's
-/// message, e.g. `--threads 1: a collective needs at least 2 threads`).
+/// message, e.g. `threads = 1: a collective needs at least 2 threads`).
 ///
 /// # Safety
 /// `machine` is NULL or a live handle; `err` is NULL or writable.

@@ -102,13 +102,13 @@ fn bad_input_is_an_error_message_never_a_crash() {
         assert!(r.is_null());
         assert_eq!(
             message(err),
-            "--threads 1: a collective needs at least 2 threads"
+            "threads = 1: a collective needs at least 2 threads"
         );
         let r = modelopt_tune(m, MODELOPT_BARRIER, 100_000, 0, &mut err);
         assert!(r.is_null());
         assert_eq!(
             message(err),
-            "--threads 100000: xeon-phi runs at most 240 threads (pass --extrapolate to model more)"
+            "threads = 100000: xeon-phi runs at most 240 threads; extrapolation models more"
         );
         let r = modelopt_tune(m, 42, 60, 0, &mut err);
         assert!(r.is_null());
@@ -143,7 +143,7 @@ fn bad_input_is_an_error_message_never_a_crash() {
         assert!(r.is_null());
         assert_eq!(
             message(err),
-            "--top 0: show at least the best configuration (--top 1)"
+            "top = 0: at least the best configuration must be kept (top = 1)"
         );
         // NULL handles and NULL error pointers.
         let r = modelopt_tune(ptr::null(), MODELOPT_BCAST, 60, 0, &mut err);
@@ -287,7 +287,7 @@ fn c_example_compiles_links_and_prints_the_librarys_numbers() {
     assert_eq!(value("barrier.rounds"), "3");
     assert_eq!(
         value("error"),
-        "--threads 1: a collective needs at least 2 threads"
+        "threads = 1: a collective needs at least 2 threads"
     );
 }
 

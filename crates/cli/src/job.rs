@@ -14,6 +14,25 @@ pub fn clip(s: &str) -> String {
     modelopt_model::error::clip(s)
 }
 
+/// The widest a padded text column is made: Rust's formatter refuses widths above 65,535 (a
+/// panic), and no reader wants a wider column; longer cells simply overflow it.
+pub const MAX_COLUMN: usize = 200;
+
+/// Longest parameter text a text report shows in full (a tree of thousands of threads is
+/// hundreds of kilobytes; JSON and CSV keep it whole).
+const MAX_PARAMS_TEXT: usize = 160;
+
+/// Parameters for a text report: whole when short, else the first characters, an ellipsis and
+/// where the rest is.
+pub fn params_text(s: &str) -> String {
+    let n = s.chars().count();
+    if n <= MAX_PARAMS_TEXT {
+        return s.to_string();
+    }
+    let head: String = s.chars().take(MAX_PARAMS_TEXT - 40).collect();
+    format!("{head}… ({n} characters; the whole with --format json or csv)")
+}
+
 /// A number for a message: plain when it reads well, scientific far from 1 (never 309 digits).
 pub fn compact(v: f64) -> String {
     let a = v.abs();
@@ -32,8 +51,37 @@ pub fn load_machine(name: &str) -> anyhow::Result<Machine> {
 /// The one thread-count policy of every command (and of the Python and C bindings):
 /// [`modelopt_optimizer::job::check_threads`].
 pub fn check_threads(machine: &Machine, threads: u32, extrapolate: bool) -> anyhow::Result<()> {
-    modelopt_optimizer::job::check_threads(machine, threads.into(), extrapolate)?;
-    Ok(())
+    modelopt_optimizer::job::check_threads(machine, threads.into(), extrapolate)
+        .map(|_| ())
+        .map_err(job_error)
+}
+
+/// A library job error as the CLI says it: the library's one line (which names no flag), then
+/// the flag that would help where there is one.
+pub fn job_error(e: modelopt_optimizer::JobError) -> anyhow::Error {
+    use modelopt_optimizer::{JobError, TuneError};
+    let hint = match &e {
+        JobError::BeyondMachine { .. } => " (pass --extrapolate)".to_string(),
+        JobError::Tune {
+            error: TuneError::NothingApplies {
+                needs_size: true, ..
+            },
+            ..
+        } => " (pass --size BYTES)".to_string(),
+        JobError::Tune {
+            error: TuneError::Budget { budget, .. },
+            ..
+        } => format!(
+            " (raise it with --budget {}, or give --time-limit SECONDS for the best found in that time)",
+            budget.estimate
+        ),
+        JobError::Tune {
+            error: TuneError::Rows { rows, .. },
+            ..
+        } => format!(" (ask for fewer with --top {})", rows.max_rows),
+        _ => String::new(),
+    };
+    anyhow::anyhow!("{}{hint}", modelopt_optimizer::job::one_line(&e))
 }
 
 /// Whether a machine's models depend on initial cache-line states (`--state`): the family
@@ -45,8 +93,7 @@ pub fn has_cache_states(machine: &Machine) -> bool {
 /// Refuse a metric the machine's family does not predict, before any search:
 /// [`modelopt_optimizer::job::check_metric`].
 pub fn check_metric(machine: &Machine, metric: modelopt_model::Metric) -> anyhow::Result<()> {
-    modelopt_optimizer::job::check_metric(machine, metric)?;
-    Ok(())
+    modelopt_optimizer::job::check_metric(machine, metric).map_err(job_error)
 }
 
 /// `, buffers E` for machines whose models use cache states, nothing otherwise (output headers).

@@ -27,19 +27,19 @@ pub fn run(args: &MachinesArgs) -> anyhow::Result<String> {
                 .map(|m| m.name.len())
                 .max()
                 .unwrap_or(4)
-                .max(4);
+                .clamp(4, crate::job::MAX_COLUMN);
             let wf = machines
                 .iter()
                 .map(|m| m.family.len())
                 .max()
                 .unwrap_or(6)
-                .max(6);
+                .clamp(6, crate::job::MAX_COLUMN);
             let wc = collectives
                 .iter()
                 .map(String::len)
                 .max()
                 .unwrap_or(11)
-                .max(11);
+                .clamp(11, crate::job::MAX_COLUMN);
             let _ = writeln!(
                 out,
                 "{:<wn$}  {:<wf$}  {:>7}  {:<wc$}  description",

@@ -1087,7 +1087,7 @@ pub(crate) fn render_columns(header: &[&str], rows: &[Vec<String>]) -> String {
     let mut width: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in rows {
         for (w, cell) in width.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
+            *w = (*w).max(cell.chars().count()).min(crate::job::MAX_COLUMN);
         }
     }
     let line = |cells: Vec<&str>| -> String {

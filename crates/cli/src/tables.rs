@@ -8,7 +8,7 @@ use anyhow::anyhow;
 use modelopt_model::{Algorithm, Collective, Machine, Params, Request};
 use modelopt_optimizer::objective::score_key;
 use modelopt_optimizer::report::{round3, worse_by_percent};
-use modelopt_optimizer::{rank, Objective, Report, Tuning};
+use modelopt_optimizer::{rank_until, Deadline, Objective, Progress, Report, Tuning};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -65,6 +65,17 @@ pub struct PaperComparison {
     pub note: String,
 }
 
+/// Above this many points, `tables` says before it starts how many it will price.
+const LONG_TABLE_POINTS: u64 = 10_000;
+
+/// Say on stderr that the time limit cut the table short.
+fn stopped(deadline: Deadline, done: u64, total: u64) {
+    eprintln!(
+        "note: {}: the table has the {done} of {total} rows finished by then",
+        deadline.reason()
+    );
+}
+
 /// Compute the rows.
 pub fn compute(args: &TablesArgs, machine: &Machine) -> anyhow::Result<Vec<TableRow>> {
     let paper = if args.compare_paper {
@@ -72,16 +83,36 @@ pub fn compute(args: &TablesArgs, machine: &Machine) -> anyhow::Result<Vec<Table
     } else {
         None
     };
-    let options = args.search.options(1, None);
+    // One deadline and one progress bar for the whole command (the points report nothing of
+    // their own): a time limit bounds the table, not each row.
+    let mut options = args.search.options(1, None);
+    let bar = std::mem::replace(&mut options.progress, Progress::none());
+    let deadline = options.limits.deadline();
+    let selected = |id: &str| match args.table {
+        Which::All => true,
+        Which::B1 => id == "B.1",
+        Which::B2 => id == "B.2",
+        Which::B3 => id == "B.3",
+    };
+    let tables = TABLES.iter().filter(|t| selected(t.0)).count() as u64;
+    let total = tables * u64::from(args.threads.1 - args.threads.0 + 1);
+    if total > LONG_TABLE_POINTS {
+        eprintln!(
+            "note: tables prices {total} points (each an exact search){}",
+            match options.limits.time_limit {
+                Some(t) => format!(
+                    "; it stops after {} s with the rows finished by then",
+                    t.as_secs_f64()
+                ),
+                None => "; --time-limit SECONDS bounds it".to_string(),
+            }
+        );
+    }
+    bar.begin("tables: points", Some(total));
     let mut rows = Vec::new();
-    for (id, _, collective, name) in TABLES {
-        let selected = match args.table {
-            Which::All => true,
-            Which::B1 => id == "B.1",
-            Which::B2 => id == "B.2",
-            Which::B3 => id == "B.3",
-        };
-        if !selected {
+    let mut done = 0u64;
+    'tables: for (id, _, collective, name) in TABLES {
+        if !selected(id) {
             continue;
         }
         let algorithms = machine.algorithms_for(collective);
@@ -95,9 +126,18 @@ pub fn compute(args: &TablesArgs, machine: &Machine) -> anyhow::Result<Vec<Table
                 )
             })?;
         for n in args.threads.0..=args.threads.1 {
+            if deadline.passed() {
+                stopped(deadline, done, total);
+                break 'tables;
+            }
             let request = Request::new(collective, n)?.with_state(args.state);
-            let ranked = rank(algorithm.as_ref(), &request, &options)
+            let ranked = rank_until(algorithm.as_ref(), &request, &options, deadline)
                 .map_err(|e| anyhow!("table {id}, {n} threads: {e}"))?;
+            if !ranked.exact() {
+                // The time limit passed inside this point: only finished rows are printed.
+                stopped(deadline, done, total);
+                break 'tables;
+            }
             let best = ranked
                 .best
                 .first()
@@ -132,8 +172,11 @@ pub fn compute(args: &TablesArgs, machine: &Machine) -> anyhow::Result<Vec<Table
                 report,
                 paper,
             });
+            done += 1;
+            bar.advance(1);
         }
     }
+    bar.finish();
     Ok(rows)
 }
 

@@ -21,31 +21,12 @@ pub fn run(collective: Collective, args: &TuneArgs) -> anyhow::Result<String> {
         .top(args.top)
         .algorithm(args.algorithm.clone())
         .extrapolate(args.extrapolate)
-        .build()?;
+        .build()
+        .map_err(crate::job::job_error)?;
     if let Some(path) = &args.output.out {
         Outputs::check(path)?;
     }
-    let report = job.run().map_err(|e| {
-        // The library says what failed; the CLI adds which flag would help.
-        let hint = match &e {
-            modelopt_optimizer::JobError::Tune {
-                error:
-                    modelopt_optimizer::TuneError::NothingApplies {
-                        needs_size: true, ..
-                    },
-                ..
-            } => " (pass --size BYTES)".to_string(),
-            modelopt_optimizer::JobError::Tune {
-                error: modelopt_optimizer::TuneError::Budget { budget, .. },
-                ..
-            } => format!(
-                " (raise it with --budget {}, or give --time-limit SECONDS for the best found in that time)",
-                budget.estimate
-            ),
-            _ => String::new(),
-        };
-        anyhow::anyhow!("{}{hint}", modelopt_optimizer::job::one_line(&e))
-    })?;
+    let report = job.run().map_err(crate::job::job_error)?;
     if !report.estimated_params.is_empty() {
         eprintln!(
             "note: this result uses estimated parameters (no measurement or source gives them): {} (see `modelopt machines show {}`)",
@@ -167,7 +148,7 @@ fn render_text(machine: &Machine, report: &Report) -> String {
     let _ = writeln!(out);
     let params = match report.params {
         modelopt_model::Params::None => "(no free parameters)".to_string(),
-        ref p => p.to_string(),
+        ref p => crate::job::params_text(&p.to_string()),
     };
     let unit = time_unit(
         report.t_max_ns.max(
@@ -220,7 +201,7 @@ fn render_text(machine: &Machine, report: &Report) -> String {
     let _ = writeln!(out);
     let mut rows = vec![Row {
         algorithm: report.algorithm.clone(),
-        params: report.params.to_string(),
+        params: crate::job::params_text(&report.params.to_string()),
         min_ns: report.t_min_ns,
         max_ns: report.t_max_ns,
         throughput: report.throughput_bytes_per_s,
@@ -228,7 +209,7 @@ fn render_text(machine: &Machine, report: &Report) -> String {
     }];
     rows.extend(report.alternatives.iter().map(|a| Row {
         algorithm: a.algorithm.clone(),
-        params: a.params.to_string(),
+        params: crate::job::params_text(&a.params.to_string()),
         min_ns: a.t_min_ns,
         max_ns: a.t_max_ns,
         throughput: a.throughput_bytes_per_s,
@@ -239,13 +220,13 @@ fn render_text(machine: &Machine, report: &Report) -> String {
         .map(|r| r.algorithm.chars().count())
         .max()
         .unwrap_or(0)
-        .max(9);
+        .clamp(9, crate::job::MAX_COLUMN);
     let wp = rows
         .iter()
         .map(|r| r.params.chars().count())
         .max()
         .unwrap_or(0)
-        .max(10);
+        .clamp(10, crate::job::MAX_COLUMN);
     let with_throughput = rows.iter().any(|r| r.throughput.is_some());
     let t_min = format!("t_min [{}]", unit.0);
     let t_max = format!("t_max [{}]", unit.0);
@@ -287,7 +268,8 @@ fn render_text(machine: &Machine, report: &Report) -> String {
         .iter()
         .map(|a| a.algorithm.chars().count())
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+        .min(crate::job::MAX_COLUMN);
     let _ = writeln!(out, "algorithms:");
     for a in &report.algorithms {
         match (&a.best, &a.skipped) {

@@ -24,7 +24,7 @@
 //! assert_eq!(report.alternatives.len(), 4);
 //!
 //! let err = TuneJob::builder(&phi, Collective::Barrier, 1).build().unwrap_err();
-//! assert_eq!(err.to_string(), "--threads 1: a collective needs at least 2 threads");
+//! assert_eq!(err.to_string(), "threads = 1: a collective needs at least 2 threads");
 //! ```
 
 use crate::objective::Objective;
@@ -50,14 +50,14 @@ pub enum JobError {
     #[error(transparent)]
     Machine(#[from] SpecError),
     /// Fewer than 2 threads.
-    #[error("--threads {threads}: a collective needs at least 2 threads")]
+    #[error("threads = {threads}: a collective needs at least 2 threads")]
     TooFewThreads {
         /// The thread count asked for.
         threads: i64,
     },
     /// More threads than the machine runs, without `extrapolate`.
     #[error(
-        "--threads {threads}: {machine} runs at most {max_threads} threads (pass --extrapolate to model more)"
+        "threads = {threads}: {machine} runs at most {max_threads} threads; extrapolation models more"
     )]
     BeyondMachine {
         /// The thread count asked for.
@@ -68,7 +68,7 @@ pub enum JobError {
         max_threads: u32,
     },
     /// More threads than any model handles ([`MAX_THREADS`]).
-    #[error("--threads {threads}: modelopt models at most {max} threads")]
+    #[error("threads = {threads}: modelopt models at most {max} threads")]
     BeyondModels {
         /// The thread count asked for.
         threads: i64,
@@ -76,7 +76,7 @@ pub enum JobError {
         max: u32,
     },
     /// A metric the machine's family does not predict.
-    #[error("--metric {metric}: the {family} models of {machine} predict {offered} only")]
+    #[error("metric = {metric}: the {family} models of {machine} predict {offered} only")]
     MetricNotOffered {
         /// The metric asked for.
         metric: Metric,
@@ -88,7 +88,7 @@ pub enum JobError {
         offered: String,
     },
     /// `top` is 0.
-    #[error("--top 0: show at least the best configuration (--top 1)")]
+    #[error("top = 0: at least the best configuration must be kept (top = 1)")]
     NoTop,
     /// A value the model refuses (e.g. a message size above the largest modelled one).
     #[error(transparent)]
@@ -432,16 +432,16 @@ mod tests {
         // xeon-phi runs 240 threads (60 cores × 4 hardware threads).
         assert_eq!(
             check_threads(&phi, 241, false).unwrap_err().to_string(),
-            "--threads 241: xeon-phi runs at most 240 threads (pass --extrapolate to model more)"
+            "threads = 241: xeon-phi runs at most 240 threads; extrapolation models more"
         );
         assert_eq!(
             check_threads(&phi, -3, true).unwrap_err().to_string(),
-            "--threads -3: a collective needs at least 2 threads"
+            "threads = -3: a collective needs at least 2 threads"
         );
         // 2^20 = 1048576 is the models' limit; 2^40 does not fit a u32 at all.
         assert_eq!(
             check_threads(&phi, 1 << 40, true).unwrap_err().to_string(),
-            "--threads 1099511627776: modelopt models at most 1048576 threads"
+            "threads = 1099511627776: modelopt models at most 1048576 threads"
         );
         assert_eq!(check_threads(&phi, 1 << 20, true).unwrap(), 1 << 20);
     }

@@ -62,7 +62,8 @@ pub mod tuner;
 
 pub use job::{JobError, TuneJob, TuneJobBuilder};
 pub use limits::{
-    BudgetExceeded, Deadline, Exactness, Limits, Progress, ProgressSink, StopReason, WorkEstimate,
+    BudgetExceeded, Deadline, Exactness, Limits, Progress, ProgressSink, RowsExceeded, StopReason,
+    WorkEstimate,
 };
 pub use objective::Objective;
 pub use report::{AlgorithmLine, Alternative, Report};

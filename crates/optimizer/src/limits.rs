@@ -79,6 +79,46 @@ pub struct BudgetExceeded {
     pub budget: u64,
 }
 
+/// Memory a ranking may hold for its kept rows: 1 GiB.
+pub const RANKING_MEMORY_LIMIT: u64 = 1 << 30;
+
+/// Bytes a kept tree row holds per tree level (its degree, stored in the ranking's key and in
+/// its value: 2 × 4 bytes).
+const BYTES_PER_KEPT_LEVEL: u64 = 8;
+
+/// A ranking refused before it starts because its kept rows could exceed
+/// [`RANKING_MEMORY_LIMIT`]: a tree of n threads may have up to n − 1 levels (a chain), so
+/// keeping many rows of a large tree space is a memory blow-up, not a slow search.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("keeping the best {rows} trees of up to {levels} levels each could take {} MiB, over the {} MiB limit; at most {max_rows} rows fit", .bytes / (1 << 20), RANKING_MEMORY_LIMIT / (1 << 20))]
+pub struct RowsExceeded {
+    /// Rows asked for.
+    pub rows: u64,
+    /// Most levels a row can have.
+    pub levels: u64,
+    /// Worst-case bytes of the kept rows.
+    pub bytes: u64,
+    /// The most rows that fit the limit.
+    pub max_rows: u64,
+}
+
+/// Refuse to keep `rows` trees of up to `levels` levels when they could exceed
+/// [`RANKING_MEMORY_LIMIT`].
+pub fn check_rows(rows: u64, levels: u64) -> Result<(), RowsExceeded> {
+    let per_row = levels.max(1).saturating_mul(BYTES_PER_KEPT_LEVEL);
+    let bytes = rows.saturating_mul(per_row);
+    if bytes > RANKING_MEMORY_LIMIT {
+        Err(RowsExceeded {
+            rows,
+            levels,
+            bytes,
+            max_rows: RANKING_MEMORY_LIMIT / per_row,
+        })
+    } else {
+        Ok(())
+    }
+}
+
 /// When a running search must stop. Cheap to check: call [`Deadline::passed`] every few
 /// thousand units of work.
 #[derive(Debug, Clone, Copy)]
@@ -287,6 +327,18 @@ mod tests {
             Exactness::Exact => panic!("bounded expected"),
         }
         assert!(!e.is_exact());
+    }
+
+    #[test]
+    fn kept_rows_are_limited_by_their_worst_case_memory() {
+        // 100,000 threads: up to 99,999 levels × 8 bytes = 799,992 bytes a row; 1 GiB holds
+        // 1,073,741,824 / 799,992 = 1,342 rows (floor).
+        let e = check_rows(100_000, 99_999).unwrap_err();
+        assert_eq!(e.max_rows, 1_342);
+        assert!(check_rows(1_342, 99_999).is_ok());
+        assert!(check_rows(1_343, 99_999).is_err());
+        // A thousand rows of a 64-thread tree: 1000 × 63 × 8 bytes, far below.
+        assert!(check_rows(1_000, 63).is_ok());
     }
 
     #[test]

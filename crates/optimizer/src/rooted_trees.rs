@@ -1165,7 +1165,9 @@ fn fallback(
 ) -> Result<TreeOptimum, TreeSearchError> {
     let n = space.threads;
     let one = dp_in(&space.costs, n, objective, ctl)?;
-    let mut best: Option<((i64, i64), Vec<u32>, Vec<u32>, Cost)> = None;
+    // (ranking key, preorder levels, socket by node id, cost) of the best so far.
+    type Placed = ((i64, i64), Vec<u32>, Vec<u32>, Cost);
+    let mut best: Option<Placed> = None;
     for levels in [one.levels, flat_levels(n)] {
         let tree = RootedTree::from_levels(&levels).map_err(malformed)?;
         let placed = if counts.len() <= 2 && n <= FALLBACK_PLACEMENT_DP_LIMIT {

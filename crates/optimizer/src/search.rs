@@ -106,6 +106,9 @@ pub enum SearchError {
     /// The rooted-tree search found no tree.
     #[error(transparent)]
     Tree(crate::rooted_trees::TreeSearchError),
+    /// The rows to keep could exceed the ranking's memory limit.
+    #[error(transparent)]
+    Rows(#[from] crate::limits::RowsExceeded),
 }
 
 impl From<crate::rooted_trees::TreeSearchError> for SearchError {
@@ -357,6 +360,9 @@ pub fn rank_until(
     let progress = &options.progress;
     match &space {
         Space::LevelDegrees { threads, ordering } => {
+            // A tree of n threads has up to n − 1 levels (a chain of degree 1 is in every
+            // ordering), and each kept row holds its degrees.
+            crate::limits::check_rows(options.keep() as u64, u64::from(threads.saturating_sub(1)))?;
             let tree = LevelDegrees {
                 threads: *threads,
                 ordering: *ordering,

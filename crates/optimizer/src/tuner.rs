@@ -105,6 +105,14 @@ pub enum TuneError {
         /// The estimate and the budget.
         budget: BudgetExceeded,
     },
+    /// An algorithm's ranking would keep more rows than fit in memory.
+    #[error("{algorithm}: {rows}")]
+    Rows {
+        /// The algorithm whose ranking was refused.
+        algorithm: String,
+        /// The rows asked for and how many fit.
+        rows: crate::limits::RowsExceeded,
+    },
 }
 
 /// Why an algorithm has no feasible configuration: the fixed parameters fall outside its space,
@@ -296,6 +304,12 @@ pub fn tune_until(
                 return Err(TuneError::Budget {
                     algorithm: algorithm.name().into(),
                     budget,
+                })
+            }
+            Err(SearchError::Rows(rows)) => {
+                return Err(TuneError::Rows {
+                    algorithm: algorithm.name().into(),
+                    rows,
                 })
             }
             Err(e) => {

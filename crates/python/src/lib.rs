@@ -364,19 +364,19 @@ fn tune(
     extrapolate: bool,
 ) -> PyResult<PyResult_> {
     let collective: Collective = parse("collective", collective)?;
-    let threads = integer("--threads", threads)?;
-    let size: u64 = size.map_or(Ok(0), |s| unsigned("--size", s))?;
-    let state: BufferStates = parse("--state", state)?;
-    let metric: Metric = parse("--metric", metric)?;
-    let objective: Objective = parse("--objective", objective)?;
-    let top: usize = top.map_or(Ok(5), |t| unsigned("--top", t))?;
+    let threads = integer("threads", threads)?;
+    let size: u64 = size.map_or(Ok(0), |s| unsigned("size", s))?;
+    let state: BufferStates = parse("state", state)?;
+    let metric: Metric = parse("metric", metric)?;
+    let objective: Objective = parse("objective", objective)?;
+    let top: usize = top.map_or(Ok(5), |t| unsigned("top", t))?;
     let mut fixed = Vec::new();
     if let Some(fix) = fix {
         for (key, value) in fix.iter() {
             let name: String = key
                 .extract()
-                .map_err(|_| ModelOptError::new_err("--fix: parameter names are strings"))?;
-            fixed.push((name.clone(), integer(&format!("--fix {name}="), &value)?));
+                .map_err(|_| ModelOptError::new_err("fix: parameter names are strings"))?;
+            fixed.push((name.clone(), integer(&format!("fix {name}="), &value)?));
         }
     }
     let machine = Arc::clone(&machine.machine);
@@ -417,9 +417,9 @@ fn sweep_fn(
 ) -> PyResult<PySweep> {
     let collective: Collective = parse("collective", collective)?;
     let limit = modelopt_optimizer::job::MAX_SWEEP_POINTS as usize;
-    let threads: Vec<u32> = integers(threads, "--threads", limit)?;
+    let threads: Vec<u32> = integers(threads, "threads", limit)?;
     let sizes: Vec<u64> = match sizes {
-        Some(s) => integers(s, "--sizes", limit)?,
+        Some(s) => integers(s, "sizes", limit)?,
         None => vec![0],
     };
     let machine = Arc::clone(&machine.machine);

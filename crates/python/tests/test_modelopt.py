@@ -21,7 +21,9 @@ CLI = os.environ.get("MODELOPT_BIN", str(ROOT / "target" / "debug" / "modelopt")
 
 # The CLI ends some errors with a hint naming its own flag; the library's message (which Python
 # raises) is the same text without it.
-CLI_HINTS = re.compile(r" \((pass --size BYTES|raise it with --budget [^)]*)\)$")
+CLI_HINTS = re.compile(
+    r" \((pass --size BYTES|pass --extrapolate|raise it with --budget [^)]*|ask for fewer with --top \d+)\)$"
+)
 
 
 def cli(*args):

@@ -193,10 +193,10 @@ fn compare_text(
     let _ = writeln!(out);
     let width = machines
         .iter()
-        .map(|m| m.name.len())
+        .map(|m| m.name.chars().count())
         .max()
         .unwrap_or(8)
-        .max(12);
+        .clamp(12, crate::job::MAX_COLUMN);
     let _ = write!(out, "{:>7}", "threads");
     for m in machines {
         let _ = write!(out, "  {:>width$}", m.name);
