@@ -289,7 +289,7 @@ fn render_text(machine: &Machine, report: &Report) -> String {
                     out,
                     "  {:<width$}  {:<16} {:>16} {:>9}",
                     a.algorithm,
-                    s.params.to_string(),
+                    crate::job::params_text(&s.params.to_string()),
                     value,
                     verdict
                 );

@@ -55,10 +55,11 @@ impl<'a> ClaTreeBroadcast<'a> {
     fn check(&self, request: &Request) -> Result<(), ModelError> {
         let line = u64::from(self.model.topology.line_bytes);
         if request.size_bytes() > line {
-            return Err(ModelError::Unsupported(format!(
-                "the one-line broadcast carries at most one cache line ({line} B, got {} B)",
-                request.size_bytes()
-            )));
+            return Err(ModelError::SizeLimit {
+                size_bytes: request.size_bytes(),
+                limit_bytes: line,
+                what: "the one cache line the one-line broadcast carries".into(),
+            });
         }
         if self.root >= request.threads() {
             return Err(ModelError::Parameter {
@@ -105,9 +106,11 @@ fn placed_tree(
     params: &Params,
 ) -> Result<(RootedTree, Vec<u32>), ModelError> {
     let Params::RootedTree { parents, sockets } = params else {
-        return Err(ModelError::Unsupported(format!(
-            "cla-tree needs a rooted tree (parent array and sockets), got `{params}`"
-        )));
+        return Err(ModelError::WrongParams {
+            algorithm: "cla-tree".into(),
+            expected: "a rooted tree (parent array and sockets)".into(),
+            got: crate::error::clip(&params.to_string()),
+        });
     };
     let tree = RootedTree::from_parents(parents).map_err(|e| ModelError::Parameter {
         name: "parent".into(),
@@ -193,8 +196,10 @@ impl Algorithm for ClaTreeBroadcast<'_> {
         let star_sockets: Vec<u32> = std::iter::once(root_socket)
             .chain(children.iter().map(|&c| sockets[c as usize]))
             .collect();
-        let star = RootedTree::from_parents(&star_parents).map_err(|e| {
-            ModelError::Unsupported(format!("cannot build the root level of the tree: {e}"))
+        let star = RootedTree::from_parents(&star_parents).map_err(|e| ModelError::Parameter {
+            name: "tree".into(),
+            value: format!("root level of {} children", children.len()),
+            reason: e.to_string(),
         })?;
         let level = costs.evaluate(&star, &star_sockets)?;
         let terms = vec![

@@ -274,10 +274,11 @@ impl RootedTreeSpace {
     ) -> Result<crate::request::Params, ModelError> {
         let n = tree.len();
         if n != self.threads as usize || node_sockets.len() != n {
-            return Err(ModelError::Unsupported(format!(
-                "a placed tree of {n} nodes does not fit {} threads",
-                self.threads
-            )));
+            return Err(ModelError::Parameter {
+                name: "tree".into(),
+                value: format!("{n} nodes, {} sockets", node_sockets.len()),
+                reason: format!("the request has {} threads", self.threads),
+            });
         }
         if self.capacity.is_some() {
             return self.assign_free(tree, node_sockets);
@@ -292,23 +293,33 @@ impl RootedTreeSpace {
         let mut map = vec![0u32; n];
         let root = tree.root();
         if node_sockets[root as usize] != self.root_socket() {
-            return Err(ModelError::Unsupported(format!(
-                "the root must run on socket {} (thread {})",
-                self.root_socket(),
-                self.root_thread
-            )));
+            return Err(ModelError::Parameter {
+                name: "sockets".into(),
+                value: format!("root on socket {}", node_sockets[root as usize]),
+                reason: format!(
+                    "the root must run on socket {} (thread {})",
+                    self.root_socket(),
+                    self.root_thread
+                ),
+            });
         }
         map[root as usize] = self.root_thread;
         for v in tree.preorder().into_iter().skip(1) {
             let s = node_sockets[v as usize] as usize;
             let t = free.get_mut(s).and_then(|q| q.pop_front()).ok_or_else(|| {
-                ModelError::Unsupported(format!("socket {s} has no thread left for node {v}"))
+                ModelError::Parameter {
+                    name: "sockets".into(),
+                    value: format!("node {v} on socket {s}"),
+                    reason: format!("socket {s} has no thread left"),
+                }
             })?;
             map[v as usize] = t;
         }
-        let relabeled = tree
-            .relabel(&map)
-            .map_err(|e| ModelError::Unsupported(e.to_string()))?;
+        let relabeled = tree.relabel(&map).map_err(|e| ModelError::Parameter {
+            name: "tree".into(),
+            value: format!("{n} nodes"),
+            reason: e.to_string(),
+        })?;
         Ok(crate::request::Params::RootedTree {
             parents: relabeled.parents().to_vec(),
             sockets: self.thread_sockets.clone(),
@@ -338,9 +349,11 @@ impl RootedTreeSpace {
         for v in 0..n {
             sockets[map[v] as usize] = node_sockets[v];
         }
-        let relabeled = tree
-            .relabel(&map)
-            .map_err(|e| ModelError::Unsupported(e.to_string()))?;
+        let relabeled = tree.relabel(&map).map_err(|e| ModelError::Parameter {
+            name: "tree".into(),
+            value: format!("{n} nodes"),
+            reason: e.to_string(),
+        })?;
         Ok(crate::request::Params::RootedTree {
             parents: relabeled.parents().to_vec(),
             sockets,

@@ -74,9 +74,11 @@ fn no_params(name: &str, params: &Params) -> Result<(), ModelError> {
     match params {
         Params::None => Ok(()),
         Params::Named(map) if map.is_empty() => Ok(()),
-        other => Err(ModelError::Unsupported(format!(
-            "`{name}` has no free parameter (got `{other}`)"
-        ))),
+        other => Err(ModelError::WrongParams {
+            algorithm: name.into(),
+            expected: "no free parameter".into(),
+            got: crate::error::clip(&other.to_string()),
+        }),
     }
 }
 
@@ -89,9 +91,11 @@ impl OcBcast<'_> {
     /// The degree `k` of `params`, checked against `1 ≤ k ≤ P − 1`.
     pub fn degree(&self, request: &Request, params: &Params) -> Result<u32, ModelError> {
         let Params::Named(map) = params else {
-            return Err(ModelError::Unsupported(format!(
-                "oc-bcast needs the tree degree k (e.g. k=7), got `{params}`"
-            )));
+            return Err(ModelError::WrongParams {
+                algorithm: "oc-bcast".into(),
+                expected: "the tree degree k (e.g. k=7)".into(),
+                got: crate::error::clip(&params.to_string()),
+            });
         };
         if let Some(other) = map.keys().find(|name| name.as_str() != "k") {
             return Err(ModelError::Parameter {
@@ -100,8 +104,10 @@ impl OcBcast<'_> {
                 reason: "oc-bcast has one parameter, k".into(),
             });
         }
-        let k = *map.get("k").ok_or_else(|| {
-            ModelError::Unsupported("oc-bcast needs the tree degree k (e.g. k=7)".into())
+        let k = *map.get("k").ok_or_else(|| ModelError::MissingParameter {
+            algorithm: "oc-bcast".into(),
+            name: "k".into(),
+            example: "k=7".into(),
         })?;
         let p = i64::from(request.threads());
         if k < 1 || k >= p {

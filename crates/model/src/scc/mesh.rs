@@ -87,7 +87,10 @@ impl Mesh {
             .iter()
             .copied()
             .min_by_key(|mc| tile.routers_to(*mc))
-            .ok_or_else(|| ModelError::Unsupported("the mesh has no memory controller".into()))
+            .ok_or_else(|| ModelError::NotMeasured {
+                machine: "the mesh".into(),
+                what: "memory controller".into(),
+            })
     }
 
     /// Routers between `core` and its memory controller (the `d` of off-chip accesses, Eqs.

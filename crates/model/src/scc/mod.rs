@@ -83,10 +83,9 @@ impl Scc {
             });
         }
         if request.size_bytes() == 0 {
-            return Err(ModelError::Unsupported(
-                "the SCC broadcast models need a message size of at least 1 byte (--size BYTES)"
-                    .into(),
-            ));
+            return Err(ModelError::SizeRequired {
+                models: "the SCC broadcast models".into(),
+            });
         }
         Ok(self.lines(request.size_bytes()))
     }
