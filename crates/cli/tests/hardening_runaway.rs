@@ -172,3 +172,27 @@ fn a_tree_of_100000_nodes_is_clipped_in_text_instead_of_panicking_the_formatter(
         "a line too long"
     );
 }
+
+#[test]
+fn a_sweep_to_100000_threads_says_its_size_and_obeys_one_time_limit() {
+    // Issue 12: "the 2..=100,000 sweep" ran for minutes without a word when stderr was not a
+    // terminal. 99,999 thread counts × one collective × one size × one state = 99,999 points.
+    let (code, stdout, stderr, took) = modelopt(&[
+        "sweep",
+        "-m",
+        "xeon-phi",
+        "-c",
+        "bcast",
+        "--threads",
+        "2..=100000",
+        "--extrapolate",
+        "--time-limit",
+        "1",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(took < Duration::from_secs(30), "{took:?}");
+    assert!(stderr.contains("sweep tunes 99999 points"), "{stderr}");
+    assert!(stdout.lines().count() > 1, "{stdout}");
+}

@@ -92,9 +92,25 @@ pub(crate) fn check_plot_path(path: &Option<PathBuf>) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Above this many points, a sweep says before it starts how many it will tune.
+const LONG_SWEEP_POINTS: u64 = 10_000;
+
 /// Collect a sweep's rows, with a progress bar on a terminal.
 pub(crate) fn collect(sweep: &Sweep<'_>, label: &str) -> (Vec<Row>, SweepStats) {
     let total = sweep.points();
+    if total > LONG_SWEEP_POINTS {
+        // Long work says so before it starts, also when stderr is not a terminal (no bar).
+        eprintln!(
+            "note: {label} tunes {total} points{}",
+            match sweep.search.limits.time_limit {
+                Some(t) => format!(
+                    "; it stops after {} s with the rows finished by then",
+                    t.as_secs_f64()
+                ),
+                None => "; --time-limit SECONDS bounds it".to_string(),
+            }
+        );
+    }
     let progress = crate::job::progress();
     progress.begin(label, Some(total));
     let mut rows_iter = sweep.rows();
