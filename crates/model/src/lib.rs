@@ -42,6 +42,7 @@ pub mod registry;
 pub mod request;
 pub mod scc;
 pub mod spec;
+pub mod tree;
 
 pub use algorithm::{
     Algorithm, DegreeOrdering, IntRange, RoundsRule, Space, SpaceOptions, Term, ThreadPlacement,

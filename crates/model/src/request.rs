@@ -418,7 +418,7 @@ impl fmt::Display for Params {
                 f.write_str(&parts.join(" "))
             }
             Params::RootedTree { parents, sockets } => {
-                match crate::ccnuma::tree::RootedTree::from_parents(parents) {
+                match crate::tree::RootedTree::from_parents(parents) {
                     Ok(tree) => write!(f, "tree={tree}")?,
                     Err(_) => write!(f, "tree=(invalid) parents={parents:?}")?,
                 }
@@ -451,7 +451,7 @@ impl Serialize for Params {
             Params::RootedTree { parents, sockets } => {
                 let signed: Vec<i64> = parents.iter().map(|p| p.map_or(-1, i64::from)).collect();
                 map.serialize_entry("parent", &signed)?;
-                if let Ok(tree) = crate::ccnuma::tree::RootedTree::from_parents(parents) {
+                if let Ok(tree) = crate::tree::RootedTree::from_parents(parents) {
                     map.serialize_entry("tree", &tree.nested())?;
                 }
                 map.serialize_entry("socket", sockets)?;

@@ -18,7 +18,7 @@
 use crate::objective::Objective;
 use crate::rooted_trees::cost_key;
 use modelopt_model::ccnuma::bcast::{Group, TreeCosts};
-use modelopt_model::ccnuma::tree::RootedTree;
+use modelopt_model::tree::RootedTree;
 use modelopt_model::Cost;
 use std::rc::Rc;
 

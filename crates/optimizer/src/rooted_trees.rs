@@ -37,8 +37,8 @@ use crate::parallel;
 use crate::placement::{self, Placement};
 use crate::search::{Ranked, Scored, SearchOptions, SearchStats};
 use crate::socket_dp;
-use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeCosts, TreeSearch};
-use modelopt_model::ccnuma::tree::RootedTree;
+use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeSearch};
+use modelopt_model::tree::{LevelCost, LevelTable, RootedTree, Scratch};
 use modelopt_model::{Algorithm, Cost, ModelError, Request};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
@@ -109,23 +109,6 @@ fn malformed(e: impl std::fmt::Display) -> TreeSearchError {
     TreeSearchError::Malformed(e.to_string())
 }
 
-/// The costs Eq. (2) needs: T_lev(k) for both bounds and the constant every tree adds.
-pub trait TreeCost: Sync {
-    /// (T_lev,min(k), T_lev,max(k)) for a node with k ≥ 1 children.
-    fn level(&self, k: u32) -> (f64, f64);
-    /// (min, max) added to every tree.
-    fn offset(&self) -> (f64, f64);
-}
-
-impl TreeCost for TreeCosts {
-    fn level(&self, k: u32) -> (f64, f64) {
-        TreeCosts::level(self, k)
-    }
-    fn offset(&self) -> (f64, f64) {
-        (TreeCosts::offset(self), TreeCosts::offset(self))
-    }
-}
-
 /// The Beyer–Hedetniemi generator of canonical level sequences.
 ///
 /// ```
@@ -186,100 +169,6 @@ pub fn count_trees(n: usize) -> u64 {
         count += 1;
     }
     count
-}
-
-/// Precomputed T_lev for 0..n children.
-#[derive(Debug, Clone)]
-pub struct LevelTable {
-    min: Vec<f64>,
-    max: Vec<f64>,
-    offset: (f64, f64),
-}
-
-impl LevelTable {
-    /// The table for trees of up to `n` nodes.
-    pub fn new(cost: &dyn TreeCost, n: usize) -> Self {
-        let mut min = vec![0.0; n.max(1)];
-        let mut max = vec![0.0; n.max(1)];
-        for k in 1..n {
-            let (a, b) = cost.level(k as u32);
-            min[k] = a;
-            max[k] = b;
-        }
-        LevelTable {
-            min,
-            max,
-            offset: cost.offset(),
-        }
-    }
-
-    /// (T_min, T_max) of the tree with these preorder levels, one socket, O(n). `scratch` is
-    /// reused between calls (three vectors of n).
-    pub fn evaluate(&self, levels: &[u32], scratch: &mut Scratch) -> (f64, f64) {
-        let n = levels.len();
-        scratch.reset(n);
-        // Parent of each node: the last node one level up.
-        let last = &mut scratch.last_at_level;
-        let parent = &mut scratch.parent;
-        for (i, &l) in levels.iter().enumerate() {
-            if l > 0 {
-                parent[i] = last[l as usize - 1];
-            }
-            last[l as usize] = i as u32;
-        }
-        let kids = &mut scratch.kids;
-        let mx_min = &mut scratch.mx_min;
-        let mx_max = &mut scratch.mx_max;
-        for i in (1..n).rev() {
-            let k = kids[i] as usize;
-            let (a, b) = if k > 0 {
-                (self.min[k] + mx_min[i], self.max[k] + mx_max[i])
-            } else {
-                (0.0, 0.0)
-            };
-            let p = parent[i] as usize;
-            kids[p] += 1;
-            if a > mx_min[p] {
-                mx_min[p] = a;
-            }
-            if b > mx_max[p] {
-                mx_max[p] = b;
-            }
-        }
-        let k = kids[0] as usize;
-        if k == 0 {
-            return self.offset;
-        }
-        (
-            self.offset.0 + self.min[k] + mx_min[0],
-            self.offset.1 + self.max[k] + mx_max[0],
-        )
-    }
-}
-
-/// Reusable buffers of [`LevelTable::evaluate`].
-#[derive(Debug, Clone, Default)]
-pub struct Scratch {
-    last_at_level: Vec<u32>,
-    parent: Vec<u32>,
-    kids: Vec<u32>,
-    mx_min: Vec<f64>,
-    mx_max: Vec<f64>,
-}
-
-impl Scratch {
-    fn reset(&mut self, n: usize) {
-        self.last_at_level.clear();
-        self.last_at_level.resize(n + 1, 0);
-        self.parent.clear();
-        self.parent.resize(n, 0);
-        self.kids.clear();
-        self.kids.resize(n, 0);
-        self.mx_min.clear();
-        self.mx_min.resize(n, 0.0);
-        self.mx_max.clear();
-        self.mx_max.resize(n, 0.0);
-    }
 }
 
 /// The best tree found, with how it was found.
@@ -419,7 +308,7 @@ impl Best {
 /// (ties: the other bound, then the smallest canonical level sequence). Parallel over batches.
 /// Default [`Limits`]; see [`exhaustive_with`].
 pub fn exhaustive(
-    cost: &dyn TreeCost,
+    cost: &dyn LevelCost,
     n: u32,
     objective: &Objective,
 ) -> Result<TreeOptimum, TreeSearchError> {
@@ -430,7 +319,7 @@ pub fn exhaustive(
 /// the work budget before it starts; a time limit stops the enumeration between batches and
 /// returns the best tree so far (or the flat tree), bounded below by the exact one-socket [`dp`].
 pub fn exhaustive_with(
-    cost: &dyn TreeCost,
+    cost: &dyn LevelCost,
     n: u32,
     objective: &Objective,
     limits: &Limits,
@@ -440,7 +329,7 @@ pub fn exhaustive_with(
 }
 
 fn exhaustive_in(
-    cost: &dyn TreeCost,
+    cost: &dyn LevelCost,
     n: u32,
     objective: &Objective,
     ctl: &Control,
@@ -635,7 +524,7 @@ pub fn dp_estimate(n: u32) -> WorkEstimate {
 /// The exact one-socket dynamic program over Eq. (2) (see the module docs), default
 /// [`Limits`]; see [`dp_with`]. O(n²·|F|).
 pub fn dp(
-    cost: &dyn TreeCost,
+    cost: &dyn LevelCost,
     n: u32,
     objective: &Objective,
 ) -> Result<TreeOptimum, TreeSearchError> {
@@ -649,7 +538,7 @@ pub fn dp(
 /// certified lower bound: both bounds of Eq. (2) are monotone under removing a leaf, so no tree
 /// on n > m nodes is cheaper than the best on m.
 pub fn dp_with(
-    cost: &dyn TreeCost,
+    cost: &dyn LevelCost,
     n: u32,
     objective: &Objective,
     limits: &Limits,
@@ -662,7 +551,7 @@ pub fn dp_with(
 pub const DP_LIMIT: u32 = 1 << 20;
 
 fn dp_in(
-    cost: &dyn TreeCost,
+    cost: &dyn LevelCost,
     n: u32,
     objective: &Objective,
     ctl: &Control,
@@ -842,56 +731,6 @@ pub fn canonical_levels(tree: &RootedTree) -> Vec<u32> {
         seq[v as usize] = s;
     }
     std::mem::take(&mut seq[tree.root() as usize])
-}
-
-/// A lower bound on (T_min, T_max) of a tree under every placement on `sockets` sockets: every
-/// edge costs at least R_R, every fetch from memory at least R_I, the slowest child's group holds
-/// at least that child, and the largest group holds at least ⌈k/S⌉ of the k children.
-/// Needs R_Q ≥ R_R and R_QI ≥ R_I, which the machine loader checks.
-pub fn placement_lower_bound(levels: &[u32], costs: &TreeCosts, sockets: u32) -> (f64, f64) {
-    let s = sockets.max(1);
-    let n = levels.len();
-    let mut parent = vec![0usize; n];
-    let mut last = vec![0usize; n + 1];
-    for (i, &l) in levels.iter().enumerate() {
-        if l > 0 {
-            parent[i] = last[l as usize - 1];
-        }
-        last[l as usize] = i;
-    }
-    let (rr, ri, rl) = (costs.socket, costs.memory, costs.local);
-    let mut kids = vec![0u32; n];
-    let mut hi = vec![[f64::NEG_INFINITY; 2]; n];
-    let mut lo = vec![[f64::INFINITY; 2]; n];
-    let mut value = vec![[0.0f64; 2]; n];
-    for i in (0..n).rev() {
-        let k = kids[i];
-        if k > 0 {
-            let big = f64::from(k.div_ceil(s));
-            let kf = f64::from(k);
-            let a = [ri, ri + 2.0 * kf * rr + rr];
-            for b in 0..2 {
-                let (slow, fast) = (a[b] + hi[i][b], a[b] + lo[i][b]);
-                let (one, many) = if b == 0 {
-                    (ri + rr, ri + big * rr)
-                } else {
-                    (ri + 2.0 * rr, ri + 2.0 * big * rr)
-                };
-                value[i][b] = (slow + one).max(fast + many);
-            }
-        }
-        if i > 0 {
-            let p = parent[i];
-            kids[p] += 1;
-            for b in 0..2 {
-                let arr = rr + rl + value[i][b];
-                hi[p][b] = hi[p][b].max(arr);
-                lo[p][b] = lo[p][b].min(arr);
-            }
-        }
-    }
-    let off = costs.offset();
-    (off + value[0][0], off + value[0][1])
 }
 
 /// The best tree and placement for a rooted-tree space, with the default [`Limits`] and no
@@ -1405,7 +1244,7 @@ fn exhaustive_placed(
         for chunk in buf.chunks_exact(nn) {
             let levels: Vec<u32> = chunk.iter().map(|&l| u32::from(l)).collect();
             trees += 1;
-            let (lb_min, lb_max) = placement_lower_bound(&levels, &space.costs, sockets);
+            let (lb_min, lb_max) = space.costs.placement_lower_bound(&levels, sockets);
             if cost_key(objective, lb_min, lb_max).0 > incumbent {
                 continue;
             }
@@ -1525,6 +1364,7 @@ pub fn rank_rooted_trees_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use modelopt_model::ccnuma::bcast::TreeCosts;
 
     fn sandy() -> TreeCosts {
         TreeCosts {
@@ -1595,7 +1435,7 @@ mod tests {
         let c = sandy();
         let mut g = LevelSequences::new(7);
         while let Some(l) = g.next_tree() {
-            let (lo, hi) = placement_lower_bound(l, &c, 2);
+            let (lo, hi) = c.placement_lower_bound(l, 2);
             let tree = RootedTree::from_levels(l).unwrap();
             for mask in 0..64u32 {
                 let s: Vec<u32> = (0..7)

@@ -9,11 +9,11 @@
 //! [`Params::RootedTree`] with the closed form of [`super::bcast`].
 
 use super::bcast::{RootedTreeSpace, TreeSearch};
-use super::tree::RootedTree;
 use super::Ccnuma;
 use crate::algorithm::{Algorithm, Space, SpaceOptions, Term, ThreadPlacement};
 use crate::error::ModelError;
 use crate::request::{Collective, Cost, Params, Request};
+use crate::tree::RootedTree;
 
 /// Every algorithm of the family, borrowing the model.
 pub fn all(model: &Ccnuma) -> Vec<Box<dyn Algorithm + '_>> {

@@ -22,10 +22,10 @@
 //! where x is R_R within a socket and R_Q across, mem(s, σ) is R_I or R_QI. The whole broadcast
 //! adds R_L: the root's read of its own buffer.
 
-use super::tree::RootedTree;
 use super::LineCosts;
 use crate::error::ModelError;
 use crate::request::Cost;
+use crate::tree::RootedTree;
 use serde::Serialize;
 
 /// The five line classes as the tree formulas use them (socket-level classes only: two threads
@@ -151,6 +151,57 @@ impl TreeCosts {
         )
     }
 
+    /// A lower bound on (T_min, T_max) of a tree under every placement on `sockets` sockets: every
+    /// edge costs at least R_R, every fetch from memory at least R_I, the slowest child's group holds
+    /// at least that child, and the largest group holds at least ⌈k/S⌉ of the k children.
+    /// Needs R_Q ≥ R_R and R_QI ≥ R_I, which the machine loader checks.
+    pub fn placement_lower_bound(&self, levels: &[u32], sockets: u32) -> (f64, f64) {
+        let costs = self;
+        let s = sockets.max(1);
+        let n = levels.len();
+        let mut parent = vec![0usize; n];
+        let mut last = vec![0usize; n + 1];
+        for (i, &l) in levels.iter().enumerate() {
+            if l > 0 {
+                parent[i] = last[l as usize - 1];
+            }
+            last[l as usize] = i;
+        }
+        let (rr, ri, rl) = (costs.socket, costs.memory, costs.local);
+        let mut kids = vec![0u32; n];
+        let mut hi = vec![[f64::NEG_INFINITY; 2]; n];
+        let mut lo = vec![[f64::INFINITY; 2]; n];
+        let mut value = vec![[0.0f64; 2]; n];
+        for i in (0..n).rev() {
+            let k = kids[i];
+            if k > 0 {
+                let big = f64::from(k.div_ceil(s));
+                let kf = f64::from(k);
+                let a = [ri, ri + 2.0 * kf * rr + rr];
+                for b in 0..2 {
+                    let (slow, fast) = (a[b] + hi[i][b], a[b] + lo[i][b]);
+                    let (one, many) = if b == 0 {
+                        (ri + rr, ri + big * rr)
+                    } else {
+                        (ri + 2.0 * rr, ri + 2.0 * big * rr)
+                    };
+                    value[i][b] = (slow + one).max(fast + many);
+                }
+            }
+            if i > 0 {
+                let p = parent[i];
+                kids[p] += 1;
+                for b in 0..2 {
+                    let arr = rr + rl + value[i][b];
+                    hi[p][b] = hi[p][b].max(arr);
+                    lo[p][b] = lo[p][b].min(arr);
+                }
+            }
+        }
+        let off = costs.offset();
+        (off + value[0][0], off + value[0][1])
+    }
+
     /// T_min and T_max of the one-line broadcast on `tree` with node v on socket `sockets[v]`.
     pub fn evaluate(&self, tree: &RootedTree, sockets: &[u32]) -> Result<Cost, ModelError> {
         if sockets.len() != tree.len() {
@@ -210,6 +261,17 @@ impl TreeCosts {
             self.offset() + t_min[root],
             self.offset() + t_max[root],
         ))
+    }
+}
+
+/// On one socket, Eq. (2) is the max-plus recursion of [`crate::tree::LevelCost`] with
+/// T_lev = [`TreeCosts::level`] and the offset R_L.
+impl crate::tree::LevelCost for TreeCosts {
+    fn level(&self, k: u32) -> (f64, f64) {
+        TreeCosts::level(self, k)
+    }
+    fn offset(&self) -> (f64, f64) {
+        (TreeCosts::offset(self), TreeCosts::offset(self))
     }
 }
 
@@ -364,6 +426,56 @@ impl RootedTreeSpace {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_level_recursion_is_eq_2_on_one_socket_for_every_recursive_tree_of_7_nodes() {
+        // Every parent array with parent(i) < i on 7 nodes (6! = 720 labelled trees, every
+        // rooted shape among them): the one-socket max-plus evaluation of crate::tree equals
+        // the general TreeCosts::evaluate with every node on socket 0.
+        use crate::tree::{LevelTable, Scratch};
+        let c = TreeCosts {
+            local: 2.3,
+            socket: 35.0,
+            remote: 94.0,
+            memory: 70.0,
+            remote_memory: 107.0,
+        };
+        let table = LevelTable::new(&c, 7);
+        let mut scratch = Scratch::default();
+        let mut choice = [0usize; 7];
+        let mut checked = 0;
+        loop {
+            let parents: Vec<Option<u32>> = (0..7)
+                .map(|i| (i > 0).then_some(choice[i] as u32))
+                .collect();
+            let tree = RootedTree::from_parents(&parents).unwrap();
+            let general = c.evaluate(&tree, &[0; 7]).unwrap();
+            let depths = tree.depths();
+            let levels: Vec<u32> = tree
+                .preorder()
+                .iter()
+                .map(|&v| depths[v as usize])
+                .collect();
+            let (a, b) = table.evaluate(&levels, &mut scratch);
+            assert!((a - general.min_ns).abs() < 1e-9, "{parents:?}");
+            assert!((b - general.max_ns).abs() < 1e-9, "{parents:?}");
+            checked += 1;
+            // Next parent array: an odometer with choice[i] < i.
+            let mut i = 1;
+            while i < 7 {
+                choice[i] += 1;
+                if choice[i] < i {
+                    break;
+                }
+                choice[i] = 0;
+                i += 1;
+            }
+            if i == 7 {
+                break;
+            }
+        }
+        assert_eq!(checked, 720);
+    }
 
     fn sandy() -> TreeCosts {
         TreeCosts {

@@ -16,7 +16,8 @@
 pub mod algorithms;
 pub mod bcast;
 pub mod spec;
-pub mod tree;
+/// Rooted trees are family-neutral ([`crate::tree`]); re-exported here where they were first used.
+pub use crate::tree;
 
 use crate::algorithm::Algorithm;
 use crate::cache_coherent::{self, CacheCoherent, TableSpecs};

@@ -7,8 +7,122 @@
 //! - a parent array in brackets: `[-1,0,0,1]` — entry i is the parent of node i, −1 for the root.
 //!
 //! Node ids are thread ids `0..n`; every id must appear exactly once.
+//!
+//! This module belongs to no family: a family prices trees, a search builds them. The one pricing
+//! contract that lives here is [`LevelCost`], the max-plus recursion of tree broadcasts on one
+//! socket, T(p) = T_lev(k_p) + max_c T(c) (seed 001 Eq. 2), evaluated by [`LevelTable`] — the
+//! only place that recursion is written; a family says what T_lev(k) is.
 
 use std::fmt;
+
+/// A tree cost of the max-plus form T(p) = T_lev(k_p) + max over p's children c of T(c) (a leaf
+/// costs 0), with a constant added to the root: seed 001 Eq. (2) on one socket. Contract: both
+/// bounds of `level(k)` are in ns, finite, non-negative and non-decreasing in k, so removing a
+/// leaf never makes a tree costlier (the one-socket DP's exactness rests on this).
+pub trait LevelCost: Sync {
+    /// (T_lev,min(k), T_lev,max(k)) for a node with k ≥ 1 children, ns.
+    fn level(&self, k: u32) -> (f64, f64);
+    /// (min, max) added to every tree, ns.
+    fn offset(&self) -> (f64, f64);
+}
+
+/// [`LevelCost`] precomputed for trees of up to n nodes, and the evaluation of a tree given as
+/// its preorder level sequence in O(n) without allocating between calls.
+#[derive(Debug, Clone)]
+pub struct LevelTable {
+    /// T_lev,min(k), k = 0..n (index 0 unused).
+    pub min: Vec<f64>,
+    /// T_lev,max(k).
+    pub max: Vec<f64>,
+    /// The constant of every tree.
+    pub offset: (f64, f64),
+}
+
+impl LevelTable {
+    /// The table for trees of up to `n` nodes.
+    pub fn new(cost: &dyn LevelCost, n: usize) -> Self {
+        let mut min = vec![0.0; n.max(1)];
+        let mut max = vec![0.0; n.max(1)];
+        for k in 1..n {
+            let (a, b) = cost.level(k as u32);
+            min[k] = a;
+            max[k] = b;
+        }
+        LevelTable {
+            min,
+            max,
+            offset: cost.offset(),
+        }
+    }
+
+    /// (T_min, T_max) of the tree with these preorder levels (root 0, each next level at most
+    /// one deeper), offset included. `scratch` is reused between calls.
+    pub fn evaluate(&self, levels: &[u32], scratch: &mut Scratch) -> (f64, f64) {
+        let n = levels.len();
+        scratch.reset(n);
+        // Parent of each node: the last node one level up.
+        let last = &mut scratch.last_at_level;
+        let parent = &mut scratch.parent;
+        for (i, &l) in levels.iter().enumerate() {
+            if l > 0 {
+                parent[i] = last[l as usize - 1];
+            }
+            last[l as usize] = i as u32;
+        }
+        let kids = &mut scratch.kids;
+        let mx_min = &mut scratch.mx_min;
+        let mx_max = &mut scratch.mx_max;
+        for i in (1..n).rev() {
+            let k = kids[i] as usize;
+            let (a, b) = if k > 0 {
+                (self.min[k] + mx_min[i], self.max[k] + mx_max[i])
+            } else {
+                (0.0, 0.0)
+            };
+            let p = parent[i] as usize;
+            kids[p] += 1;
+            if a > mx_min[p] {
+                mx_min[p] = a;
+            }
+            if b > mx_max[p] {
+                mx_max[p] = b;
+            }
+        }
+        let k = kids.first().copied().unwrap_or(0) as usize;
+        if k == 0 {
+            return self.offset;
+        }
+        (
+            self.offset.0 + self.min[k] + mx_min[0],
+            self.offset.1 + self.max[k] + mx_max[0],
+        )
+    }
+}
+
+/// Reusable buffers of [`LevelTable::evaluate`].
+#[derive(Debug, Clone, Default)]
+pub struct Scratch {
+    last_at_level: Vec<u32>,
+    parent: Vec<u32>,
+    kids: Vec<u32>,
+    mx_min: Vec<f64>,
+    mx_max: Vec<f64>,
+}
+
+impl Scratch {
+    fn reset(&mut self, n: usize) {
+        self.last_at_level.clear();
+        self.last_at_level.resize(n + 1, 0);
+        self.parent.clear();
+        self.parent.resize(n, 0);
+        self.kids.clear();
+        self.kids.resize(n, 0);
+        self.mx_min.clear();
+        self.mx_min.resize(n, 0.0);
+        self.mx_max.clear();
+        self.mx_max.resize(n, 0.0);
+    }
+}
 
 /// Why a tree cannot be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
