@@ -342,29 +342,8 @@ fn exhaustive_in(
     })?;
     let table = LevelTable::new(cost, n as usize);
     let nn = n as usize;
-    const BATCH: usize = 1 << 14;
     let stopped = AtomicBool::new(false);
-    let deadline = ctl.deadline;
-    let mut generator = LevelSequences::new(nn);
-    let stop = &stopped;
-    let batches = std::iter::from_fn(move || {
-        if deadline.passed() {
-            stop.store(true, AtomicOrdering::Relaxed);
-            return None;
-        }
-        let mut buf: Vec<u8> = Vec::with_capacity(BATCH * nn);
-        let mut count = 0;
-        while count < BATCH {
-            match generator.next_tree() {
-                Some(levels) => {
-                    buf.extend(levels.iter().map(|&l| l as u8));
-                    count += 1;
-                }
-                None => break,
-            }
-        }
-        (count > 0).then_some(buf)
-    });
+    let batches = level_batches(nn, 1 << 14, ctl.deadline, &stopped);
     let progress = ctl.progress;
     progress.begin(
         &format!("exhaustive search over {total} rooted trees"),
@@ -458,6 +437,36 @@ fn exhaustive_in(
             score(objective, &found),
             Some(score(objective, &exact.cost)),
         ),
+    })
+}
+
+/// Every rooted tree on `nn` nodes as batches of `batch` level sequences (one byte a level, so
+/// `nn` ≤ [`EXHAUSTIVE_LIMIT`]), for [`parallel::map_iter`]. It ends early, setting `stopped`,
+/// when the deadline has passed at the start of a batch.
+fn level_batches(
+    nn: usize,
+    batch: usize,
+    deadline: Deadline,
+    stopped: &AtomicBool,
+) -> impl Iterator<Item = Vec<u8>> + Send + '_ {
+    let mut generator = LevelSequences::new(nn);
+    std::iter::from_fn(move || {
+        if deadline.passed() {
+            stopped.store(true, AtomicOrdering::Relaxed);
+            return None;
+        }
+        let mut buf: Vec<u8> = Vec::with_capacity(batch * nn);
+        let mut count = 0;
+        while count < batch {
+            match generator.next_tree() {
+                Some(levels) => {
+                    buf.extend(levels.iter().map(|&l| l as u8));
+                    count += 1;
+                }
+                None => break,
+            }
+        }
+        (count > 0).then_some(buf)
     })
 }
 
@@ -1207,29 +1216,8 @@ fn exhaustive_placed(
         }
     }
     let incumbent = start.as_ref().map_or(i64::MAX, |(k, ..)| k.0);
-    const BATCH: usize = 1 << 10;
     let stopped = AtomicBool::new(false);
-    let stop = &stopped;
-    let deadline = ctl.deadline;
-    let mut generator = LevelSequences::new(nn);
-    let batches = std::iter::from_fn(move || {
-        if deadline.passed() {
-            stop.store(true, AtomicOrdering::Relaxed);
-            return None;
-        }
-        let mut buf: Vec<u8> = Vec::with_capacity(BATCH * nn);
-        let mut count = 0;
-        while count < BATCH {
-            match generator.next_tree() {
-                Some(levels) => {
-                    buf.extend(levels.iter().map(|&l| l as u8));
-                    count += 1;
-                }
-                None => break,
-            }
-        }
-        (count > 0).then_some(buf)
-    });
+    let batches = level_batches(nn, 1 << 10, ctl.deadline, &stopped);
     let sockets = counts.len() as u32;
     let progress = ctl.progress;
     progress.begin(
