@@ -191,6 +191,12 @@ pub struct SocketTable {
     prune: Option<Prune>,
     /// Transition pairs visited.
     pub transitions: u64,
+    /// The components of every count vector, `comps[idx · S + s]`.
+    comps: Vec<u32>,
+    /// Per socket s, the count vectors whose subtree set `T(s, ·)` is not empty, in fill order.
+    alive_trees: Vec<Vec<u32>>,
+    /// Per socket s, the count vectors whose group set `G_s[·]` is not empty, in fill order.
+    alive_groups: Vec<Vec<u32>>,
 }
 
 /// A sound cut for one request: the score of an incumbent tree. Every point of every table is a
@@ -253,6 +259,20 @@ impl SocketTable {
         limits: &Limits,
         progress: &Progress,
     ) -> Result<(Self, Filled), SocketDpError> {
+        Self::build_for(costs, counts, prune, None, limits, progress)
+    }
+
+    /// [`SocketTable::build`]; with `root` (the request's root socket, the table answering only
+    /// the whole box) and a [`Prune`] for [`Objective::Min`], the scalar pass of
+    /// [`MinPass`] runs first and its exact optimum becomes the incumbent.
+    fn build_for(
+        costs: &TreeCosts,
+        counts: &[u32],
+        prune: Option<Prune>,
+        root: Option<u32>,
+        limits: &Limits,
+        progress: &Progress,
+    ) -> Result<(Self, Filled), SocketDpError> {
         if counts.is_empty() || counts.len() > MAX_SOCKETS || counts.iter().all(|&c| c == 0) {
             return Err(SocketDpError::Counts {
                 counts: counts.to_vec(),
@@ -261,31 +281,46 @@ impl SocketTable {
         let estimate = estimate(counts);
         limits.check(&estimate)?;
         let deadline = limits.deadline();
-        let s_count = counts.len();
-        let radix: Vec<usize> = counts.iter().map(|&c| c as usize + 1).collect();
-        let mut stride = vec![1usize; s_count];
-        for i in 1..s_count {
-            stride[i] = stride[i - 1] * radix[i - 1];
-        }
-        let states = stride[s_count - 1] * radix[s_count - 1];
-        let mut table = SocketTable {
-            costs: *costs,
-            radix,
-            stride,
-            trees: (0..s_count).map(|_| Table::new(states)).collect(),
-            groups: (0..s_count).map(|_| Table::new(states)).collect(),
-            nodes: (0..s_count)
-                .map(|_| (0..s_count).map(|_| Table::new(states)).collect())
-                .collect(),
-            prune,
-            transitions: 0,
-        };
+        let mut table = SocketTable::shell(costs, counts, prune);
+        let states = table.ranges_len();
         // States in order of their total node count.
         let mut by_size: Vec<usize> = (0..states).collect();
         let sizes: Vec<usize> = (0..states).map(|i| table.decode(i).iter().sum()).collect();
         by_size.sort_by_key(|&i| (sizes[i], i));
         let total: usize = counts.iter().map(|&c| c as usize).sum();
-        progress.begin("socket DP over count vectors", Some(total as u64));
+        let scalar = match (prune, root) {
+            (Some(p), Some(root)) if p.objective == Objective::Min => Some((p, root)),
+            _ => None,
+        };
+        let passes = if scalar.is_some() { 2 } else { 1 };
+        progress.begin(
+            "socket DP over count vectors",
+            Some((passes * total) as u64),
+        );
+        if let Some((p, root)) = scalar {
+            let mut pass = MinPass::new(&table, p.incumbent);
+            match pass.run(&mut table, &by_size, &sizes, total, &deadline, progress) {
+                Some(()) => {
+                    let v: Vec<usize> = counts.iter().map(|&c| c as usize).collect();
+                    let best = table
+                        .index(&v)
+                        .and_then(|c| pass.tree.get(root as usize).and_then(|t| t.get(c)))
+                        .copied()
+                        .unwrap_or(f64::INFINITY);
+                    if best.is_finite() {
+                        let exact = best + costs.offset();
+                        table.prune = Some(Prune {
+                            objective: p.objective,
+                            incumbent: p.incumbent.min(exact),
+                        });
+                    }
+                }
+                None => {
+                    progress.finish();
+                    return Ok((table, Filled::Stopped(deadline.reason())));
+                }
+            }
+        }
         let mut start = 0;
         let mut filled = Filled::Complete;
         for m in 0..=total {
@@ -313,6 +348,37 @@ impl SocketTable {
         }
         progress.finish();
         Ok((table, filled))
+    }
+
+    /// Empty tables for the box `counts` (1 to [`MAX_SOCKETS`] sockets, checked by the caller).
+    fn shell(costs: &TreeCosts, counts: &[u32], prune: Option<Prune>) -> Self {
+        let s_count = counts.len();
+        let radix: Vec<usize> = counts.iter().map(|&c| c as usize + 1).collect();
+        let mut stride = vec![1usize; s_count];
+        for i in 1..s_count {
+            stride[i] = stride[i - 1] * radix[i - 1];
+        }
+        let states = stride.last().copied().unwrap_or(1) * radix.last().copied().unwrap_or(1);
+        let mut table = SocketTable {
+            costs: *costs,
+            radix,
+            stride,
+            trees: (0..s_count).map(|_| Table::new(states)).collect(),
+            groups: (0..s_count).map(|_| Table::new(states)).collect(),
+            nodes: (0..s_count)
+                .map(|_| (0..s_count).map(|_| Table::new(states)).collect())
+                .collect(),
+            prune,
+            transitions: 0,
+            comps: Vec::with_capacity(states * s_count),
+            alive_trees: vec![Vec::new(); s_count],
+            alive_groups: vec![Vec::new(); s_count],
+        };
+        for i in 0..states {
+            let v = table.decode(i);
+            table.comps.extend(v.iter().map(|&x| x as u32));
+        }
+        table
     }
 
     /// Points stored in the subtree, group and node tables, and the largest set of each.
@@ -405,6 +471,43 @@ impl SocketTable {
         (idx / self.stride[s]) % self.radix[s]
     }
 
+    /// Whether e ≤ d componentwise.
+    fn below(&self, e: usize, d: usize) -> bool {
+        let s = self.radix.len();
+        self.comps[e * s..e * s + s]
+            .iter()
+            .zip(&self.comps[d * s..d * s + s])
+            .all(|(a, b)| a <= b)
+    }
+
+    /// The count vectors e ≤ d (d included) that are in `list` (`alive(e)` says the same),
+    /// ascending, into `out`: the shorter of the list (filtered by ≤ d) and the sub-vectors of
+    /// d (filtered by `alive`) is walked, so that pruned states cost nothing.
+    fn candidates(
+        &self,
+        list: &[u32],
+        alive: impl Fn(usize) -> bool,
+        d: usize,
+        out: &mut Vec<usize>,
+    ) {
+        out.clear();
+        let s = self.radix.len();
+        let subs: usize = self.comps[d * s..d * s + s]
+            .iter()
+            .map(|&x| x as usize + 1)
+            .product();
+        if list.len() < subs {
+            out.extend(
+                list.iter()
+                    .map(|&e| e as usize)
+                    .filter(|&e| self.below(e, d)),
+            );
+            out.sort_unstable();
+        } else {
+            out.extend(self.sub_vectors(d).into_iter().filter(|&e| alive(e)));
+        }
+    }
+
     /// T(σ, c) for every σ holding a node of c.
     fn fill_trees(&mut self, c: usize) {
         let s_count = self.radix.len();
@@ -452,6 +555,9 @@ impl SocketTable {
                     );
                 }
             }
+            if !set.is_empty() {
+                self.alive_trees[sigma].push(c as u32);
+            }
             self.trees[sigma].set(c, &set);
         }
     }
@@ -459,7 +565,7 @@ impl SocketTable {
     /// G_s[d] for every s holding a node of d.
     fn fill_groups(&mut self, d: usize) {
         let s_count = self.radix.len();
-        let subs = self.sub_vectors(d);
+        let mut subs = Vec::new();
         for s in 0..s_count {
             if self.component(d, s) == 0 {
                 continue;
@@ -479,12 +585,21 @@ impl SocketTable {
                 );
             }
             let mut pairs = 0u64;
+            self.candidates(
+                &self.alive_trees[s],
+                |e| !self.trees[s].get(e).is_empty(),
+                d,
+                &mut subs,
+            );
             for &e in &subs {
                 if e == d || self.component(e, s) == 0 || self.component(d - e, s) == 0 {
                     continue;
                 }
-                pairs += 1;
                 let rest = self.groups[s].get(d - e);
+                if rest.is_empty() {
+                    continue;
+                }
+                pairs += 1;
                 for (ti, t) in self.trees[s].get(e).iter().enumerate() {
                     for (gi, g) in rest.iter().enumerate() {
                         // The parent of this group adds at least its level with k children
@@ -513,6 +628,9 @@ impl SocketTable {
                 }
             }
             self.transitions += pairs;
+            if !set.is_empty() {
+                self.alive_groups[s].push(d as u32);
+            }
             self.groups[s].set(d, &set);
         }
     }
@@ -546,7 +664,7 @@ impl SocketTable {
     /// P_σ^{(s)}[r] for every σ and stage s, descending.
     fn fill_nodes(&mut self, r: usize) {
         let s_count = self.radix.len();
-        let subs = self.sub_vectors(r);
+        let mut subs = Vec::new();
         let empty = PPoint {
             tmin: f64::NEG_INFINITY,
             mmax: f64::NEG_INFINITY,
@@ -591,6 +709,12 @@ impl SocketTable {
                     self.parent_level()
                 };
                 let base = [empty];
+                self.candidates(
+                    &self.alive_groups[stage],
+                    |d| !self.groups[stage].get(d).is_empty(),
+                    r,
+                    &mut subs,
+                );
                 for &d in &subs {
                     if self.component(d, stage) == 0 {
                         continue;
@@ -604,6 +728,9 @@ impl SocketTable {
                     } else {
                         self.nodes[sigma][stage + 1].get(rest)
                     };
+                    if prevs.is_empty() {
+                        continue;
+                    }
                     pairs += 1;
                     for (gi, g) in self.groups[stage].get(d).iter().enumerate() {
                         for (pi, p) in prevs.iter().enumerate() {
@@ -747,6 +874,231 @@ impl SocketTable {
     }
 }
 
+/// The scalar first pass for [`Objective::Min`]: the least T_min of every state, no Pareto sets.
+///
+/// T_min of a node is `max` over its groups of `2 R_I + R_L + x + (M_s + (k_s − 1)·R_R) +
+/// suffix_s` (§7, the terms of [`TreeCosts::finish`] with A_min = R_I), where M_s is the latest
+/// T_min among the k_s children on socket s and suffix_s the waits of the used groups at and
+/// above s. It is non-decreasing in every child's T_min, so the least T_min of a state is built
+/// from the least T_min of its children's states: per subtree state one scalar `tree[σ][c]`; per
+/// forest state the Pareto set of (M, k) (k enters the group term only as (k − 1)·R_R, but also
+/// through the next tree added, hence the set), read by the node as the scalar
+/// `min (M + (k − 1)·R_R)`; per node stage one scalar per suffix state (how many remote groups,
+/// whether a local group are used above), the only other thing a lower group's term depends on.
+/// The same incumbent cuts apply as in the Pareto pass, so a pruned state here is pruned there.
+struct MinPass {
+    tree: Vec<Vec<f64>>,
+    groups: Vec<Table<(f64, u32)>>,
+    /// `min (M + (k − 1)·R_R)` over `groups[s][d]`.
+    group_min: Vec<Vec<f64>>,
+    /// `nodes[σ][stage][r · W + suffix]`, W = 2·S suffix states (remote groups · 2 + local).
+    nodes: Vec<Vec<Vec<f64>>>,
+    alive_trees: Vec<Vec<u32>>,
+    alive_groups: Vec<Vec<u32>>,
+    incumbent: f64,
+}
+
+impl MinPass {
+    fn new(table: &SocketTable, incumbent: f64) -> Self {
+        let s_count = table.radix.len();
+        let states = table.ranges_len();
+        let w = 2 * s_count;
+        MinPass {
+            tree: vec![vec![f64::INFINITY; states]; s_count],
+            groups: (0..s_count).map(|_| Table::new(states)).collect(),
+            group_min: vec![vec![f64::INFINITY; states]; s_count],
+            nodes: vec![vec![vec![f64::INFINITY; states * w]; s_count]; s_count],
+            alive_trees: vec![Vec::new(); s_count],
+            alive_groups: vec![Vec::new(); s_count],
+            incumbent,
+        }
+    }
+
+    /// T_min bound (offset added) over the incumbent by more than 1e-6 ns.
+    fn hopeless(&self, offset: f64, min: f64) -> bool {
+        offset + min > self.incumbent + 1e-6
+    }
+
+    /// Fill every state in size order; `None` when the deadline passed.
+    fn run(
+        &mut self,
+        table: &mut SocketTable,
+        by_size: &[usize],
+        sizes: &[usize],
+        total: usize,
+        deadline: &Deadline,
+        progress: &Progress,
+    ) -> Option<()> {
+        let mut start = 0;
+        let mut subs = Vec::new();
+        for m in 0..=total {
+            let end = start
+                + by_size[start..]
+                    .iter()
+                    .take_while(|&&i| sizes[i] == m)
+                    .count();
+            let level = &by_size[start..end];
+            start = end;
+            if deadline_passed(deadline) {
+                return None;
+            }
+            for &c in level {
+                self.fill_trees(table, c);
+            }
+            for &d in level {
+                self.fill_groups(table, d, &mut subs);
+            }
+            for &r in level {
+                self.fill_nodes(table, r, &mut subs);
+            }
+            progress.advance(1);
+        }
+        Some(())
+    }
+
+    fn fill_trees(&mut self, t: &SocketTable, c: usize) {
+        let s_count = t.radix.len();
+        let w = 2 * s_count;
+        let (lv_min, _) = t.parent_level();
+        let off = t.costs.offset();
+        for sigma in 0..s_count {
+            if t.component(c, sigma) == 0 {
+                continue;
+            }
+            let r = c - t.stride[sigma];
+            let best = if r == 0 {
+                0.0
+            } else {
+                // Suffix state 0 (no group) is only reachable at r = 0.
+                let node = &self.nodes[sigma][0][r * w + 1..r * w + w];
+                node.iter().copied().fold(f64::INFINITY, f64::min)
+            };
+            let up = if t.proper(c) { lv_min } else { 0.0 };
+            if best.is_finite() && !self.hopeless(off, best + up) {
+                self.tree[sigma][c] = best;
+                self.alive_trees[sigma].push(c as u32);
+            }
+        }
+    }
+
+    fn fill_groups(&mut self, t: &mut SocketTable, d: usize, subs: &mut Vec<usize>) {
+        let s_count = t.radix.len();
+        let (lv_min, _) = t.parent_level();
+        let rr = t.costs.socket;
+        let off = t.costs.offset();
+        for s in 0..s_count {
+            if t.component(d, s) == 0 {
+                continue;
+            }
+            let mut set: Vec<(f64, u32)> = Vec::new();
+            if self.tree[s][d].is_finite() {
+                set.push((self.tree[s][d], 1));
+            }
+            let trees = &self.tree[s];
+            t.candidates(&self.alive_trees[s], |e| trees[e].is_finite(), d, subs);
+            let mut pairs = 0u64;
+            for &e in subs.iter() {
+                if e == d {
+                    continue;
+                }
+                let rest = self.groups[s].get(d - e);
+                if rest.is_empty() {
+                    continue;
+                }
+                pairs += 1;
+                let te = self.tree[s][e];
+                for &(m, k) in rest {
+                    let q = (te.max(m), k + 1);
+                    if self.hopeless(off, q.0 + lv_min + f64::from(k) * rr) {
+                        continue;
+                    }
+                    if set.iter().any(|p| p.0 <= q.0 && p.1 <= q.1) {
+                        continue;
+                    }
+                    set.retain(|p| !(q.0 <= p.0 && q.1 <= p.1));
+                    set.push(q);
+                }
+            }
+            t.transitions += pairs;
+            if !set.is_empty() {
+                self.group_min[s][d] = set
+                    .iter()
+                    .map(|&(m, k)| m + f64::from(k - 1) * rr)
+                    .fold(f64::INFINITY, f64::min);
+                self.alive_groups[s].push(d as u32);
+            }
+            self.groups[s].set(d, &set);
+        }
+    }
+
+    fn fill_nodes(&mut self, t: &mut SocketTable, r: usize, subs: &mut Vec<usize>) {
+        let s_count = t.radix.len();
+        let w = 2 * s_count;
+        let c = t.costs;
+        let (lv_min, _) = t.parent_level();
+        let off = c.offset();
+        let mut out = vec![f64::INFINITY; w];
+        for sigma in 0..s_count {
+            let whole = r + t.stride[sigma] + 1 == t.ranges_len()
+                && t.component(r, sigma) + 2 == t.radix[sigma];
+            for stage in (0..s_count).rev() {
+                let last = stage + 1 == s_count;
+                if last {
+                    out.fill(f64::INFINITY);
+                    if r == 0 {
+                        out[0] = f64::NEG_INFINITY;
+                    }
+                } else {
+                    out.copy_from_slice(&self.nodes[sigma][stage + 1][r * w..r * w + w]);
+                }
+                let up = if whole || stage > 0 { 0.0 } else { lv_min };
+                let x = c.transfer(sigma as u32, stage as u32);
+                let remote = usize::from(stage != sigma);
+                let gm = &self.group_min[stage];
+                t.candidates(&self.alive_groups[stage], |d| gm[d].is_finite(), r, subs);
+                let mut pairs = 0u64;
+                for &d in subs.iter() {
+                    let rest = r - d;
+                    if last && rest != 0 {
+                        continue;
+                    }
+                    pairs += 1;
+                    // 2 R_I + R_L + x + (M + (k − 1) R_R), then the suffix (this group's wait x
+                    // and the used groups' above).
+                    let g = 2.0 * c.memory + c.local + 2.0 * x + self.group_min[stage][d];
+                    for (state, slot) in out.iter_mut().enumerate() {
+                        let (rc, lc) = (state / 2, state % 2);
+                        if rc < remote || lc < 1 - remote {
+                            continue;
+                        }
+                        let prev_state = state - 2 * remote - (1 - remote);
+                        let prev = if last {
+                            if prev_state == 0 {
+                                f64::NEG_INFINITY
+                            } else {
+                                f64::INFINITY
+                            }
+                        } else {
+                            self.nodes[sigma][stage + 1][rest * w + prev_state]
+                        };
+                        if prev == f64::INFINITY {
+                            continue;
+                        }
+                        let (prc, plc) = (prev_state / 2, prev_state % 2);
+                        let suffix = prc as f64 * c.remote + plc as f64 * c.socket;
+                        let v = prev.max(g + suffix);
+                        if v < *slot && !self.hopeless(off, v + up) {
+                            *slot = v;
+                        }
+                    }
+                }
+                t.transitions += pairs;
+                self.nodes[sigma][stage][r * w..r * w + w].copy_from_slice(&out);
+            }
+        }
+    }
+}
+
 fn deadline_passed(d: &Deadline) -> bool {
     d.passed()
 }
@@ -821,12 +1173,60 @@ pub fn optimal(
         objective: *objective,
         incumbent,
     });
-    let (table, filled) = SocketTable::build(costs, counts, prune, limits, progress)?;
+    let (table, filled) =
+        SocketTable::build_for(costs, counts, prune, Some(root), limits, progress)?;
     let best = match filled {
         Filled::Complete => table.best(root, counts, objective),
         Filled::Stopped(_) => None,
     };
     Ok((best, filled, table.transitions))
+}
+
+/// The least T_min (offset included) over every tree and placement of the request, by the
+/// scalar pass alone ([`MinPass`]; no tree, no T_max): `None` when the request has no tree whose
+/// T_min is at most `incumbent` (+ 1e-6 ns) or the deadline passed. The Pareto pass of
+/// [`optimal`] starts from this value for [`Objective::Min`]; tests compare the two.
+pub fn min_optimum(
+    costs: &TreeCosts,
+    counts: &[u32],
+    root: u32,
+    incumbent: Option<f64>,
+    limits: &Limits,
+    progress: &Progress,
+) -> Result<Option<f64>, SocketDpError> {
+    if counts.get(root as usize).is_none_or(|&c| c == 0) {
+        return Err(SocketDpError::Root {
+            root,
+            counts: counts.to_vec(),
+        });
+    }
+    if counts.len() > MAX_SOCKETS {
+        return Err(SocketDpError::Counts {
+            counts: counts.to_vec(),
+        });
+    }
+    limits.check(&estimate(counts))?;
+    let mut table = SocketTable::shell(costs, counts, None);
+    let states = table.ranges_len();
+    let mut by_size: Vec<usize> = (0..states).collect();
+    let sizes: Vec<usize> = (0..states).map(|i| table.decode(i).iter().sum()).collect();
+    by_size.sort_by_key(|&i| (sizes[i], i));
+    let total: usize = counts.iter().map(|&c| c as usize).sum();
+    let mut pass = MinPass::new(&table, incumbent.unwrap_or(f64::INFINITY));
+    let deadline = limits.deadline();
+    if pass
+        .run(&mut table, &by_size, &sizes, total, &deadline, progress)
+        .is_none()
+    {
+        return Ok(None);
+    }
+    let v: Vec<usize> = counts.iter().map(|&c| c as usize).collect();
+    Ok(table
+        .index(&v)
+        .and_then(|c| pass.tree.get(root as usize).and_then(|t| t.get(c)))
+        .copied()
+        .filter(|t| t.is_finite())
+        .map(|t| t + costs.offset()))
 }
 
 #[cfg(test)]
