@@ -197,6 +197,9 @@ pub struct SocketTable {
     alive_trees: Vec<Vec<u32>>,
     /// Per socket s, the count vectors whose group set `G_s[·]` is not empty, in fill order.
     alive_groups: Vec<Vec<u32>>,
+    /// For a request under [`Objective::Min`], the scalar pass with its budgets: points over
+    /// their entry's budget are dropped (dropped again once the table is filled).
+    budgets: Option<Box<MinPass>>,
 }
 
 /// A sound cut for one request: the score of an incumbent tree. Every point of every table is a
@@ -313,6 +316,9 @@ impl SocketTable {
                             objective: p.objective,
                             incumbent: p.incumbent.min(exact),
                         });
+                        let whole = table.ranges_len() - 1;
+                        pass.backward(&table, &by_size, root as usize, whole);
+                        table.budgets = Some(Box::new(pass));
                     }
                 }
                 None => {
@@ -347,7 +353,31 @@ impl SocketTable {
             progress.advance(1);
         }
         progress.finish();
+        table.budgets = None;
         Ok((table, filled))
+    }
+
+    /// Whether a subtree point is over its budget.
+    fn over_tree(&self, sigma: usize, c: usize, min: f64) -> bool {
+        self.budgets
+            .as_ref()
+            .is_some_and(|b| min > b.out_tree[sigma][c] + SLACK)
+    }
+
+    /// Whether a forest point (latest T_min `m`, `k` trees) is over its budget.
+    fn over_group(&self, s: usize, d: usize, m: f64, k: u32) -> bool {
+        self.budgets.as_ref().is_some_and(|b| {
+            m + f64::from(k.saturating_sub(1)) * self.costs.socket > b.out_group[s][d] + SLACK
+        })
+    }
+
+    /// Whether a partial node point is over its budget.
+    fn over_node(&self, sigma: usize, stage: usize, r: usize, p: &PPoint) -> bool {
+        self.budgets.as_ref().is_some_and(|b| {
+            let w = 2 * self.radix.len();
+            let st = usize::from(p.remote) * 2 + usize::from(p.local);
+            p.tmin > b.out_nodes[sigma][stage][r * w + st] + SLACK
+        })
     }
 
     /// Empty tables for the box `counts` (1 to [`MAX_SOCKETS`] sockets, checked by the caller).
@@ -373,6 +403,7 @@ impl SocketTable {
             comps: Vec::with_capacity(states * s_count),
             alive_trees: vec![Vec::new(); s_count],
             alive_groups: vec![Vec::new(); s_count],
+            budgets: None,
         };
         for i in 0..states {
             let v = table.decode(i);
@@ -445,28 +476,6 @@ impl SocketTable {
         Some(idx)
     }
 
-    /// Every index e ≤ d componentwise (d's own index included), in ascending index order.
-    fn sub_vectors(&self, d: usize) -> Vec<usize> {
-        let dv = self.decode(d);
-        let mut out = Vec::with_capacity(dv.iter().map(|&x| x + 1).product());
-        let mut cur = vec![0usize; dv.len()];
-        loop {
-            out.push(cur.iter().zip(&self.stride).map(|(x, s)| x * s).sum());
-            let mut i = 0;
-            loop {
-                if i == cur.len() {
-                    return out;
-                }
-                if cur[i] < dv[i] {
-                    cur[i] += 1;
-                    break;
-                }
-                cur[i] = 0;
-                i += 1;
-            }
-        }
-    }
-
     fn component(&self, idx: usize, s: usize) -> usize {
         (idx / self.stride[s]) % self.radix[s]
     }
@@ -480,31 +489,54 @@ impl SocketTable {
             .all(|(a, b)| a <= b)
     }
 
-    /// The count vectors e ≤ d (d included) that are in `list` (`alive(e)` says the same),
-    /// ascending, into `out`: the shorter of the list (filtered by ≤ d) and the sub-vectors of
-    /// d (filtered by `alive`) is walked, so that pruned states cost nothing.
+    /// The count vectors e ≤ d (d included) that are in `list` (`alive(e)` says the same)
+    /// into `out`: the shorter of the list (filtered by ≤ d) and the sub-vectors of d (filtered
+    /// by `alive`) is walked, so that pruned states cost nothing. Ascending when `sorted` (the
+    /// Pareto pass keeps the first of equal points, so its order is part of the tie rule).
     fn candidates(
         &self,
         list: &[u32],
         alive: impl Fn(usize) -> bool,
         d: usize,
+        sorted: bool,
         out: &mut Vec<usize>,
     ) {
         out.clear();
         let s = self.radix.len();
-        let subs: usize = self.comps[d * s..d * s + s]
-            .iter()
-            .map(|&x| x as usize + 1)
-            .product();
+        let dv = &self.comps[d * s..d * s + s];
+        let subs: usize = dv.iter().map(|&x| x as usize + 1).product();
         if list.len() < subs {
             out.extend(
                 list.iter()
                     .map(|&e| e as usize)
                     .filter(|&e| self.below(e, d)),
             );
-            out.sort_unstable();
-        } else {
-            out.extend(self.sub_vectors(d).into_iter().filter(|&e| alive(e)));
+            if sorted {
+                out.sort_unstable();
+            }
+            return;
+        }
+        // Odometer over every e ≤ d, lowest digit fastest: ascending indices.
+        let mut cur = [0u32; MAX_SOCKETS];
+        let mut idx = 0usize;
+        loop {
+            if alive(idx) {
+                out.push(idx);
+            }
+            let mut i = 0;
+            loop {
+                if i == s {
+                    return;
+                }
+                if cur[i] < dv[i] {
+                    cur[i] += 1;
+                    idx += self.stride[i];
+                    break;
+                }
+                idx -= cur[i] as usize * self.stride[i];
+                cur[i] = 0;
+                i += 1;
+            }
         }
     }
 
@@ -542,7 +574,9 @@ impl SocketTable {
                     } else {
                         (0.0, 0.0)
                     };
-                    if self.hopeless(p.tmin + up_min, max + up_max) {
+                    if self.hopeless(p.tmin + up_min, max + up_max)
+                        || self.over_tree(sigma, c, p.tmin)
+                    {
                         continue;
                     }
                     insert_t(
@@ -572,6 +606,9 @@ impl SocketTable {
             }
             let mut set: Vec<GPoint> = Vec::new();
             for (i, t) in self.trees[s].get(d).iter().enumerate() {
+                if self.over_group(s, d, t.min, 1) {
+                    continue;
+                }
                 insert_g(
                     &mut set,
                     GPoint {
@@ -589,6 +626,7 @@ impl SocketTable {
                 &self.alive_trees[s],
                 |e| !self.trees[s].get(e).is_empty(),
                 d,
+                true,
                 &mut subs,
             );
             for &e in &subs {
@@ -610,7 +648,8 @@ impl SocketTable {
                         if self.hopeless(
                             t.min.max(g.mmin) + lv_min + (k - 1.0) * rr,
                             t.max.max(g.mmax) + lv_max + (4.0 * k - 4.0) * rr,
-                        ) {
+                        ) || self.over_group(s, d, t.min.max(g.mmin), g.k + 1)
+                        {
                             continue;
                         }
                         insert_g(
@@ -685,6 +724,9 @@ impl SocketTable {
                     }
                 } else {
                     for (i, p) in self.nodes[sigma][stage + 1].get(r).iter().enumerate() {
+                        if self.over_node(sigma, stage, r, p) {
+                            continue;
+                        }
                         insert_p(
                             &mut set,
                             PPoint {
@@ -713,6 +755,7 @@ impl SocketTable {
                     &self.alive_groups[stage],
                     |d| !self.groups[stage].get(d).is_empty(),
                     r,
+                    true,
                     &mut subs,
                 );
                 for &d in &subs {
@@ -741,7 +784,8 @@ impl SocketTable {
                             if self.hopeless(
                                 q.tmin + up.0,
                                 q.mmax + q.sum + c.memory + c.socket + up.1,
-                            ) {
+                            ) || self.over_node(sigma, stage, r, &q)
+                            {
                                 continue;
                             }
                             insert_p(&mut set, q);
@@ -886,6 +930,7 @@ impl SocketTable {
 /// `min (M + (k − 1)·R_R)`; per node stage one scalar per suffix state (how many remote groups,
 /// whether a local group are used above), the only other thing a lower group's term depends on.
 /// The same incumbent cuts apply as in the Pareto pass, so a pruned state here is pruned there.
+#[derive(Debug, Clone)]
 struct MinPass {
     tree: Vec<Vec<f64>>,
     groups: Vec<Table<(f64, u32)>>,
@@ -896,7 +941,15 @@ struct MinPass {
     alive_trees: Vec<Vec<u32>>,
     alive_groups: Vec<Vec<u32>>,
     incumbent: f64,
+    /// Budgets of the backward pass ([`MinPass::backward`]), same layout as the forward
+    /// tables; `-∞` where no tree of least T_min passes.
+    out_tree: Vec<Vec<f64>>,
+    out_group: Vec<Vec<f64>>,
+    out_nodes: Vec<Vec<Vec<f64>>>,
 }
+
+/// Slack of the budgets (ns): float sums in another order must not prune an optimum.
+const SLACK: f64 = 1e-6;
 
 impl MinPass {
     fn new(table: &SocketTable, incumbent: f64) -> Self {
@@ -911,6 +964,180 @@ impl MinPass {
             alive_trees: vec![Vec::new(); s_count],
             alive_groups: vec![Vec::new(); s_count],
             incumbent,
+            out_tree: Vec::new(),
+            out_group: Vec::new(),
+            out_nodes: Vec::new(),
+        }
+    }
+
+    /// The outside pass: from the root's least T_min down, the largest T_min every entry may
+    /// have and still be part of a tree whose T_min is the least (an over-estimate is sound:
+    /// it only prunes less). Each forward transition is walked backwards from an entry with a
+    /// budget O; where the other operand's least value fits O, the operand inherits O (less
+    /// the terms the transition adds). By induction from the root, every part of every tree
+    /// of least T_min is within its entry's budget: its true value is at most O and the other
+    /// operand's least value is at most its true value.
+    fn backward(&mut self, t: &SocketTable, by_size: &[usize], root: usize, whole: usize) {
+        let s_count = t.radix.len();
+        let w = 2 * s_count;
+        let states = t.ranges_len();
+        let c = t.costs;
+        let rr = c.socket;
+        self.out_tree = vec![vec![f64::NEG_INFINITY; states]; s_count];
+        self.out_group = vec![vec![f64::NEG_INFINITY; states]; s_count];
+        self.out_nodes = vec![vec![vec![f64::NEG_INFINITY; states * w]; s_count]; s_count];
+        self.out_tree[root][whole] = self.tree[root][whole];
+        let mut subs = Vec::new();
+        let sizes: Vec<usize> = by_size
+            .iter()
+            .map(|&i| {
+                t.comps[i * s_count..i * s_count + s_count]
+                    .iter()
+                    .sum::<u32>() as usize
+            })
+            .collect();
+        let mut end = by_size.len();
+        while end > 0 {
+            let m = sizes[end - 1];
+            let start = sizes[..end]
+                .iter()
+                .rposition(|&x| x != m)
+                .map_or(0, |p| p + 1);
+            let level = &by_size[start..end];
+            end = start;
+            // Node stages, ascending (a stage feeds the next one and smaller r).
+            for &r in level {
+                for sigma in 0..s_count {
+                    for stage in 0..s_count {
+                        let last = stage + 1 == s_count;
+                        let base = r * w;
+                        if self.out_nodes[sigma][stage][base..base + w]
+                            .iter()
+                            .all(|&o| o == f64::NEG_INFINITY)
+                        {
+                            continue;
+                        }
+                        if !last {
+                            for st in 0..w {
+                                let o = self.out_nodes[sigma][stage][base + st];
+                                if self.nodes[sigma][stage + 1][base + st] <= o + SLACK {
+                                    let slot = &mut self.out_nodes[sigma][stage + 1][base + st];
+                                    *slot = slot.max(o);
+                                }
+                            }
+                        }
+                        let x = c.transfer(sigma as u32, stage as u32);
+                        let remote = usize::from(stage != sigma);
+                        let k0 = 2.0 * c.memory + c.local + 2.0 * x;
+                        let gm = &self.group_min[stage];
+                        t.candidates(
+                            &self.alive_groups[stage],
+                            |d| gm[d].is_finite(),
+                            r,
+                            false,
+                            &mut subs,
+                        );
+                        for &d in &subs {
+                            let rest = r - d;
+                            if last && rest != 0 {
+                                continue;
+                            }
+                            for st in 0..w {
+                                let o = self.out_nodes[sigma][stage][base + st];
+                                let (rc, lc) = (st / 2, st % 2);
+                                if o == f64::NEG_INFINITY || rc < remote || lc < 1 - remote {
+                                    continue;
+                                }
+                                let prev_state = st - 2 * remote - (1 - remote);
+                                let prev = if last {
+                                    if prev_state == 0 {
+                                        f64::NEG_INFINITY
+                                    } else {
+                                        f64::INFINITY
+                                    }
+                                } else {
+                                    self.nodes[sigma][stage + 1][rest * w + prev_state]
+                                };
+                                let (prc, plc) = (prev_state / 2, prev_state % 2);
+                                let fixed = k0 + prc as f64 * c.remote + plc as f64 * c.socket;
+                                let g = fixed + self.group_min[stage][d];
+                                if prev > o + SLACK || g > o + SLACK {
+                                    continue;
+                                }
+                                if !last {
+                                    let slot = &mut self.out_nodes[sigma][stage + 1]
+                                        [rest * w + prev_state];
+                                    *slot = slot.max(o);
+                                }
+                                let slot = &mut self.out_group[stage][d];
+                                *slot = slot.max(o - fixed);
+                            }
+                        }
+                    }
+                }
+            }
+            // Groups: a forest of k trees within budget B has M + (k − 1)·R_R ≤ B.
+            for &d in level {
+                for s in 0..s_count {
+                    let b = self.out_group[s][d];
+                    if b == f64::NEG_INFINITY {
+                        continue;
+                    }
+                    if self.tree[s][d] <= b + SLACK {
+                        let slot = &mut self.out_tree[s][d];
+                        *slot = slot.max(b);
+                    }
+                    let trees = &self.tree[s];
+                    t.candidates(
+                        &self.alive_trees[s],
+                        |e| trees[e].is_finite(),
+                        d,
+                        false,
+                        &mut subs,
+                    );
+                    for &e in &subs {
+                        if e == d {
+                            continue;
+                        }
+                        let te = self.tree[s][e];
+                        // The fewest trees k' of a rest forest that fits with this tree.
+                        let fewest = self.groups[s]
+                            .get(d - e)
+                            .iter()
+                            .filter(|&&(m, k)| {
+                                let k = f64::from(k);
+                                m + k * rr <= b + SLACK && te + k * rr <= b + SLACK
+                            })
+                            .map(|&(_, k)| k)
+                            .min();
+                        if let Some(k) = fewest {
+                            let slot = &mut self.out_tree[s][e];
+                            *slot = slot.max(b - f64::from(k) * rr);
+                            let slot = &mut self.out_group[s][d - e];
+                            *slot = slot.max(b - rr);
+                        }
+                    }
+                }
+            }
+            // Subtrees: the node table of their root.
+            for &cv in level {
+                for sigma in 0..s_count {
+                    let o = self.out_tree[sigma][cv];
+                    if o == f64::NEG_INFINITY || t.component(cv, sigma) == 0 {
+                        continue;
+                    }
+                    let r = cv - t.stride[sigma];
+                    if r == 0 {
+                        continue;
+                    }
+                    for st in 1..w {
+                        if self.nodes[sigma][0][r * w + st] <= o + SLACK {
+                            let slot = &mut self.out_nodes[sigma][0][r * w + st];
+                            *slot = slot.max(o);
+                        }
+                    }
+                }
+            }
         }
     }
 
@@ -995,7 +1222,13 @@ impl MinPass {
                 set.push((self.tree[s][d], 1));
             }
             let trees = &self.tree[s];
-            t.candidates(&self.alive_trees[s], |e| trees[e].is_finite(), d, subs);
+            t.candidates(
+                &self.alive_trees[s],
+                |e| trees[e].is_finite(),
+                d,
+                false,
+                subs,
+            );
             let mut pairs = 0u64;
             for &e in subs.iter() {
                 if e == d {
@@ -1055,7 +1288,13 @@ impl MinPass {
                 let x = c.transfer(sigma as u32, stage as u32);
                 let remote = usize::from(stage != sigma);
                 let gm = &self.group_min[stage];
-                t.candidates(&self.alive_groups[stage], |d| gm[d].is_finite(), r, subs);
+                t.candidates(
+                    &self.alive_groups[stage],
+                    |d| gm[d].is_finite(),
+                    r,
+                    false,
+                    subs,
+                );
                 let mut pairs = 0u64;
                 for &d in subs.iter() {
                     let rest = r - d;
