@@ -301,7 +301,9 @@ impl SocketTable {
             Some((passes * total) as u64),
         );
         if let Some((p, root)) = scalar {
-            let mut pass = MinPass::new(&table, p.incumbent);
+            let Some(mut pass) = MinPass::new(&table, p.incumbent) else {
+                return table.fill_pareto(by_size, sizes, total, deadline, progress);
+            };
             match pass.run(&mut table, &by_size, &sizes, total, &deadline, progress) {
                 Some(()) => {
                     let v: Vec<usize> = counts.iter().map(|&c| c as usize).collect();
@@ -327,6 +329,18 @@ impl SocketTable {
                 }
             }
         }
+        table.fill_pareto(by_size, sizes, total, deadline, progress)
+    }
+
+    /// The Pareto pass over every state in size order.
+    fn fill_pareto(
+        mut self,
+        by_size: Vec<usize>,
+        sizes: Vec<usize>,
+        total: usize,
+        deadline: Deadline,
+        progress: &Progress,
+    ) -> Result<(Self, Filled), SocketDpError> {
         let mut start = 0;
         let mut filled = Filled::Complete;
         for m in 0..=total {
@@ -342,19 +356,19 @@ impl SocketTable {
                 break;
             }
             for &c in level {
-                table.fill_trees(c);
+                self.fill_trees(c);
             }
             for &d in level {
-                table.fill_groups(d);
+                self.fill_groups(d);
             }
             for &r in level {
-                table.fill_nodes(r);
+                self.fill_nodes(r);
             }
             progress.advance(1);
         }
         progress.finish();
-        table.budgets = None;
-        Ok((table, filled))
+        self.budgets = None;
+        Ok((self, filled))
     }
 
     /// Whether a subtree point is over its budget.
@@ -933,7 +947,13 @@ impl SocketTable {
 #[derive(Debug, Clone)]
 struct MinPass {
     tree: Vec<Vec<f64>>,
-    groups: Vec<Table<(f64, u32)>>,
+    /// `forests[s][d · K + k − 1]`: the least latest T_min of a forest of exactly k trees on
+    /// socket s holding d, for k ≤ K (more trees cannot fit under the incumbent).
+    forests: Vec<Vec<f64>>,
+    /// K, the most trees a group may have.
+    most_trees: usize,
+    /// Nodes in each count vector.
+    size: Vec<usize>,
     /// `min (M + (k − 1)·R_R)` over `groups[s][d]`.
     group_min: Vec<Vec<f64>>,
     /// `nodes[σ][stage][r · W + suffix]`, W = 2·S suffix states (remote groups · 2 + local).
@@ -948,17 +968,46 @@ struct MinPass {
     out_nodes: Vec<Vec<Vec<f64>>>,
 }
 
+/// Largest forest table of the scalar pass (f64 entries, 256 MiB).
+const MAX_FOREST_ENTRIES: usize = 32 << 20;
+
 /// Slack of the budgets (ns): float sums in another order must not prune an optimum.
 const SLACK: f64 = 1e-6;
 
 impl MinPass {
-    fn new(table: &SocketTable, incumbent: f64) -> Self {
+    /// The forest tables hold states × S × K values; `None` when that is over
+    /// [`MAX_FOREST_ENTRIES`] (the Pareto pass then runs alone).
+    fn new(table: &SocketTable, incumbent: f64) -> Option<Self> {
         let s_count = table.radix.len();
         let states = table.ranges_len();
         let w = 2 * s_count;
-        MinPass {
+        let size: Vec<usize> = (0..states)
+            .map(|i| {
+                table.comps[i * s_count..i * s_count + s_count]
+                    .iter()
+                    .map(|&x| x as usize)
+                    .sum()
+            })
+            .collect();
+        let total = size.last().copied().unwrap_or(0).max(1);
+        // A group of k trees costs its parent at least lv_min + (k − 1)·R_R over the offset.
+        let (lv_min, _) = table.parent_level();
+        let room = (incumbent + SLACK - table.costs.offset() - lv_min) / table.costs.socket;
+        let most_trees = if room.is_finite() && room >= 0.0 {
+            (room.floor() as usize + 1).min(total)
+        } else if room < 0.0 {
+            1
+        } else {
+            total
+        };
+        if states.saturating_mul(s_count).saturating_mul(most_trees) > MAX_FOREST_ENTRIES {
+            return None;
+        }
+        Some(MinPass {
             tree: vec![vec![f64::INFINITY; states]; s_count],
-            groups: (0..s_count).map(|_| Table::new(states)).collect(),
+            forests: vec![vec![f64::INFINITY; states * most_trees]; s_count],
+            most_trees,
+            size,
             group_min: vec![vec![f64::INFINITY; states]; s_count],
             nodes: vec![vec![vec![f64::INFINITY; states * w]; s_count]; s_count],
             alive_trees: vec![Vec::new(); s_count],
@@ -967,7 +1016,7 @@ impl MinPass {
             out_tree: Vec::new(),
             out_group: Vec::new(),
             out_nodes: Vec::new(),
-        }
+        })
     }
 
     /// The outside pass: from the root's least T_min down, the largest T_min every entry may
@@ -1101,18 +1150,16 @@ impl MinPass {
                         }
                         let te = self.tree[s][e];
                         // The fewest trees k' of a rest forest that fits with this tree.
-                        let fewest = self.groups[s]
-                            .get(d - e)
+                        let kk = self.most_trees;
+                        let rest = d - e;
+                        let fewest = self.forests[s][rest * kk..rest * kk + kk - 1]
                             .iter()
-                            .filter(|&&(m, k)| {
-                                let k = f64::from(k);
-                                m + k * rr <= b + SLACK && te + k * rr <= b + SLACK
-                            })
-                            .map(|&(_, k)| k)
-                            .min();
-                        if let Some(k) = fewest {
+                            .enumerate()
+                            .map(|(i, &m)| (m, (i + 1) as f64))
+                            .find(|&(m, k)| m + k * rr <= b + SLACK && te + k * rr <= b + SLACK);
+                        if let Some((_, k)) = fewest {
                             let slot = &mut self.out_tree[s][e];
-                            *slot = slot.max(b - f64::from(k) * rr);
+                            *slot = slot.max(b - k * rr);
                             let slot = &mut self.out_group[s][d - e];
                             *slot = slot.max(b - rr);
                         }
@@ -1213,14 +1260,14 @@ impl MinPass {
         let (lv_min, _) = t.parent_level();
         let rr = t.costs.socket;
         let off = t.costs.offset();
+        let kk = self.most_trees;
+        let mut row = vec![f64::INFINITY; kk];
         for s in 0..s_count {
             if t.component(d, s) == 0 {
                 continue;
             }
-            let mut set: Vec<(f64, u32)> = Vec::new();
-            if self.tree[s][d].is_finite() {
-                set.push((self.tree[s][d], 1));
-            }
+            row.fill(f64::INFINITY);
+            row[0] = self.tree[s][d];
             let trees = &self.tree[s];
             t.candidates(
                 &self.alive_trees[s],
@@ -1234,33 +1281,34 @@ impl MinPass {
                 if e == d {
                     continue;
                 }
-                let rest = self.groups[s].get(d - e);
-                if rest.is_empty() {
+                let rest = d - e;
+                let lim = (kk - 1).min(self.size[rest]);
+                if lim == 0 {
                     continue;
                 }
                 pairs += 1;
                 let te = self.tree[s][e];
-                for &(m, k) in rest {
-                    let q = (te.max(m), k + 1);
-                    if self.hopeless(off, q.0 + lv_min + f64::from(k) * rr) {
-                        continue;
-                    }
-                    if set.iter().any(|p| p.0 <= q.0 && p.1 <= q.1) {
-                        continue;
-                    }
-                    set.retain(|p| !(q.0 <= p.0 && q.1 <= p.1));
-                    set.push(q);
+                let from = &self.forests[s][rest * kk..rest * kk + lim];
+                // k trees in the rest, k + 1 with this one.
+                for (slot, &m) in row[1..=lim].iter_mut().zip(from) {
+                    *slot = slot.min(te.max(m));
                 }
             }
             t.transitions += pairs;
-            if !set.is_empty() {
-                self.group_min[s][d] = set
-                    .iter()
-                    .map(|&(m, k)| m + f64::from(k - 1) * rr)
-                    .fold(f64::INFINITY, f64::min);
+            let mut best = f64::INFINITY;
+            for (k, slot) in row.iter_mut().enumerate() {
+                let v = *slot + k as f64 * rr;
+                if self.hopeless(off, v + lv_min) {
+                    *slot = f64::INFINITY;
+                } else {
+                    best = best.min(v);
+                }
+            }
+            if best.is_finite() {
+                self.group_min[s][d] = best;
                 self.alive_groups[s].push(d as u32);
             }
-            self.groups[s].set(d, &set);
+            self.forests[s][d * kk..d * kk + kk].copy_from_slice(&row);
         }
     }
 
@@ -1451,7 +1499,13 @@ pub fn min_optimum(
     let sizes: Vec<usize> = (0..states).map(|i| table.decode(i).iter().sum()).collect();
     by_size.sort_by_key(|&i| (sizes[i], i));
     let total: usize = counts.iter().map(|&c| c as usize).sum();
-    let mut pass = MinPass::new(&table, incumbent.unwrap_or(f64::INFINITY));
+    let Some(mut pass) = MinPass::new(&table, incumbent.unwrap_or(f64::INFINITY)) else {
+        return Err(SocketDpError::Budget(crate::limits::BudgetExceeded {
+            what: "scalar socket-DP forest entries".into(),
+            estimate: u64::MAX,
+            budget: MAX_FOREST_ENTRIES as u64,
+        }));
+    };
     let deadline = limits.deadline();
     if pass
         .run(&mut table, &by_size, &sizes, total, &deadline, progress)
