@@ -295,15 +295,14 @@ impl SocketTable {
             (Some(p), Some(root)) if p.objective == Objective::Min => Some((p, root)),
             _ => None,
         };
+        let scalar =
+            scalar.and_then(|(p, root)| MinPass::new(&table, p.incumbent).map(|m| (p, root, m)));
         let passes = if scalar.is_some() { 2 } else { 1 };
         progress.begin(
             "socket DP over count vectors",
             Some((passes * total) as u64),
         );
-        if let Some((p, root)) = scalar {
-            let Some(mut pass) = MinPass::new(&table, p.incumbent) else {
-                return table.fill_pareto(by_size, sizes, total, deadline, progress);
-            };
+        if let Some((p, root, mut pass)) = scalar {
             match pass.run(&mut table, &by_size, &sizes, total, &deadline, progress) {
                 Some(()) => {
                     let v: Vec<usize> = counts.iter().map(|&c| c as usize).collect();
@@ -1456,10 +1455,18 @@ pub fn optimal(
             counts: counts.to_vec(),
         });
     }
-    let prune = incumbent.map(|incumbent| Prune {
-        objective: *objective,
-        incumbent,
-    });
+    // Under Min the scalar pass runs even without an incumbent: its optimum becomes one.
+    let prune = match (incumbent, objective) {
+        (Some(incumbent), _) => Some(Prune {
+            objective: *objective,
+            incumbent,
+        }),
+        (None, Objective::Min) => Some(Prune {
+            objective: Objective::Min,
+            incumbent: f64::INFINITY,
+        }),
+        (None, _) => None,
+    };
     let (table, filled) =
         SocketTable::build_for(costs, counts, prune, Some(root), limits, progress)?;
     let best = match filled {
