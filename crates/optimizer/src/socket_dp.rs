@@ -951,8 +951,8 @@ struct MinPass {
     forests: Vec<Vec<f64>>,
     /// K, the most trees a group may have.
     most_trees: usize,
-    /// Nodes in each count vector.
-    size: Vec<usize>,
+    /// Per forest state, the range `lo..hi` of tree counts (0-based) with a finite entry.
+    finite_k: Vec<Vec<(u32, u32)>>,
     /// `min (M + (k − 1)·R_R)` over `groups[s][d]`.
     group_min: Vec<Vec<f64>>,
     /// `nodes[σ][stage][r · W + suffix]`, W = 2·S suffix states (remote groups · 2 + local).
@@ -980,15 +980,11 @@ impl MinPass {
         let s_count = table.radix.len();
         let states = table.ranges_len();
         let w = 2 * s_count;
-        let size: Vec<usize> = (0..states)
-            .map(|i| {
-                table.comps[i * s_count..i * s_count + s_count]
-                    .iter()
-                    .map(|&x| x as usize)
-                    .sum()
-            })
-            .collect();
-        let total = size.last().copied().unwrap_or(0).max(1);
+        let total = table.comps[(states - 1) * s_count..]
+            .iter()
+            .map(|&x| x as usize)
+            .sum::<usize>()
+            .max(1);
         // A group of k trees costs its parent at least lv_min + (k − 1)·R_R over the offset.
         let (lv_min, _) = table.parent_level();
         let room = (incumbent + SLACK - table.costs.offset() - lv_min) / table.costs.socket;
@@ -1006,7 +1002,7 @@ impl MinPass {
             tree: vec![vec![f64::INFINITY; states]; s_count],
             forests: vec![vec![f64::INFINITY; states * most_trees]; s_count],
             most_trees,
-            size,
+            finite_k: vec![vec![(0, 0); states]; s_count],
             group_min: vec![vec![f64::INFINITY; states]; s_count],
             nodes: vec![vec![vec![f64::INFINITY; states * w]; s_count]; s_count],
             alive_trees: vec![Vec::new(); s_count],
@@ -1281,16 +1277,19 @@ impl MinPass {
                     continue;
                 }
                 let rest = d - e;
-                let lim = (kk - 1).min(self.size[rest]);
-                if lim == 0 {
+                // Rest forests of k trees (0-based lo..hi) become forests of k + 1.
+                let (lo, hi) = self.finite_k[s][rest];
+                let (lo, hi) = (lo as usize, (hi as usize).min(kk - 1));
+                if lo >= hi {
                     continue;
                 }
                 pairs += 1;
                 let te = self.tree[s][e];
-                let from = &self.forests[s][rest * kk..rest * kk + lim];
-                // k trees in the rest, k + 1 with this one.
-                for (slot, &m) in row[1..=lim].iter_mut().zip(from) {
-                    *slot = slot.min(te.max(m));
+                let from = &self.forests[s][rest * kk + lo..rest * kk + hi];
+                for (slot, &m) in row[lo + 1..=hi].iter_mut().zip(from) {
+                    if te.max(m) < *slot {
+                        *slot = te.max(m);
+                    }
                 }
             }
             t.transitions += pairs;
@@ -1306,6 +1305,9 @@ impl MinPass {
             if best.is_finite() {
                 self.group_min[s][d] = best;
                 self.alive_groups[s].push(d as u32);
+                let lo = row.iter().position(|v| v.is_finite()).unwrap_or(0);
+                let hi = row.iter().rposition(|v| v.is_finite()).map_or(0, |i| i + 1);
+                self.finite_k[s][d] = (lo as u32, hi as u32);
             }
             self.forests[s][d * kk..d * kk + kk].copy_from_slice(&row);
         }
