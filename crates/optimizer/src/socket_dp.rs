@@ -28,11 +28,21 @@
 //! each DP tree again with `evaluate` and compare with brute force over every tree and every
 //! placement.
 //!
+//! ## Two passes under [`Objective::Min`] (`docs/cla.md` §11)
+//! T_min alone is a scalar DP (a node's T_min depends on its children only through their least
+//! T_min per group, [`MinPass`]). For a Min request [`optimal`] runs it first: its optimum T* is
+//! exact and becomes the incumbent, and a backward pass gives every entry a budget, the largest
+//! T_min it may have inside a tree of T_min T*. The Pareto pass then keeps only points within
+//! their budgets, so the tie-break by T_max runs over the few points of optimal trees.
+//!
 //! ## Complexity
 //! With N_s threads on socket s, there are Π_s (N_s + 1) count vectors and
 //! Π_s (N_s + 1)(N_s + 2)/2 pairs (d ≤ r) per convolution; the DP runs S group convolutions and
 //! S·(S − 1) node convolutions (the first node stage needs none), each pair costing the product of
-//! two Pareto-set sizes. [`estimate`] reports the pair count before the DP starts.
+//! two Pareto-set sizes in the Pareto pass and O(K + S) in the scalar pass (K ≤ the most trees a
+//! group can have under the incumbent). Each pass walks only pairs whose operands survived
+//! pruning. [`estimate`] reports the pair count of one pass before the DP starts: an upper bound
+//! on each pass's pairs, not a time prediction.
 
 use crate::limits::{Deadline, Limits, Progress, StopReason, WorkEstimate};
 use crate::objective::Objective;
