@@ -305,8 +305,8 @@ impl SocketTable {
             (Some(p), Some(root)) if p.objective == Objective::Min => Some((p, root)),
             _ => None,
         };
-        let scalar =
-            scalar.and_then(|(p, root)| MinPass::new(&table, p.incumbent).map(|m| (p, root, m)));
+        let scalar = scalar
+            .and_then(|(p, root)| MinPass::new(&table, p.incumbent).ok().map(|m| (p, root, m)));
         let passes = if scalar.is_some() { 2 } else { 1 };
         progress.begin(
             "socket DP over count vectors",
@@ -977,16 +977,16 @@ struct MinPass {
     out_nodes: Vec<Vec<Vec<f64>>>,
 }
 
-/// Largest forest table of the scalar pass (f64 entries, 256 MiB).
+/// Largest tables of the scalar pass (f64 entries, 256 MiB).
 const MAX_FOREST_ENTRIES: usize = 32 << 20;
 
 /// Slack of the budgets (ns): float sums in another order must not prune an optimum.
 const SLACK: f64 = 1e-6;
 
 impl MinPass {
-    /// The forest tables hold states × S × K values; `None` when that is over
-    /// [`MAX_FOREST_ENTRIES`] (the Pareto pass then runs alone).
-    fn new(table: &SocketTable, incumbent: f64) -> Option<Self> {
+    /// The forest and node tables hold states × (S·K + 4·S³) values; `Err(that count)` when it
+    /// is over [`MAX_FOREST_ENTRIES`] (the Pareto pass then runs alone, still exact).
+    fn new(table: &SocketTable, incumbent: f64) -> Result<Self, u64> {
         let s_count = table.radix.len();
         let states = table.ranges_len();
         let w = 2 * s_count;
@@ -1005,10 +1005,15 @@ impl MinPass {
         } else {
             total
         };
-        if states.saturating_mul(s_count).saturating_mul(most_trees) > MAX_FOREST_ENTRIES {
-            return None;
+        // Forest tables, and the node tables with their budgets (2 · S² · 2S per state).
+        let per_state = s_count
+            .saturating_mul(most_trees)
+            .saturating_add(4 * s_count * s_count * s_count);
+        let entries = states.saturating_mul(per_state);
+        if entries > MAX_FOREST_ENTRIES {
+            return Err(entries as u64);
         }
-        Some(MinPass {
+        Ok(MinPass {
             tree: vec![vec![f64::INFINITY; states]; s_count],
             forests: vec![vec![f64::INFINITY; states * most_trees]; s_count],
             most_trees,
@@ -1518,13 +1523,13 @@ pub fn min_optimum(
     let sizes: Vec<usize> = (0..states).map(|i| table.decode(i).iter().sum()).collect();
     by_size.sort_by_key(|&i| (sizes[i], i));
     let total: usize = counts.iter().map(|&c| c as usize).sum();
-    let Some(mut pass) = MinPass::new(&table, incumbent.unwrap_or(f64::INFINITY)) else {
-        return Err(SocketDpError::Budget(crate::limits::BudgetExceeded {
-            what: "scalar socket-DP forest entries".into(),
-            estimate: u64::MAX,
+    let mut pass = MinPass::new(&table, incumbent.unwrap_or(f64::INFINITY)).map_err(|entries| {
+        SocketDpError::Budget(crate::limits::BudgetExceeded {
+            what: "scalar socket-DP table entries".into(),
+            estimate: entries,
             budget: MAX_FOREST_ENTRIES as u64,
-        }));
-    };
+        })
+    })?;
     let deadline = limits.deadline();
     if pass
         .run(&mut table, &by_size, &sizes, total, &deadline, progress)
