@@ -4,7 +4,8 @@
 //!
 //! Sizes: n ≤ 9 on two sockets and n ≤ 7 on three run by default (debug build, about 20 s on a
 //! busy machine);
-//! `brute_force_two_sockets_up_to_12` and `brute_force_three_sockets_up_to_10` are `#[ignore]`d
+//! `brute_force_two_sockets_up_to_12`, `brute_force_three_sockets_up_to_10` and
+//! `the_scalar_pass_brute_force_two_sockets_up_to_11_three_up_to_8` are `#[ignore]`d
 //! (minutes in a debug build): `cargo test -p modelopt-optimizer --release --test socket_dp --
 //! --ignored`.
 
@@ -460,6 +461,13 @@ fn check_scalar_pass(costs: &TreeCosts, max_n: usize, sockets: u32) {
 fn the_scalar_pass_and_its_budgets_keep_the_min_optimum() {
     check_scalar_pass(&sandy(), 8, 2);
     check_scalar_pass(&sandy(), 6, 3);
+}
+
+#[test]
+#[ignore = "a minute in a release build; run with --release -- --ignored"]
+fn the_scalar_pass_brute_force_two_sockets_up_to_11_three_up_to_8() {
+    check_scalar_pass(&sandy(), 11, 2);
+    check_scalar_pass(&sandy(), 8, 3);
 }
 
 #[test]
