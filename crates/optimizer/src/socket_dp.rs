@@ -28,11 +28,21 @@
 //! each DP tree again with `evaluate` and compare with brute force over every tree and every
 //! placement.
 //!
+//! ## Two passes under [`Objective::Min`] (`docs/cla.md` §11)
+//! T_min alone is a scalar DP (a node's T_min depends on its children only through their least
+//! T_min per group, [`MinPass`]). For a Min request [`optimal`] runs it first: its optimum T* is
+//! exact and becomes the incumbent, and a backward pass gives every entry a budget, the largest
+//! T_min it may have inside a tree of T_min T*. The Pareto pass then keeps only points within
+//! their budgets, so the tie-break by T_max runs over the few points of optimal trees.
+//!
 //! ## Complexity
 //! With N_s threads on socket s, there are Π_s (N_s + 1) count vectors and
 //! Π_s (N_s + 1)(N_s + 2)/2 pairs (d ≤ r) per convolution; the DP runs S group convolutions and
 //! S·(S − 1) node convolutions (the first node stage needs none), each pair costing the product of
-//! two Pareto-set sizes. [`estimate`] reports the pair count before the DP starts.
+//! two Pareto-set sizes in the Pareto pass and O(K + S) in the scalar pass (K ≤ the most trees a
+//! group can have under the incumbent). Each pass walks only pairs whose operands survived
+//! pruning. [`estimate`] reports the pair count of one pass before the DP starts: an upper bound
+//! on each pass's pairs, not a time prediction.
 
 use crate::limits::{Deadline, Limits, Progress, StopReason, WorkEstimate};
 use crate::objective::Objective;
@@ -191,6 +201,15 @@ pub struct SocketTable {
     prune: Option<Prune>,
     /// Transition pairs visited.
     pub transitions: u64,
+    /// The components of every count vector, `comps[idx · S + s]`.
+    comps: Vec<u32>,
+    /// Per socket s, the count vectors whose subtree set `T(s, ·)` is not empty, in fill order.
+    alive_trees: Vec<Vec<u32>>,
+    /// Per socket s, the count vectors whose group set `G_s[·]` is not empty, in fill order.
+    alive_groups: Vec<Vec<u32>>,
+    /// For a request under [`Objective::Min`], the scalar pass with its budgets: points over
+    /// their entry's budget are dropped (dropped again once the table is filled).
+    budgets: Option<Box<MinPass>>,
 }
 
 /// A sound cut for one request: the score of an incumbent tree. Every point of every table is a
@@ -253,6 +272,20 @@ impl SocketTable {
         limits: &Limits,
         progress: &Progress,
     ) -> Result<(Self, Filled), SocketDpError> {
+        Self::build_for(costs, counts, prune, None, limits, progress)
+    }
+
+    /// [`SocketTable::build`]; with `root` (the request's root socket, the table answering only
+    /// the whole box) and a [`Prune`] for [`Objective::Min`], the scalar pass of
+    /// [`MinPass`] runs first and its exact optimum becomes the incumbent.
+    fn build_for(
+        costs: &TreeCosts,
+        counts: &[u32],
+        prune: Option<Prune>,
+        root: Option<u32>,
+        limits: &Limits,
+        progress: &Progress,
+    ) -> Result<(Self, Filled), SocketDpError> {
         if counts.is_empty() || counts.len() > MAX_SOCKETS || counts.iter().all(|&c| c == 0) {
             return Err(SocketDpError::Counts {
                 counts: counts.to_vec(),
@@ -261,31 +294,62 @@ impl SocketTable {
         let estimate = estimate(counts);
         limits.check(&estimate)?;
         let deadline = limits.deadline();
-        let s_count = counts.len();
-        let radix: Vec<usize> = counts.iter().map(|&c| c as usize + 1).collect();
-        let mut stride = vec![1usize; s_count];
-        for i in 1..s_count {
-            stride[i] = stride[i - 1] * radix[i - 1];
-        }
-        let states = stride[s_count - 1] * radix[s_count - 1];
-        let mut table = SocketTable {
-            costs: *costs,
-            radix,
-            stride,
-            trees: (0..s_count).map(|_| Table::new(states)).collect(),
-            groups: (0..s_count).map(|_| Table::new(states)).collect(),
-            nodes: (0..s_count)
-                .map(|_| (0..s_count).map(|_| Table::new(states)).collect())
-                .collect(),
-            prune,
-            transitions: 0,
-        };
+        let mut table = SocketTable::shell(costs, counts, prune);
+        let states = table.ranges_len();
         // States in order of their total node count.
         let mut by_size: Vec<usize> = (0..states).collect();
         let sizes: Vec<usize> = (0..states).map(|i| table.decode(i).iter().sum()).collect();
         by_size.sort_by_key(|&i| (sizes[i], i));
         let total: usize = counts.iter().map(|&c| c as usize).sum();
-        progress.begin("socket DP over count vectors", Some(total as u64));
+        let scalar = match (prune, root) {
+            (Some(p), Some(root)) if p.objective == Objective::Min => Some((p, root)),
+            _ => None,
+        };
+        let scalar = scalar
+            .and_then(|(p, root)| MinPass::new(&table, p.incumbent).ok().map(|m| (p, root, m)));
+        let passes = if scalar.is_some() { 2 } else { 1 };
+        progress.begin(
+            "socket DP over count vectors",
+            Some((passes * total) as u64),
+        );
+        if let Some((p, root, mut pass)) = scalar {
+            match pass.run(&mut table, &by_size, &sizes, total, &deadline, progress) {
+                Some(()) => {
+                    let v: Vec<usize> = counts.iter().map(|&c| c as usize).collect();
+                    let best = table
+                        .index(&v)
+                        .and_then(|c| pass.tree.get(root as usize).and_then(|t| t.get(c)))
+                        .copied()
+                        .unwrap_or(f64::INFINITY);
+                    if best.is_finite() {
+                        let exact = best + costs.offset();
+                        table.prune = Some(Prune {
+                            objective: p.objective,
+                            incumbent: p.incumbent.min(exact),
+                        });
+                        let whole = table.ranges_len() - 1;
+                        pass.backward(&table, &by_size, root as usize, whole);
+                        table.budgets = Some(Box::new(pass));
+                    }
+                }
+                None => {
+                    progress.finish();
+                    return Ok((table, Filled::Stopped(deadline.reason())));
+                }
+            }
+        }
+        table.fill_pareto(by_size, sizes, total, deadline, progress)
+    }
+
+    /// The Pareto pass over every state in size order.
+    fn fill_pareto(
+        mut self,
+        by_size: Vec<usize>,
+        sizes: Vec<usize>,
+        total: usize,
+        deadline: Deadline,
+        progress: &Progress,
+    ) -> Result<(Self, Filled), SocketDpError> {
         let mut start = 0;
         let mut filled = Filled::Complete;
         for m in 0..=total {
@@ -301,18 +365,74 @@ impl SocketTable {
                 break;
             }
             for &c in level {
-                table.fill_trees(c);
+                self.fill_trees(c);
             }
             for &d in level {
-                table.fill_groups(d);
+                self.fill_groups(d);
             }
             for &r in level {
-                table.fill_nodes(r);
+                self.fill_nodes(r);
             }
             progress.advance(1);
         }
         progress.finish();
-        Ok((table, filled))
+        self.budgets = None;
+        Ok((self, filled))
+    }
+
+    /// Whether a subtree point is over its budget.
+    fn over_tree(&self, sigma: usize, c: usize, min: f64) -> bool {
+        self.budgets
+            .as_ref()
+            .is_some_and(|b| min > b.out_tree[sigma][c] + SLACK)
+    }
+
+    /// Whether a forest point (latest T_min `m`, `k` trees) is over its budget.
+    fn over_group(&self, s: usize, d: usize, m: f64, k: u32) -> bool {
+        self.budgets.as_ref().is_some_and(|b| {
+            m + f64::from(k.saturating_sub(1)) * self.costs.socket > b.out_group[s][d] + SLACK
+        })
+    }
+
+    /// Whether a partial node point is over its budget.
+    fn over_node(&self, sigma: usize, stage: usize, r: usize, p: &PPoint) -> bool {
+        self.budgets.as_ref().is_some_and(|b| {
+            let w = 2 * self.radix.len();
+            let st = usize::from(p.remote) * 2 + usize::from(p.local);
+            p.tmin > b.out_nodes[sigma][stage][r * w + st] + SLACK
+        })
+    }
+
+    /// Empty tables for the box `counts` (1 to [`MAX_SOCKETS`] sockets, checked by the caller).
+    fn shell(costs: &TreeCosts, counts: &[u32], prune: Option<Prune>) -> Self {
+        let s_count = counts.len();
+        let radix: Vec<usize> = counts.iter().map(|&c| c as usize + 1).collect();
+        let mut stride = vec![1usize; s_count];
+        for i in 1..s_count {
+            stride[i] = stride[i - 1] * radix[i - 1];
+        }
+        let states = stride.last().copied().unwrap_or(1) * radix.last().copied().unwrap_or(1);
+        let mut table = SocketTable {
+            costs: *costs,
+            radix,
+            stride,
+            trees: (0..s_count).map(|_| Table::new(states)).collect(),
+            groups: (0..s_count).map(|_| Table::new(states)).collect(),
+            nodes: (0..s_count)
+                .map(|_| (0..s_count).map(|_| Table::new(states)).collect())
+                .collect(),
+            prune,
+            transitions: 0,
+            comps: Vec::with_capacity(states * s_count),
+            alive_trees: vec![Vec::new(); s_count],
+            alive_groups: vec![Vec::new(); s_count],
+            budgets: None,
+        };
+        for i in 0..states {
+            let v = table.decode(i);
+            table.comps.extend(v.iter().map(|&x| x as u32));
+        }
+        table
     }
 
     /// Points stored in the subtree, group and node tables, and the largest set of each.
@@ -379,30 +499,68 @@ impl SocketTable {
         Some(idx)
     }
 
-    /// Every index e ≤ d componentwise (d's own index included), in ascending index order.
-    fn sub_vectors(&self, d: usize) -> Vec<usize> {
-        let dv = self.decode(d);
-        let mut out = Vec::with_capacity(dv.iter().map(|&x| x + 1).product());
-        let mut cur = vec![0usize; dv.len()];
+    fn component(&self, idx: usize, s: usize) -> usize {
+        (idx / self.stride[s]) % self.radix[s]
+    }
+
+    /// Whether e ≤ d componentwise.
+    fn below(&self, e: usize, d: usize) -> bool {
+        let s = self.radix.len();
+        self.comps[e * s..e * s + s]
+            .iter()
+            .zip(&self.comps[d * s..d * s + s])
+            .all(|(a, b)| a <= b)
+    }
+
+    /// The count vectors e ≤ d (d included) that are in `list` (`alive(e)` says the same)
+    /// into `out`: the shorter of the list (filtered by ≤ d) and the sub-vectors of d (filtered
+    /// by `alive`) is walked, so that pruned states cost nothing. Ascending when `sorted` (the
+    /// Pareto pass keeps the first of equal points, so its order is part of the tie rule).
+    fn candidates(
+        &self,
+        list: &[u32],
+        alive: impl Fn(usize) -> bool,
+        d: usize,
+        sorted: bool,
+        out: &mut Vec<usize>,
+    ) {
+        out.clear();
+        let s = self.radix.len();
+        let dv = &self.comps[d * s..d * s + s];
+        let subs: usize = dv.iter().map(|&x| x as usize + 1).product();
+        if list.len() < subs {
+            out.extend(
+                list.iter()
+                    .map(|&e| e as usize)
+                    .filter(|&e| self.below(e, d)),
+            );
+            if sorted {
+                out.sort_unstable();
+            }
+            return;
+        }
+        // Odometer over every e ≤ d, lowest digit fastest: ascending indices.
+        let mut cur = [0u32; MAX_SOCKETS];
+        let mut idx = 0usize;
         loop {
-            out.push(cur.iter().zip(&self.stride).map(|(x, s)| x * s).sum());
+            if alive(idx) {
+                out.push(idx);
+            }
             let mut i = 0;
             loop {
-                if i == cur.len() {
-                    return out;
+                if i == s {
+                    return;
                 }
                 if cur[i] < dv[i] {
                     cur[i] += 1;
+                    idx += self.stride[i];
                     break;
                 }
+                idx -= cur[i] as usize * self.stride[i];
                 cur[i] = 0;
                 i += 1;
             }
         }
-    }
-
-    fn component(&self, idx: usize, s: usize) -> usize {
-        (idx / self.stride[s]) % self.radix[s]
     }
 
     /// T(σ, c) for every σ holding a node of c.
@@ -439,7 +597,9 @@ impl SocketTable {
                     } else {
                         (0.0, 0.0)
                     };
-                    if self.hopeless(p.tmin + up_min, max + up_max) {
+                    if self.hopeless(p.tmin + up_min, max + up_max)
+                        || self.over_tree(sigma, c, p.tmin)
+                    {
                         continue;
                     }
                     insert_t(
@@ -452,6 +612,9 @@ impl SocketTable {
                     );
                 }
             }
+            if !set.is_empty() {
+                self.alive_trees[sigma].push(c as u32);
+            }
             self.trees[sigma].set(c, &set);
         }
     }
@@ -459,13 +622,16 @@ impl SocketTable {
     /// G_s[d] for every s holding a node of d.
     fn fill_groups(&mut self, d: usize) {
         let s_count = self.radix.len();
-        let subs = self.sub_vectors(d);
+        let mut subs = Vec::new();
         for s in 0..s_count {
             if self.component(d, s) == 0 {
                 continue;
             }
             let mut set: Vec<GPoint> = Vec::new();
             for (i, t) in self.trees[s].get(d).iter().enumerate() {
+                if self.over_group(s, d, t.min, 1) {
+                    continue;
+                }
                 insert_g(
                     &mut set,
                     GPoint {
@@ -479,12 +645,22 @@ impl SocketTable {
                 );
             }
             let mut pairs = 0u64;
+            self.candidates(
+                &self.alive_trees[s],
+                |e| !self.trees[s].get(e).is_empty(),
+                d,
+                true,
+                &mut subs,
+            );
             for &e in &subs {
                 if e == d || self.component(e, s) == 0 || self.component(d - e, s) == 0 {
                     continue;
                 }
-                pairs += 1;
                 let rest = self.groups[s].get(d - e);
+                if rest.is_empty() {
+                    continue;
+                }
+                pairs += 1;
                 for (ti, t) in self.trees[s].get(e).iter().enumerate() {
                     for (gi, g) in rest.iter().enumerate() {
                         // The parent of this group adds at least its level with k children
@@ -495,7 +671,8 @@ impl SocketTable {
                         if self.hopeless(
                             t.min.max(g.mmin) + lv_min + (k - 1.0) * rr,
                             t.max.max(g.mmax) + lv_max + (4.0 * k - 4.0) * rr,
-                        ) {
+                        ) || self.over_group(s, d, t.min.max(g.mmin), g.k + 1)
+                        {
                             continue;
                         }
                         insert_g(
@@ -513,6 +690,9 @@ impl SocketTable {
                 }
             }
             self.transitions += pairs;
+            if !set.is_empty() {
+                self.alive_groups[s].push(d as u32);
+            }
             self.groups[s].set(d, &set);
         }
     }
@@ -546,7 +726,7 @@ impl SocketTable {
     /// P_σ^{(s)}[r] for every σ and stage s, descending.
     fn fill_nodes(&mut self, r: usize) {
         let s_count = self.radix.len();
-        let subs = self.sub_vectors(r);
+        let mut subs = Vec::new();
         let empty = PPoint {
             tmin: f64::NEG_INFINITY,
             mmax: f64::NEG_INFINITY,
@@ -567,6 +747,9 @@ impl SocketTable {
                     }
                 } else {
                     for (i, p) in self.nodes[sigma][stage + 1].get(r).iter().enumerate() {
+                        if self.over_node(sigma, stage, r, p) {
+                            continue;
+                        }
                         insert_p(
                             &mut set,
                             PPoint {
@@ -591,6 +774,13 @@ impl SocketTable {
                     self.parent_level()
                 };
                 let base = [empty];
+                self.candidates(
+                    &self.alive_groups[stage],
+                    |d| !self.groups[stage].get(d).is_empty(),
+                    r,
+                    true,
+                    &mut subs,
+                );
                 for &d in &subs {
                     if self.component(d, stage) == 0 {
                         continue;
@@ -604,6 +794,9 @@ impl SocketTable {
                     } else {
                         self.nodes[sigma][stage + 1].get(rest)
                     };
+                    if prevs.is_empty() {
+                        continue;
+                    }
                     pairs += 1;
                     for (gi, g) in self.groups[stage].get(d).iter().enumerate() {
                         for (pi, p) in prevs.iter().enumerate() {
@@ -614,7 +807,8 @@ impl SocketTable {
                             if self.hopeless(
                                 q.tmin + up.0,
                                 q.mmax + q.sum + c.memory + c.socket + up.1,
-                            ) {
+                            ) || self.over_node(sigma, stage, r, &q)
+                            {
                                 continue;
                             }
                             insert_p(&mut set, q);
@@ -747,6 +941,467 @@ impl SocketTable {
     }
 }
 
+/// The scalar first pass for [`Objective::Min`]: the least T_min of every state, no Pareto sets.
+///
+/// T_min of a node is `max` over its groups of `2 R_I + R_L + x + (M_s + (k_s − 1)·R_R) +
+/// suffix_s` (§7, the terms of [`TreeCosts::finish`] with A_min = R_I), where M_s is the latest
+/// T_min among the k_s children on socket s and suffix_s the waits of the used groups at and
+/// above s. It is non-decreasing in every child's T_min, so the least T_min of a state is built
+/// from the least T_min of its children's states: per subtree state one scalar `tree[σ][c]`; per
+/// forest state the Pareto set of (M, k) (k enters the group term only as (k − 1)·R_R, but also
+/// through the next tree added, hence the set), read by the node as the scalar
+/// `min (M + (k − 1)·R_R)`; per node stage one scalar per suffix state (how many remote groups,
+/// whether a local group are used above), the only other thing a lower group's term depends on.
+/// The same incumbent cuts apply as in the Pareto pass, so a pruned state here is pruned there.
+#[derive(Debug, Clone)]
+struct MinPass {
+    tree: Vec<Vec<f64>>,
+    /// `forests[s][d · K + k − 1]`: the least latest T_min of a forest of exactly k trees on
+    /// socket s holding d, for k ≤ K (more trees cannot fit under the incumbent).
+    forests: Vec<Vec<f64>>,
+    /// K, the most trees a group may have.
+    most_trees: usize,
+    /// Per forest state, the range `lo..hi` of tree counts (0-based) with a finite entry.
+    finite_k: Vec<Vec<(u32, u32)>>,
+    /// `min (M + (k − 1)·R_R)` over `groups[s][d]`.
+    group_min: Vec<Vec<f64>>,
+    /// `nodes[σ][stage][r · W + suffix]`, W = 2·S suffix states (remote groups · 2 + local).
+    nodes: Vec<Vec<Vec<f64>>>,
+    alive_trees: Vec<Vec<u32>>,
+    alive_groups: Vec<Vec<u32>>,
+    incumbent: f64,
+    /// Budgets of the backward pass ([`MinPass::backward`]), same layout as the forward
+    /// tables; `-∞` where no tree of least T_min passes.
+    out_tree: Vec<Vec<f64>>,
+    out_group: Vec<Vec<f64>>,
+    out_nodes: Vec<Vec<Vec<f64>>>,
+}
+
+/// Largest tables of the scalar pass (f64 entries, 256 MiB).
+const MAX_FOREST_ENTRIES: usize = 32 << 20;
+
+/// Slack of the budgets (ns): float sums in another order must not prune an optimum.
+const SLACK: f64 = 1e-6;
+
+impl MinPass {
+    /// The forest and node tables hold states × (S·K + 4·S³) values; `Err(that count)` when it
+    /// is over [`MAX_FOREST_ENTRIES`] (the Pareto pass then runs alone, still exact).
+    fn new(table: &SocketTable, incumbent: f64) -> Result<Self, u64> {
+        let s_count = table.radix.len();
+        let states = table.ranges_len();
+        let w = 2 * s_count;
+        let total = table.comps[(states - 1) * s_count..]
+            .iter()
+            .map(|&x| x as usize)
+            .sum::<usize>()
+            .max(1);
+        // A group of k trees costs its parent at least lv_min + (k − 1)·R_R over the offset.
+        let (lv_min, _) = table.parent_level();
+        let room = (incumbent + SLACK - table.costs.offset() - lv_min) / table.costs.socket;
+        let most_trees = if room.is_finite() && room >= 0.0 {
+            (room.floor() as usize + 1).min(total)
+        } else if room < 0.0 {
+            1
+        } else {
+            total
+        };
+        // Forest tables, and the node tables with their budgets (2 · S² · 2S per state).
+        let per_state = s_count
+            .saturating_mul(most_trees)
+            .saturating_add(4 * s_count * s_count * s_count);
+        let entries = states.saturating_mul(per_state);
+        if entries > MAX_FOREST_ENTRIES {
+            return Err(entries as u64);
+        }
+        Ok(MinPass {
+            tree: vec![vec![f64::INFINITY; states]; s_count],
+            forests: vec![vec![f64::INFINITY; states * most_trees]; s_count],
+            most_trees,
+            finite_k: vec![vec![(0, 0); states]; s_count],
+            group_min: vec![vec![f64::INFINITY; states]; s_count],
+            nodes: vec![vec![vec![f64::INFINITY; states * w]; s_count]; s_count],
+            alive_trees: vec![Vec::new(); s_count],
+            alive_groups: vec![Vec::new(); s_count],
+            incumbent,
+            out_tree: Vec::new(),
+            out_group: Vec::new(),
+            out_nodes: Vec::new(),
+        })
+    }
+
+    /// The outside pass: from the root's least T_min down, the largest T_min every entry may
+    /// have and still be part of a tree whose T_min is the least (an over-estimate is sound:
+    /// it only prunes less). Each forward transition is walked backwards from an entry with a
+    /// budget O; where the other operand's least value fits O, the operand inherits O (less
+    /// the terms the transition adds). By induction from the root, every part of every tree
+    /// of least T_min is within its entry's budget: its true value is at most O and the other
+    /// operand's least value is at most its true value.
+    fn backward(&mut self, t: &SocketTable, by_size: &[usize], root: usize, whole: usize) {
+        let s_count = t.radix.len();
+        let w = 2 * s_count;
+        let states = t.ranges_len();
+        let c = t.costs;
+        let rr = c.socket;
+        self.out_tree = vec![vec![f64::NEG_INFINITY; states]; s_count];
+        self.out_group = vec![vec![f64::NEG_INFINITY; states]; s_count];
+        self.out_nodes = vec![vec![vec![f64::NEG_INFINITY; states * w]; s_count]; s_count];
+        self.out_tree[root][whole] = self.tree[root][whole];
+        let mut subs = Vec::new();
+        let sizes: Vec<usize> = by_size
+            .iter()
+            .map(|&i| {
+                t.comps[i * s_count..i * s_count + s_count]
+                    .iter()
+                    .sum::<u32>() as usize
+            })
+            .collect();
+        let mut end = by_size.len();
+        while end > 0 {
+            let m = sizes[end - 1];
+            let start = sizes[..end]
+                .iter()
+                .rposition(|&x| x != m)
+                .map_or(0, |p| p + 1);
+            let level = &by_size[start..end];
+            end = start;
+            // Node stages, ascending (a stage feeds the next one and smaller r).
+            for &r in level {
+                for sigma in 0..s_count {
+                    for stage in 0..s_count {
+                        let last = stage + 1 == s_count;
+                        let base = r * w;
+                        if self.out_nodes[sigma][stage][base..base + w]
+                            .iter()
+                            .all(|&o| o == f64::NEG_INFINITY)
+                        {
+                            continue;
+                        }
+                        if !last {
+                            for st in 0..w {
+                                let o = self.out_nodes[sigma][stage][base + st];
+                                if self.nodes[sigma][stage + 1][base + st] <= o + SLACK {
+                                    let slot = &mut self.out_nodes[sigma][stage + 1][base + st];
+                                    *slot = slot.max(o);
+                                }
+                            }
+                        }
+                        let x = c.transfer(sigma as u32, stage as u32);
+                        let remote = usize::from(stage != sigma);
+                        let k0 = 2.0 * c.memory + c.local + 2.0 * x;
+                        let gm = &self.group_min[stage];
+                        t.candidates(
+                            &self.alive_groups[stage],
+                            |d| gm[d].is_finite(),
+                            r,
+                            false,
+                            &mut subs,
+                        );
+                        for &d in &subs {
+                            let rest = r - d;
+                            if last && rest != 0 {
+                                continue;
+                            }
+                            for st in 0..w {
+                                let o = self.out_nodes[sigma][stage][base + st];
+                                let (rc, lc) = (st / 2, st % 2);
+                                if o == f64::NEG_INFINITY || rc < remote || lc < 1 - remote {
+                                    continue;
+                                }
+                                let prev_state = st - 2 * remote - (1 - remote);
+                                let prev = if last {
+                                    if prev_state == 0 {
+                                        f64::NEG_INFINITY
+                                    } else {
+                                        f64::INFINITY
+                                    }
+                                } else {
+                                    self.nodes[sigma][stage + 1][rest * w + prev_state]
+                                };
+                                let (prc, plc) = (prev_state / 2, prev_state % 2);
+                                let fixed = k0 + prc as f64 * c.remote + plc as f64 * c.socket;
+                                let g = fixed + self.group_min[stage][d];
+                                if prev > o + SLACK || g > o + SLACK {
+                                    continue;
+                                }
+                                if !last {
+                                    let slot = &mut self.out_nodes[sigma][stage + 1]
+                                        [rest * w + prev_state];
+                                    *slot = slot.max(o);
+                                }
+                                let slot = &mut self.out_group[stage][d];
+                                *slot = slot.max(o - fixed);
+                            }
+                        }
+                    }
+                }
+            }
+            // Groups: a forest of k trees within budget B has M + (k − 1)·R_R ≤ B.
+            for &d in level {
+                for s in 0..s_count {
+                    let b = self.out_group[s][d];
+                    if b == f64::NEG_INFINITY {
+                        continue;
+                    }
+                    if self.tree[s][d] <= b + SLACK {
+                        let slot = &mut self.out_tree[s][d];
+                        *slot = slot.max(b);
+                    }
+                    let trees = &self.tree[s];
+                    t.candidates(
+                        &self.alive_trees[s],
+                        |e| trees[e].is_finite(),
+                        d,
+                        false,
+                        &mut subs,
+                    );
+                    for &e in &subs {
+                        if e == d {
+                            continue;
+                        }
+                        let te = self.tree[s][e];
+                        // The fewest trees k' of a rest forest that fits with this tree.
+                        let kk = self.most_trees;
+                        let rest = d - e;
+                        let fewest = self.forests[s][rest * kk..rest * kk + kk - 1]
+                            .iter()
+                            .enumerate()
+                            .map(|(i, &m)| (m, (i + 1) as f64))
+                            .find(|&(m, k)| m + k * rr <= b + SLACK && te + k * rr <= b + SLACK);
+                        if let Some((_, k)) = fewest {
+                            let slot = &mut self.out_tree[s][e];
+                            *slot = slot.max(b - k * rr);
+                            let slot = &mut self.out_group[s][d - e];
+                            *slot = slot.max(b - rr);
+                        }
+                    }
+                }
+            }
+            // Subtrees: the node table of their root.
+            for &cv in level {
+                for sigma in 0..s_count {
+                    let o = self.out_tree[sigma][cv];
+                    if o == f64::NEG_INFINITY || t.component(cv, sigma) == 0 {
+                        continue;
+                    }
+                    let r = cv - t.stride[sigma];
+                    if r == 0 {
+                        continue;
+                    }
+                    for st in 1..w {
+                        if self.nodes[sigma][0][r * w + st] <= o + SLACK {
+                            let slot = &mut self.out_nodes[sigma][0][r * w + st];
+                            *slot = slot.max(o);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// T_min bound (offset added) over the incumbent by more than 1e-6 ns.
+    fn hopeless(&self, offset: f64, min: f64) -> bool {
+        offset + min > self.incumbent + 1e-6
+    }
+
+    /// Fill every state in size order; `None` when the deadline passed.
+    fn run(
+        &mut self,
+        table: &mut SocketTable,
+        by_size: &[usize],
+        sizes: &[usize],
+        total: usize,
+        deadline: &Deadline,
+        progress: &Progress,
+    ) -> Option<()> {
+        let mut start = 0;
+        let mut subs = Vec::new();
+        for m in 0..=total {
+            let end = start
+                + by_size[start..]
+                    .iter()
+                    .take_while(|&&i| sizes[i] == m)
+                    .count();
+            let level = &by_size[start..end];
+            start = end;
+            if deadline_passed(deadline) {
+                return None;
+            }
+            for &c in level {
+                self.fill_trees(table, c);
+            }
+            for &d in level {
+                self.fill_groups(table, d, &mut subs);
+            }
+            for &r in level {
+                self.fill_nodes(table, r, &mut subs);
+            }
+            progress.advance(1);
+        }
+        Some(())
+    }
+
+    fn fill_trees(&mut self, t: &SocketTable, c: usize) {
+        let s_count = t.radix.len();
+        let w = 2 * s_count;
+        let (lv_min, _) = t.parent_level();
+        let off = t.costs.offset();
+        for sigma in 0..s_count {
+            if t.component(c, sigma) == 0 {
+                continue;
+            }
+            let r = c - t.stride[sigma];
+            let best = if r == 0 {
+                0.0
+            } else {
+                // Suffix state 0 (no group) is only reachable at r = 0.
+                let node = &self.nodes[sigma][0][r * w + 1..r * w + w];
+                node.iter().copied().fold(f64::INFINITY, f64::min)
+            };
+            let up = if t.proper(c) { lv_min } else { 0.0 };
+            if best.is_finite() && !self.hopeless(off, best + up) {
+                self.tree[sigma][c] = best;
+                self.alive_trees[sigma].push(c as u32);
+            }
+        }
+    }
+
+    fn fill_groups(&mut self, t: &mut SocketTable, d: usize, subs: &mut Vec<usize>) {
+        let s_count = t.radix.len();
+        let (lv_min, _) = t.parent_level();
+        let rr = t.costs.socket;
+        let off = t.costs.offset();
+        let kk = self.most_trees;
+        let mut row = vec![f64::INFINITY; kk];
+        for s in 0..s_count {
+            if t.component(d, s) == 0 {
+                continue;
+            }
+            row.fill(f64::INFINITY);
+            row[0] = self.tree[s][d];
+            let trees = &self.tree[s];
+            t.candidates(
+                &self.alive_trees[s],
+                |e| trees[e].is_finite(),
+                d,
+                false,
+                subs,
+            );
+            let mut pairs = 0u64;
+            for &e in subs.iter() {
+                if e == d {
+                    continue;
+                }
+                let rest = d - e;
+                // Rest forests of k trees (0-based lo..hi) become forests of k + 1.
+                let (lo, hi) = self.finite_k[s][rest];
+                let (lo, hi) = (lo as usize, (hi as usize).min(kk - 1));
+                if lo >= hi {
+                    continue;
+                }
+                pairs += 1;
+                let te = self.tree[s][e];
+                let from = &self.forests[s][rest * kk + lo..rest * kk + hi];
+                for (slot, &m) in row[lo + 1..=hi].iter_mut().zip(from) {
+                    if te.max(m) < *slot {
+                        *slot = te.max(m);
+                    }
+                }
+            }
+            t.transitions += pairs;
+            let mut best = f64::INFINITY;
+            for (k, slot) in row.iter_mut().enumerate() {
+                let v = *slot + k as f64 * rr;
+                if self.hopeless(off, v + lv_min) {
+                    *slot = f64::INFINITY;
+                } else {
+                    best = best.min(v);
+                }
+            }
+            if best.is_finite() {
+                self.group_min[s][d] = best;
+                self.alive_groups[s].push(d as u32);
+                let lo = row.iter().position(|v| v.is_finite()).unwrap_or(0);
+                let hi = row.iter().rposition(|v| v.is_finite()).map_or(0, |i| i + 1);
+                self.finite_k[s][d] = (lo as u32, hi as u32);
+            }
+            self.forests[s][d * kk..d * kk + kk].copy_from_slice(&row);
+        }
+    }
+
+    fn fill_nodes(&mut self, t: &mut SocketTable, r: usize, subs: &mut Vec<usize>) {
+        let s_count = t.radix.len();
+        let w = 2 * s_count;
+        let c = t.costs;
+        let (lv_min, _) = t.parent_level();
+        let off = c.offset();
+        let mut out = vec![f64::INFINITY; w];
+        for sigma in 0..s_count {
+            let whole = r + t.stride[sigma] + 1 == t.ranges_len()
+                && t.component(r, sigma) + 2 == t.radix[sigma];
+            for stage in (0..s_count).rev() {
+                let last = stage + 1 == s_count;
+                if last {
+                    out.fill(f64::INFINITY);
+                    if r == 0 {
+                        out[0] = f64::NEG_INFINITY;
+                    }
+                } else {
+                    out.copy_from_slice(&self.nodes[sigma][stage + 1][r * w..r * w + w]);
+                }
+                let up = if whole || stage > 0 { 0.0 } else { lv_min };
+                let x = c.transfer(sigma as u32, stage as u32);
+                let remote = usize::from(stage != sigma);
+                let gm = &self.group_min[stage];
+                t.candidates(
+                    &self.alive_groups[stage],
+                    |d| gm[d].is_finite(),
+                    r,
+                    false,
+                    subs,
+                );
+                let mut pairs = 0u64;
+                for &d in subs.iter() {
+                    let rest = r - d;
+                    if last && rest != 0 {
+                        continue;
+                    }
+                    pairs += 1;
+                    // 2 R_I + R_L + x + (M + (k − 1) R_R), then the suffix (this group's wait x
+                    // and the used groups' above).
+                    let g = 2.0 * c.memory + c.local + 2.0 * x + self.group_min[stage][d];
+                    for (state, slot) in out.iter_mut().enumerate() {
+                        let (rc, lc) = (state / 2, state % 2);
+                        if rc < remote || lc < 1 - remote {
+                            continue;
+                        }
+                        let prev_state = state - 2 * remote - (1 - remote);
+                        let prev = if last {
+                            if prev_state == 0 {
+                                f64::NEG_INFINITY
+                            } else {
+                                f64::INFINITY
+                            }
+                        } else {
+                            self.nodes[sigma][stage + 1][rest * w + prev_state]
+                        };
+                        if prev == f64::INFINITY {
+                            continue;
+                        }
+                        let (prc, plc) = (prev_state / 2, prev_state % 2);
+                        let suffix = prc as f64 * c.remote + plc as f64 * c.socket;
+                        let v = prev.max(g + suffix);
+                        if v < *slot && !self.hopeless(off, v + up) {
+                            *slot = v;
+                        }
+                    }
+                }
+                t.transitions += pairs;
+                self.nodes[sigma][stage][r * w..r * w + w].copy_from_slice(&out);
+            }
+        }
+    }
+}
+
 fn deadline_passed(d: &Deadline) -> bool {
     d.passed()
 }
@@ -817,16 +1472,78 @@ pub fn optimal(
             counts: counts.to_vec(),
         });
     }
-    let prune = incumbent.map(|incumbent| Prune {
-        objective: *objective,
-        incumbent,
-    });
-    let (table, filled) = SocketTable::build(costs, counts, prune, limits, progress)?;
+    // Under Min the scalar pass runs even without an incumbent: its optimum becomes one.
+    let prune = match (incumbent, objective) {
+        (Some(incumbent), _) => Some(Prune {
+            objective: *objective,
+            incumbent,
+        }),
+        (None, Objective::Min) => Some(Prune {
+            objective: Objective::Min,
+            incumbent: f64::INFINITY,
+        }),
+        (None, _) => None,
+    };
+    let (table, filled) =
+        SocketTable::build_for(costs, counts, prune, Some(root), limits, progress)?;
     let best = match filled {
         Filled::Complete => table.best(root, counts, objective),
         Filled::Stopped(_) => None,
     };
     Ok((best, filled, table.transitions))
+}
+
+/// The least T_min (offset included) over every tree and placement of the request, by the
+/// scalar pass alone ([`MinPass`]; no tree, no T_max): `None` when the request has no tree whose
+/// T_min is at most `incumbent` (+ 1e-6 ns) or the deadline passed. The Pareto pass of
+/// [`optimal`] starts from this value for [`Objective::Min`]; tests compare the two.
+pub fn min_optimum(
+    costs: &TreeCosts,
+    counts: &[u32],
+    root: u32,
+    incumbent: Option<f64>,
+    limits: &Limits,
+    progress: &Progress,
+) -> Result<Option<f64>, SocketDpError> {
+    if counts.get(root as usize).is_none_or(|&c| c == 0) {
+        return Err(SocketDpError::Root {
+            root,
+            counts: counts.to_vec(),
+        });
+    }
+    if counts.len() > MAX_SOCKETS {
+        return Err(SocketDpError::Counts {
+            counts: counts.to_vec(),
+        });
+    }
+    limits.check(&estimate(counts))?;
+    let mut table = SocketTable::shell(costs, counts, None);
+    let states = table.ranges_len();
+    let mut by_size: Vec<usize> = (0..states).collect();
+    let sizes: Vec<usize> = (0..states).map(|i| table.decode(i).iter().sum()).collect();
+    by_size.sort_by_key(|&i| (sizes[i], i));
+    let total: usize = counts.iter().map(|&c| c as usize).sum();
+    let mut pass = MinPass::new(&table, incumbent.unwrap_or(f64::INFINITY)).map_err(|entries| {
+        SocketDpError::Budget(crate::limits::BudgetExceeded {
+            what: "scalar socket-DP table entries".into(),
+            estimate: entries,
+            budget: MAX_FOREST_ENTRIES as u64,
+        })
+    })?;
+    let deadline = limits.deadline();
+    if pass
+        .run(&mut table, &by_size, &sizes, total, &deadline, progress)
+        .is_none()
+    {
+        return Ok(None);
+    }
+    let v: Vec<usize> = counts.iter().map(|&c| c as usize).collect();
+    Ok(table
+        .index(&v)
+        .and_then(|c| pass.tree.get(root as usize).and_then(|t| t.get(c)))
+        .copied()
+        .filter(|t| t.is_finite())
+        .map(|t| t + costs.offset()))
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 //!
 //! Sizes: n ≤ 9 on two sockets and n ≤ 7 on three run by default (debug build, about 20 s on a
 //! busy machine);
-//! `brute_force_two_sockets_up_to_12` and `brute_force_three_sockets_up_to_10` are `#[ignore]`d
+//! `brute_force_two_sockets_up_to_12`, `brute_force_three_sockets_up_to_10` and
+//! `the_scalar_pass_brute_force_two_sockets_up_to_11_three_up_to_8` are `#[ignore]`d
 //! (minutes in a debug build): `cargo test -p modelopt-optimizer --release --test socket_dp --
 //! --ignored`.
 
@@ -402,5 +403,112 @@ proptest! {
         };
         check_pruning_keeps_the_optimum(&c, 6, 2);
         check_pruning_keeps_the_optimum(&c, 5, 3);
+    }
+}
+
+/// The scalar T_min pass (forward and backward) that `socket_dp::optimal` runs under
+/// `Objective::Min`: its least T_min alone (`min_optimum`) equals the brute-force least T_min,
+/// and the whole request (scalar pass, budgets, Pareto pass) returns the brute-force optimum
+/// with its tie score (T_max), with no incumbent, with the optimum itself as incumbent, and
+/// with a loose one, for every split and root socket.
+fn check_scalar_pass(costs: &TreeCosts, max_n: usize, sockets: u32) {
+    let unlimited = Limits {
+        time_limit: None,
+        work_budget: u64::MAX,
+    };
+    let quiet = Progress::none();
+    for n in 2..=max_n {
+        for ((root, counts), wants) in brute_force(costs, n, sockets) {
+            let want = wants[0];
+            let least = socket_dp::min_optimum(costs, &counts, root, None, &unlimited, &quiet)
+                .unwrap()
+                .unwrap();
+            assert!(
+                (least - want.min_ns).abs() < 1e-6,
+                "root {root} {counts:?}: scalar {least} vs brute force {want:?}"
+            );
+            for incumbent in [None, Some(want.min_ns), Some(want.min_ns + 500.0)] {
+                let (found, filled, _) = socket_dp::optimal(
+                    costs,
+                    &counts,
+                    root,
+                    &Objective::Min,
+                    incumbent,
+                    &unlimited,
+                    &quiet,
+                )
+                .unwrap();
+                assert_eq!(filled, Filled::Complete);
+                let got = found.unwrap_or_else(|| {
+                    panic!("root {root} {counts:?} incumbent {incumbent:?}: no tree")
+                });
+                assert!(
+                    (got.cost.min_ns - want.min_ns).abs() < 1e-6
+                        && (got.cost.max_ns - want.max_ns).abs() < 1e-6,
+                    "root {root} {counts:?} incumbent {incumbent:?}: {:?} vs {want:?}",
+                    got.cost
+                );
+                let tree = RootedTree::from_parents(&got.parents).unwrap();
+                let again = costs.evaluate(&tree, &got.sockets).unwrap();
+                assert!((again.min_ns - got.cost.min_ns).abs() < 1e-6);
+                assert!((again.max_ns - got.cost.max_ns).abs() < 1e-6);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_scalar_pass_and_its_budgets_keep_the_min_optimum() {
+    check_scalar_pass(&sandy(), 8, 2);
+    check_scalar_pass(&sandy(), 6, 3);
+}
+
+#[test]
+#[ignore = "a minute in a release build; run with --release -- --ignored"]
+fn the_scalar_pass_brute_force_two_sockets_up_to_11_three_up_to_8() {
+    check_scalar_pass(&sandy(), 11, 2);
+    check_scalar_pass(&sandy(), 8, 3);
+}
+
+#[test]
+fn the_scalar_pass_at_16_threads_on_the_e5_2660_is_the_flat_tree_optimum() {
+    // 8 + 8 threads, root on socket 0: the flat tree of the issue, t_min 577.6 ns. The root's
+    // 7 children on socket 0 and 8 on socket 1 form one group each (§7, a group's term is
+    // 2·R_I + R_L + x + (k − 1)·R_R + its wait x + the waits of the groups above it):
+    // socket 1, 2·70 + 2.3 + 2·94 + 7·35 = 575.3; socket 0, 2·70 + 2.3 + 2·35 + 6·35 + 94
+    // (socket 1's wait) = 516.3. The larger, 575.3, plus the offset R_L = 2.3 is 577.6.
+    let t = socket_dp::min_optimum(
+        &sandy(),
+        &[8, 8],
+        0,
+        None,
+        &Limits::default(),
+        &Progress::none(),
+    )
+    .unwrap()
+    .unwrap();
+    assert!((t - 577.6).abs() < 1e-9, "{t}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+    /// The scalar pass on random machines (R_L < R_R < R_Q, R_I ≤ R_QI).
+    #[test]
+    fn the_scalar_pass_is_exact_on_random_machines(
+        local in 0.5f64..10.0,
+        socket in 10.0f64..80.0,
+        extra_remote in 1.0f64..150.0,
+        memory in 20.0f64..150.0,
+        extra_memory in 0.0f64..100.0,
+    ) {
+        let c = TreeCosts {
+            local,
+            socket,
+            remote: socket + extra_remote,
+            memory,
+            remote_memory: memory + extra_memory,
+        };
+        check_scalar_pass(&c, 6, 2);
+        check_scalar_pass(&c, 5, 3);
     }
 }
