@@ -50,7 +50,9 @@ use crate::limits::{BudgetExceeded, Deadline, Exactness, Limits, Progress, StopR
 use crate::objective::{score_key, Objective};
 use crate::space::{candidates, count, LevelDegrees};
 use crate::WorkEstimate;
-use modelopt_model::{Algorithm, Cost, ModelError, Params, Request, Space, SpaceOptions};
+use modelopt_model::{
+    Algorithm, Cost, DegreeOrdering, ModelError, Params, Request, Space, SpaceOptions,
+};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -629,12 +631,28 @@ fn level_search(
         let covered = frame.covered.saturating_add(level_nodes);
         degrees.push(k);
         run.bounds += 1;
+        let threshold = top.threshold();
         if let Some(bound) = bound_key(&degrees) {
-            if bound > top.threshold() {
+            if bound > threshold {
                 // The bound is non-decreasing in the last degree: the later siblings go too.
                 run.stats.pruned += 1;
                 frame.next = 1;
                 frame.hi = 0;
+                degrees.pop();
+                continue;
+            }
+            // The levels still needed to cover n cost something too: cut this prefix alone
+            // (a larger sibling may need fewer levels) when no completion can enter.
+            if !completion_may_enter(
+                tree,
+                &mut degrees,
+                covered,
+                level_nodes,
+                threshold,
+                &mut |d: &[u32]| bound_key(d),
+                &mut run.bounds,
+            ) {
+                run.stats.pruned += 1;
                 degrees.pop();
                 continue;
             }
@@ -673,6 +691,147 @@ fn level_search(
         stats: run.stats,
         exactness,
     }
+}
+
+/// The longest completion the look-ahead of [`completion_may_enter`] prices; completions with
+/// more levels are bounded by their first `LOOKAHEAD_LEVELS` levels.
+const LOOKAHEAD_LEVELS: usize = 64;
+
+/// Whether some tree extending the partial prefix `degrees` (holding `covered` nodes,
+/// `level_nodes` on its last level) may still score at most `threshold` (a score key).
+///
+/// The completions of a prefix are sorted by how many levels m they add. All completions with
+/// m or more levels start with m levels of degree at least the ordering's floor (1, or the last
+/// degree when non-decreasing), and every completion of exactly m levels is componentwise at
+/// least [`least_completion`]. The bound is non-decreasing in each degree and when a level is
+/// appended (each level costs something), so the prefix bound of those two degree vectors
+/// bounds their completions; m grows until the first vector scores above the threshold (no
+/// completion left) or the second does not (a completion may enter).
+///
+/// `bound` returns the score key of a prefix's bound; `work` counts the bounds computed.
+fn completion_may_enter(
+    tree: &LevelDegrees,
+    degrees: &mut Vec<u32>,
+    covered: u64,
+    level_nodes: u64,
+    threshold: i64,
+    bound: &mut dyn FnMut(&[u32]) -> Option<i64>,
+    work: &mut u64,
+) -> bool {
+    let n = u64::from(tree.threads);
+    let (Some(&last), true) = (degrees.last(), threshold < i64::MAX && covered < n) else {
+        return true;
+    };
+    let missing = n - covered;
+    let len = degrees.len();
+    let floor = match tree.ordering {
+        DegreeOrdering::NonDecreasing => last,
+        _ => 1,
+    };
+    let mut may_enter = true;
+    for m in 1..=LOOKAHEAD_LEVELS {
+        degrees.truncate(len);
+        degrees.resize(len + m, floor);
+        *work += 1;
+        match bound(degrees) {
+            Some(b) if b > threshold => {
+                may_enter = false;
+                break;
+            }
+            Some(_) => {}
+            None => break,
+        }
+        degrees.truncate(len);
+        if least_completion(tree.ordering, last, level_nodes, missing, m, degrees) {
+            *work += 1;
+            match bound(degrees) {
+                Some(b) if b > threshold => {}
+                _ => break,
+            }
+        }
+    }
+    degrees.truncate(len);
+    may_enter
+}
+
+/// Whether `level_nodes` nodes followed by `head` levels of degree `k` and `tail` levels of
+/// degree `w` add at least `missing` nodes (saturating arithmetic, at most 64 levels).
+fn reaches(level_nodes: u64, missing: u64, k: u32, head: usize, w: u32, tail: usize) -> bool {
+    let (mut total, mut nodes) = (0u64, level_nodes);
+    let levels = std::iter::repeat_n(k, head).chain(std::iter::repeat_n(w, tail));
+    for degree in levels {
+        nodes = nodes.saturating_mul(degree.into());
+        total = total.saturating_add(nodes);
+        if total >= missing {
+            return true;
+        }
+    }
+    false
+}
+
+/// The smallest w in `lo..=hi` with `ok(w)`, given `ok(hi)` and `ok` monotone.
+fn smallest(lo: u32, hi: u32, ok: impl Fn(u32) -> bool) -> u32 {
+    let (mut lo, mut hi) = (lo, hi);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if ok(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    hi
+}
+
+/// Push onto `out` the componentwise smallest degrees of m levels that can follow a prefix
+/// ending in degree `last` (with `level_nodes` nodes on its last level) under `ordering` and add
+/// at least `missing` nodes; false (and `out` unchanged) when no such m levels exist.
+///
+/// - Non-increasing (every later degree ≤ `last`): level j (0-based) is at least the smallest w
+///   that covers when the levels before it take their largest degree, `last`, and it and the
+///   levels after it (at most w each) take w.
+/// - Non-decreasing (every later degree ≥ `last`): the first m − 1 levels are at least `last`,
+///   and the last level, the largest, is at least the smallest uniform degree that covers.
+/// - Any: one level must cover alone, ⌈missing / level_nodes⌉; more levels are at least 1 each.
+fn least_completion(
+    ordering: DegreeOrdering,
+    last: u32,
+    level_nodes: u64,
+    missing: u64,
+    m: usize,
+    out: &mut Vec<u32>,
+) -> bool {
+    let alone = u32::try_from(missing.div_ceil(level_nodes.max(1)).max(1)).unwrap_or(u32::MAX);
+    match ordering {
+        DegreeOrdering::NonIncreasing => {
+            if !reaches(level_nodes, missing, last, 0, last, m) {
+                return false;
+            }
+            for j in 0..m {
+                let w = smallest(1, last, |w| {
+                    reaches(level_nodes, missing, last, j, w, m - j)
+                });
+                out.push(w);
+                if w == 1 {
+                    out.resize(out.len() + (m - j - 1), 1);
+                    break;
+                }
+            }
+        }
+        DegreeOrdering::NonDecreasing => {
+            let uniform = smallest(1, alone, |w| reaches(level_nodes, missing, w, 0, w, m));
+            out.resize(out.len() + (m - 1), last);
+            out.push(uniform.max(last));
+        }
+        DegreeOrdering::Any => {
+            if m == 1 {
+                out.push(alone);
+            } else {
+                out.resize(out.len() + m, 1);
+            }
+        }
+    }
+    true
 }
 
 /// The same ranking by plain sequential enumeration of the whole space, without pruning,
