@@ -606,8 +606,18 @@ fn level_search(
             }
         }
         let (lo, hi) = fixed.restrict(degrees.len(), c.lo, c.hi);
+        let next = first_open_child(
+            tree,
+            degrees,
+            covered,
+            level_nodes,
+            (lo, hi),
+            top.threshold(),
+            &mut |d: &[u32]| bound_key(d),
+            run,
+        );
         Frame {
-            next: lo,
+            next,
             hi,
             covered,
             level_nodes,
@@ -693,6 +703,72 @@ fn level_search(
     }
 }
 
+/// The smallest partial child degree of a prefix worth opening, under a non-increasing
+/// ordering: the children `lo..=hi` with few nodes need many more levels, so they are cut
+/// together (counted as one prune).
+///
+/// A child P+[k] still needs at least `levels_needed(k)` levels, each of degree at most k, and
+/// that count is non-increasing in k. So every tree below a child k' ≤ k starts with P followed
+/// by 1 + `levels_needed(k)` levels of degree at least 1, and when the bound of that vector
+/// scores above `threshold` every child up to k is cut. The test is monotone in k: a binary
+/// search finds the largest such k. Other orderings return `lo`.
+#[allow(clippy::too_many_arguments)]
+fn first_open_child(
+    tree: &LevelDegrees,
+    degrees: &mut Vec<u32>,
+    covered: u64,
+    level_nodes: u64,
+    (lo, hi): (u32, u32),
+    threshold: i64,
+    bound: &mut dyn FnMut(&[u32]) -> Option<i64>,
+    run: &mut Run<'_>,
+) -> u32 {
+    let n = u64::from(tree.threads);
+    if tree.ordering != DegreeOrdering::NonIncreasing || threshold == i64::MAX || lo > hi {
+        return lo;
+    }
+    let len = degrees.len();
+    // Levels a child of degree k still needs after itself (at least 1, at most the cap).
+    let levels_needed = |k: u32| {
+        let child_nodes = level_nodes.saturating_mul(k.into());
+        let missing = n.saturating_sub(covered.saturating_add(child_nodes));
+        let (mut total, mut nodes, mut m) = (0u64, child_nodes, 1usize);
+        while m < LOOKAHEAD_LEVELS {
+            nodes = nodes.saturating_mul(k.into());
+            total = total.saturating_add(nodes);
+            if total >= missing {
+                break;
+            }
+            m += 1;
+        }
+        m
+    };
+    let mut cut_up_to = |k: u32, run: &mut Run<'_>| {
+        degrees.truncate(len);
+        degrees.resize(len + 1 + levels_needed(k), 1);
+        run.bounds += 1;
+        let cut = bound(degrees).is_some_and(|b| b > threshold);
+        degrees.truncate(len);
+        cut
+    };
+    if !cut_up_to(lo, run) {
+        return lo;
+    }
+    // cut_up_to(a) holds, and cut_up_to(b + 1) does not or b = hi.
+    let (mut a, mut b) = (lo, hi);
+    while a < b {
+        let mid = a + (b - a).div_ceil(2);
+        if cut_up_to(mid, run) {
+            a = mid;
+        } else {
+            b = mid - 1;
+        }
+    }
+    run.stats.pruned += 1;
+    // a ≤ hi < u32::MAX (hi is below the complete degree).
+    a + 1
+}
+
 /// The longest completion the look-ahead of [`completion_may_enter`] prices; completions with
 /// more levels are bounded by their first `LOOKAHEAD_LEVELS` levels.
 const LOOKAHEAD_LEVELS: usize = 64;
@@ -728,8 +804,25 @@ fn completion_may_enter(
         DegreeOrdering::NonDecreasing => last,
         _ => 1,
     };
+    // Fewer levels than m_min cannot cover n under a non-increasing ordering (every later degree
+    // at most `last`): the completions start at m_min levels.
+    let first = match tree.ordering {
+        DegreeOrdering::NonIncreasing => {
+            let (mut total, mut nodes, mut m) = (0u64, level_nodes, 1);
+            while m < LOOKAHEAD_LEVELS {
+                nodes = nodes.saturating_mul(last.into());
+                total = total.saturating_add(nodes);
+                if total >= missing {
+                    break;
+                }
+                m += 1;
+            }
+            m
+        }
+        _ => 1,
+    };
     let mut may_enter = true;
-    for m in 1..=LOOKAHEAD_LEVELS {
+    for m in first..=LOOKAHEAD_LEVELS {
         degrees.truncate(len);
         degrees.resize(len + m, floor);
         *work += 1;
@@ -742,7 +835,25 @@ fn completion_may_enter(
             None => break,
         }
         degrees.truncate(len);
-        if least_completion(tree.ordering, last, level_nodes, missing, m, degrees) {
+        if tree.ordering == DegreeOrdering::NonIncreasing {
+            // One vector per first degree v: the least completion given v is much tighter
+            // than one for every v at once (v bounds the later degrees from above).
+            // m ≥ the levels `last` needs: `last` repeated m times covers.
+            let v = smallest(1, last, |v| reaches(level_nodes, missing, v, 0, v, m));
+            let mut enters = false;
+            for first_degree in v..=last {
+                degrees.truncate(len);
+                least_completion_from(first_degree, level_nodes, missing, m, degrees);
+                *work += 1;
+                if bound(degrees).is_none_or(|b| b <= threshold) {
+                    enters = true;
+                    break;
+                }
+            }
+            if enters {
+                break;
+            }
+        } else if least_completion(tree.ordering, last, level_nodes, missing, m, degrees) {
             *work += 1;
             match bound(degrees) {
                 Some(b) if b > threshold => {}
@@ -752,6 +863,27 @@ fn completion_may_enter(
     }
     degrees.truncate(len);
     may_enter
+}
+
+/// Push onto `out` the componentwise smallest degrees of m non-increasing levels whose first
+/// degree is `first` (so every later one is at most `first`) and that add at least `missing`
+/// nodes below `level_nodes`, given that `first` repeated m times covers. Level j ≥ 1 is at
+/// least the smallest w that covers when the levels before it take their largest degree,
+/// `first`, and it and the levels after it take w; that w is non-increasing in j.
+fn least_completion_from(first: u32, level_nodes: u64, missing: u64, m: usize, out: &mut Vec<u32>) {
+    out.push(first);
+    // The j levels before level j, all of degree `first`: their last level's nodes and total.
+    let mut head_nodes = level_nodes.saturating_mul(first.into());
+    let mut head_total = head_nodes;
+    let mut w = first;
+    for j in 1..m {
+        let need = missing.saturating_sub(head_total);
+        // w_{j−1} covers here too (the level before is now `first` ≥ w_{j−1}).
+        w = smallest(1, w, |x| reaches(head_nodes, need, x, 0, x, m - j));
+        out.push(w);
+        head_nodes = head_nodes.saturating_mul(first.into());
+        head_total = head_total.saturating_add(head_nodes);
+    }
 }
 
 /// Whether `level_nodes` nodes followed by `head` levels of degree `k` and `tail` levels of
@@ -807,10 +939,13 @@ fn least_completion(
             if !reaches(level_nodes, missing, last, 0, last, m) {
                 return false;
             }
+            // w_j is non-increasing in j (the levels before it are larger): step down from
+            // w_{j−1}, usually by at most one.
+            let mut w = last;
             for j in 0..m {
-                let w = smallest(1, last, |w| {
-                    reaches(level_nodes, missing, last, j, w, m - j)
-                });
+                while w > 1 && reaches(level_nodes, missing, last, j, w - 1, m - j) {
+                    w -= 1;
+                }
                 out.push(w);
                 if w == 1 {
                     out.resize(out.len() + (m - j - 1), 1);
