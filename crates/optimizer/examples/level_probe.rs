@@ -17,6 +17,7 @@ fn main() {
     }
     options.limits.time_limit = Some(Duration::from_secs(10));
     let algorithms = phi.algorithms_for(coll);
+    let _ = rank(algorithms[0].as_ref(), &request, &options).unwrap();
     let t = Instant::now();
     let r = rank(algorithms[0].as_ref(), &request, &options).unwrap();
     println!(

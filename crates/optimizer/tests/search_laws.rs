@@ -155,6 +155,26 @@ proptest! {
         }
     }
 
+    /// What the look-ahead of the level-degree search relies on (issue 8, item 5): the prefix
+    /// bound of both tree families is non-decreasing in each degree and when a level is
+    /// appended, under every objective.
+    #[test]
+    fn prefix_bound_grows_with_each_degree_and_each_level(m in params_strategy(), which in 0usize..2, obj in 0usize..3, prefix in proptest::collection::vec(1u32..50, 1..6), at in 0usize..6, extra in 1u32..50) {
+        let objective = [Objective::Min, Objective::Max, Objective::Blend(0.5)][obj];
+        let algorithm: Box<dyn Algorithm> = if which == 0 { Box::new(SmallTreeBroadcast(&m)) } else { Box::new(SmallTreeReduce(&m)) };
+        let collective = if which == 0 { Collective::Bcast } else { Collective::Reduce };
+        let request = Request::new(collective, 1000).unwrap();
+        let score = |d: &[u32]| objective.score(&algorithm.tree_prefix_bound(&request, d).unwrap(), request.metric()).unwrap();
+        let base = score(&prefix);
+        let mut larger = prefix.clone();
+        let i = at % prefix.len();
+        larger[i] += extra;
+        prop_assert!(score(&larger) >= base, "{larger:?} below {prefix:?}");
+        let mut longer = prefix.clone();
+        longer.push(extra);
+        prop_assert!(score(&longer) >= base, "{longer:?} below {prefix:?}");
+    }
+
     #[test]
     fn branch_and_bound_equals_naive_enumeration(m in params_strategy(), n in 2u32..=120, ord in 0usize..3, obj in 0usize..3) {
         let objective = [Objective::Min, Objective::Max, Objective::Blend(0.3)][obj];

@@ -214,3 +214,85 @@ fn an_algorithm_filter_keeps_only_its_rows() {
     assert!(rows.iter().all(|r| r.algorithm != "small-tree"));
     assert_eq!(rows.iter().filter(|r| r.winner).count(), 5);
 }
+
+/// Issue 8, item 5: the level-degree search's look-ahead cuts (least completions, children cut
+/// together) only ever drop trees that cannot win, so every row of a sweep is the optimum of the
+/// plain enumeration of the whole space (`rank_naive`: no bound, no incumbent, no look-ahead),
+/// parameters and costs included, for the broadcast and the reduction at every thread count.
+#[test]
+fn level_degree_sweep_rows_equal_the_naive_enumeration() {
+    let phi = load("xeon-phi");
+    let threads: Vec<u32> = (2..=160).chain([255, 256, 500, 1000]).collect();
+    for collective in [Collective::Bcast, Collective::Reduce] {
+        let mut sweep = Sweep::new(vec![&phi], vec![collective], threads.clone()).unwrap();
+        sweep.extrapolate = true;
+        let rows = rows_of(&sweep);
+        assert_eq!(rows.len(), threads.len());
+        let algorithms = phi.algorithms_for(collective);
+        let tree = algorithms
+            .iter()
+            .find(|a| a.name() == "small-tree")
+            .unwrap();
+        let options = SearchOptions::new(Objective::Min, 1);
+        for row in &rows {
+            let request = Request::new(collective, row.threads).unwrap();
+            let naive = modelopt_optimizer::rank_naive(tree.as_ref(), &request, &options).unwrap();
+            let best = &naive.best[0];
+            assert_eq!(
+                row.params, best.params,
+                "{collective} at {} threads",
+                row.threads
+            );
+            assert_eq!(
+                row.score, best.score,
+                "{collective} at {} threads",
+                row.threads
+            );
+        }
+    }
+}
+
+/// The long level-degree sweep gives the same rows with one worker and with two, chunked
+/// differently, and each row's tree is a member of the space (a minimal cover of n).
+///
+/// The optimum at 3,000 threads by hand: seed 000's level cost (Eq. 4.7) for E buffers on the
+/// Xeon Phi is `2 R_I + 2 R_L + b + k (c + R_R)` = 893.1 + 292 k ns (Tables 1.5b and 3.2), so a
+/// tree of depth d with Σ k_i = K costs R_I + 893.1 d + 292 K (its max likewise depends only on
+/// d and K). (5,5,5,5,4) covers 1 + 5 + 25 + 125 + 625 + 2500 = 3281 ≥ 3000: 277.7 + 4465.5 +
+/// 7008 = 11,751.2 ns. No depth does better: d = 4 would need K ≤ 27 but (7,7,7,7) covers only
+/// 2801, so K ≥ 29; d = 5 with K ≤ 23 covers at most (5,5,5,4,4) = 2656; d = 6 needs K ≤ 20,
+/// whose best cover (4,4,4,3,3,2) holds 2005; d = 7 needs K ≤ 17 (at most 850 nodes). (6,5,5,4,4)
+/// ties at K = 24 and loses on the parameters' order.
+#[test]
+fn long_level_degree_sweep_is_the_same_with_one_and_two_workers() {
+    let phi = load("xeon-phi");
+    let mut sweep = Sweep::new(vec![&phi], vec![Collective::Bcast], (2..=3000).collect()).unwrap();
+    sweep.extrapolate = true;
+    let run = |threads: usize, chunk: usize| {
+        let mut s = sweep.clone();
+        s.chunk = chunk;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| rows_of(&s))
+    };
+    let one = run(1, 16);
+    let two = run(2, 37);
+    assert_eq!(one, two);
+    assert_eq!(one.len(), 2999);
+    for row in &one {
+        let Params::Tree { degrees, .. } = &row.params else {
+            panic!("not a tree: {}", row.params);
+        };
+        let space = modelopt_optimizer::space::LevelDegrees {
+            threads: row.threads,
+            ordering: modelopt_model::DegreeOrdering::NonIncreasing,
+        };
+        assert!(space.contains(degrees), "{} at {}", row.params, row.threads);
+    }
+    let last = one.last().unwrap();
+    assert_eq!(last.threads, 3000);
+    assert_eq!(last.params.to_string(), "d=5 k=(5,5,5,5,4)");
+    assert!((last.t_min_ns - 11_751.2).abs() < 1e-6, "{}", last.t_min_ns);
+}
