@@ -126,9 +126,6 @@ pub enum ModelError {
         /// Why, with the seed's words where it gives them.
         why: String,
     },
-    /// The request cannot be served by this model, for a reason no other variant names.
-    #[error("{0}")]
-    Unsupported(String),
     /// The configuration is well defined, but outside the domain where the model's source
     /// validates it (e.g. more concurrent readers of one buffer than the contention-free model
     /// covers). A search skips it like an infeasible configuration: its price would be a number

@@ -125,6 +125,13 @@ pub enum SearchError {
     /// The rows to keep could exceed the ranking's memory limit.
     #[error(transparent)]
     Rows(#[from] crate::limits::RowsExceeded),
+    /// The algorithm's space is of a kind this search cannot list (a defect of the pairing
+    /// of algorithm and search, never of the input).
+    #[error("the optimizer cannot enumerate the space of `{algorithm}`")]
+    NotEnumerable {
+        /// The algorithm.
+        algorithm: String,
+    },
 }
 
 impl From<crate::rooted_trees::TreeSearchError> for SearchError {
@@ -408,11 +415,8 @@ pub fn rank_until(
             algorithm, request, options, trees,
         )?),
         other => {
-            let list = candidates(other).ok_or_else(|| {
-                ModelError::Unsupported(format!(
-                    "the optimizer cannot enumerate the space of `{}`",
-                    algorithm.name()
-                ))
+            let list = candidates(other).ok_or_else(|| SearchError::NotEnumerable {
+                algorithm: algorithm.name().into(),
             })?;
             options.limits.check(&estimate)?;
             progress.begin(
@@ -1027,11 +1031,8 @@ pub fn rank_naive(
             });
         }
         other => {
-            let list = candidates(other).ok_or_else(|| {
-                ModelError::Unsupported(format!(
-                    "the optimizer cannot enumerate the space of `{}`",
-                    algorithm.name()
-                ))
+            let list = candidates(other).ok_or_else(|| SearchError::NotEnumerable {
+                algorithm: algorithm.name().into(),
             })?;
             for params in list {
                 if let Some(s) = run.price(algorithm, request, options, params) {
