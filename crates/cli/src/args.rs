@@ -109,7 +109,7 @@ pub struct TreeFlags {
     pub root: Option<u32>,
     /// Rooted-tree search (cla-tree): auto, exhaustive or dp.
     #[arg(long = "search", default_value = "auto")]
-    pub tree_search: modelopt_model::TreeSearch,
+    pub tree_search: modelopt_optimizer::rooted_trees::TreeSearch,
     /// Where the threads of a rooted-tree broadcast run: by-thread-id (the machine's order,
     /// socket by socket) or optimal (the search also chooses how many threads each socket runs).
     #[arg(long, default_value = "by-thread-id")]

@@ -105,33 +105,6 @@ pub fn ceil_log(base: u64, n: u64) -> u32 {
     r
 }
 
-/// How the optimizer searches the rooted trees.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TreeSearch {
-    /// Exhaustive when the space is small enough, the dynamic program otherwise (default).
-    #[default]
-    Auto,
-    /// Every rooted tree (Beyer–Hedetniemi level sequences), each with its best placement.
-    Exhaustive,
-    /// The exact dynamic program over Eq. (2).
-    Dp,
-}
-
-impl std::str::FromStr for TreeSearch {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "auto" => Ok(TreeSearch::Auto),
-            "exhaustive" => Ok(TreeSearch::Exhaustive),
-            "dp" => Ok(TreeSearch::Dp),
-            _ => Err(format!(
-                "unknown tree search `{s}` (expected auto, exhaustive or dp)"
-            )),
-        }
-    }
-}
-
 /// Where the threads of a rooted-tree broadcast run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -175,8 +148,6 @@ pub struct SpaceOptions {
     pub rounds: RoundsRule,
     /// The thread at the root of rooted-tree spaces (default: the algorithm's, thread 0).
     pub root: Option<u32>,
-    /// How rooted-tree spaces are searched.
-    pub tree_search: TreeSearch,
     /// Where the threads of rooted-tree spaces run (`--placement`).
     pub placement: ThreadPlacement,
 }

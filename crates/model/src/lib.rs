@@ -46,7 +46,7 @@ pub mod tree;
 
 pub use algorithm::{
     Algorithm, DegreeOrdering, IntRange, RoundsRule, Space, SpaceOptions, Term, ThreadPlacement,
-    TreeSearch, ValueList,
+    ValueList,
 };
 pub use error::{ModelError, SpecError};
 pub use machine::Machine;

@@ -8,8 +8,9 @@
 //! RAYON_NUM_THREADS=1 cargo bench -p modelopt-optimizer --bench socket_dp -- --warm-up-time 1 --measurement-time 3
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeCosts, TreeSearch};
+use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeCosts};
 use modelopt_optimizer::rooted_trees;
+use modelopt_optimizer::rooted_trees::TreeSearch;
 use modelopt_optimizer::Objective;
 
 fn sandy() -> TreeCosts {
@@ -23,7 +24,7 @@ fn sandy() -> TreeCosts {
     }
 }
 
-fn space(counts: &[u32], search: TreeSearch) -> RootedTreeSpace {
+fn space(counts: &[u32]) -> RootedTreeSpace {
     let mut thread_sockets = Vec::new();
     for (s, &c) in counts.iter().enumerate() {
         thread_sockets.extend(std::iter::repeat_n(s as u32, c as usize));
@@ -33,7 +34,6 @@ fn space(counts: &[u32], search: TreeSearch) -> RootedTreeSpace {
         thread_sockets,
         root_thread: 0,
         costs: sandy(),
-        search,
         capacity: None,
     }
 }
@@ -50,7 +50,7 @@ fn socket_dp(c: &mut Criterion) {
         vec![6, 6, 6, 6],
     ] {
         let label = format!("{}x{}", counts.len(), counts[0]);
-        let s = space(&counts, TreeSearch::Dp);
+        let s = space(&counts);
         g.bench_with_input(BenchmarkId::from_parameter(label), &s, |b, s| {
             b.iter(|| rooted_trees::optimal(s, TreeSearch::Dp, &Objective::Min).map(|t| t.cost))
         });
@@ -64,7 +64,7 @@ fn exhaustive_vs_dp(c: &mut Criterion) {
     for counts in [vec![6u32, 6], vec![8, 8]] {
         let label = format!("{}x{}", counts.len(), counts[0]);
         for method in [TreeSearch::Exhaustive, TreeSearch::Dp] {
-            let s = space(&counts, method);
+            let s = space(&counts);
             g.bench_with_input(BenchmarkId::new(method.to_string(), &label), &s, |b, s| {
                 b.iter(|| rooted_trees::optimal(s, method, &Objective::Min).map(|t| t.cost))
             });

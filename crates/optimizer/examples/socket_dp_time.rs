@@ -1,8 +1,9 @@
 //! One-off timing of the exact two-or-more-socket tree search at sizes too slow for criterion's
 //! ten samples (docs/perf.md): `cargo run --release -p modelopt-optimizer --example
 //! socket_dp_time -- 64 64` (threads per socket; the root on socket 0; E5-2660 costs).
-use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeCosts, TreeSearch};
+use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeCosts};
 use modelopt_optimizer::rooted_trees;
+use modelopt_optimizer::rooted_trees::TreeSearch;
 use modelopt_optimizer::Objective;
 fn main() {
     let counts: Vec<u32> = std::env::args()
@@ -24,7 +25,6 @@ fn main() {
             memory: 70.0,
             remote_memory: 107.0,
         },
-        search: TreeSearch::Dp,
         capacity: None,
     };
     let t0 = std::time::Instant::now();

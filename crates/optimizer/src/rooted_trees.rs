@@ -37,7 +37,7 @@ use crate::parallel;
 use crate::placement::{self, Placement};
 use crate::search::{Ranked, Scored, SearchOptions, SearchStats};
 use crate::socket_dp;
-use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeSearch};
+use modelopt_model::ccnuma::bcast::RootedTreeSpace;
 use modelopt_model::tree::{LevelCost, LevelTable, RootedTree, Scratch};
 use modelopt_model::{Algorithm, Cost, ModelError, Request};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
@@ -49,6 +49,44 @@ pub const AUTO_EXHAUSTIVE_ONE_SOCKET: u32 = 20;
 pub const AUTO_EXHAUSTIVE_SOCKETS: u32 = 18;
 /// Largest n [`exhaustive`] accepts (levels are stored in bytes; the count would be absurd).
 pub const EXHAUSTIVE_LIMIT: u32 = 32;
+
+/// How the optimizer searches the rooted trees (`--search`): a search strategy, so it belongs to
+/// the optimizer and travels in [`SearchOptions::tree_search`], not in the model's space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TreeSearch {
+    /// Exhaustive when the space is small enough, the dynamic program otherwise (default).
+    #[default]
+    Auto,
+    /// Every rooted tree (Beyer–Hedetniemi level sequences), each with its best placement.
+    Exhaustive,
+    /// The exact dynamic program over Eq. (2).
+    Dp,
+}
+
+impl std::str::FromStr for TreeSearch {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "auto" => Ok(TreeSearch::Auto),
+            "exhaustive" => Ok(TreeSearch::Exhaustive),
+            "dp" => Ok(TreeSearch::Dp),
+            _ => Err(format!(
+                "unknown tree search `{s}` (expected auto, exhaustive or dp)"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for TreeSearch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TreeSearch::Auto => "auto",
+            TreeSearch::Exhaustive => "exhaustive",
+            TreeSearch::Dp => "dp",
+        })
+    }
+}
 
 /// Why a rooted-tree search returned no tree. A search that is stopped by a time limit, or whose
 /// exact method is over the work budget, still returns its best tree marked
@@ -972,7 +1010,6 @@ fn fixed_split(space: &RootedTreeSpace, counts: &[u32]) -> RootedTreeSpace {
         thread_sockets,
         root_thread,
         costs: space.costs,
-        search: space.search,
         capacity: None,
     }
 }
@@ -1316,7 +1353,13 @@ pub fn rank_rooted_trees_with(
     limits: &Limits,
     progress: &Progress,
 ) -> Result<Ranked, TreeSearchError> {
-    let found = optimal_with(space, space.search, &options.objective, limits, progress)?;
+    let found = optimal_with(
+        space,
+        options.tree_search,
+        &options.objective,
+        limits,
+        progress,
+    )?;
     let tree = found.tree()?;
     let params = space.assign_threads(&tree, &found.sockets)?;
     let cost = algorithm.cost(request, &params)?;
@@ -1452,7 +1495,6 @@ mod tests {
             thread_sockets: (0..n).map(|i| u32::from(i >= per_socket)).collect(),
             root_thread: 0,
             costs: sandy(),
-            search: TreeSearch::Dp,
             capacity: None,
         }
     }

@@ -80,6 +80,8 @@ pub struct SearchOptions {
     pub top: usize,
     /// Shape of the spaces (tree ordering, rounds rule).
     pub space: SpaceOptions,
+    /// How rooted-tree spaces are searched (`--search`).
+    pub tree_search: crate::rooted_trees::TreeSearch,
     /// Parameters pinned to a value (`--fix k=7`).
     pub fixed: Vec<(String, i64)>,
     /// Time limit and work budget.

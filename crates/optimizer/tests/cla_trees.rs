@@ -1,11 +1,12 @@
 //! Rooted-tree search and socket placement for the one-line broadcast (issue 3): the exact
 //! dynamic programs and the MILP agree with exhaustive enumeration.
 
-use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeCosts, TreeSearch};
+use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeCosts};
 use modelopt_model::ccnuma::tree::RootedTree;
 use modelopt_model::{machine, Collective, Params, Request};
 use modelopt_optimizer::objective::score_key;
 use modelopt_optimizer::placement;
+use modelopt_optimizer::rooted_trees::TreeSearch;
 use modelopt_optimizer::rooted_trees::{self, LevelSequences};
 use modelopt_optimizer::Objective;
 use proptest::prelude::*;
@@ -144,7 +145,6 @@ fn tree_and_placement_search_equals_brute_force() {
                 thread_sockets,
                 root_thread: 0,
                 costs: c,
-                search: TreeSearch::Exhaustive,
                 capacity: None,
             };
             let found =

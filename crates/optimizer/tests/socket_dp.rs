@@ -9,10 +9,11 @@
 //! (minutes in a debug build): `cargo test -p modelopt-optimizer --release --test socket_dp --
 //! --ignored`.
 
-use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeCosts, TreeSearch};
+use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeCosts};
 use modelopt_model::ccnuma::tree::RootedTree;
 use modelopt_model::Cost;
 use modelopt_optimizer::limits::{Limits, Progress, StopReason};
+use modelopt_optimizer::rooted_trees::TreeSearch;
 use modelopt_optimizer::rooted_trees::{self, LevelSequences};
 use modelopt_optimizer::socket_dp::{self, Filled, SocketTable};
 use modelopt_optimizer::{Exactness, Objective};
@@ -168,7 +169,7 @@ proptest! {
     }
 }
 
-fn space(counts: &[u32], root_socket: u32, search: TreeSearch) -> RootedTreeSpace {
+fn space(counts: &[u32], root_socket: u32) -> RootedTreeSpace {
     let mut thread_sockets = Vec::new();
     for (s, &c) in counts.iter().enumerate() {
         thread_sockets.extend(std::iter::repeat_n(s as u32, c as usize));
@@ -182,7 +183,6 @@ fn space(counts: &[u32], root_socket: u32, search: TreeSearch) -> RootedTreeSpac
         thread_sockets,
         root_thread,
         costs: sandy(),
-        search,
         capacity: None,
     }
 }
@@ -195,24 +195,15 @@ fn sixteen_threads_on_the_e5_2660_is_the_flat_tree() {
     // remote group: arrival 70 + R_Q + R_L = 166.3, + R_I + 7 R_R = 481.3. Waits in ascending
     // socket order: W_0 = 387.3 + R_R = 422.3; W_1 = max(422.3, 481.3) + R_Q = 575.3; plus the
     // root's read of its own buffer R_L = 2.3: T_min = 577.6 ns.
-    let found = rooted_trees::optimal(
-        &space(&[8, 8], 0, TreeSearch::Dp),
-        TreeSearch::Dp,
-        &Objective::Min,
-    )
-    .unwrap();
+    let found = rooted_trees::optimal(&space(&[8, 8], 0), TreeSearch::Dp, &Objective::Min).unwrap();
     assert!((found.cost.min_ns - 577.6).abs() < 1e-9, "{:?}", found.cost);
     assert!(found.exact());
     assert_eq!(found.exactness, Exactness::Exact);
     let mut flat = vec![1u32; 16];
     flat[0] = 0;
     assert_eq!(found.levels, flat);
-    let e = rooted_trees::optimal(
-        &space(&[8, 8], 0, TreeSearch::Exhaustive),
-        TreeSearch::Exhaustive,
-        &Objective::Min,
-    )
-    .unwrap();
+    let e =
+        rooted_trees::optimal(&space(&[8, 8], 0), TreeSearch::Exhaustive, &Objective::Min).unwrap();
     assert!((e.cost.min_ns - found.cost.min_ns).abs() < 1e-6);
     assert!((e.cost.max_ns - found.cost.max_ns).abs() < 1e-6);
 }
@@ -225,14 +216,10 @@ fn dp_equals_exhaustive_search_on_the_e5_2660_split() {
         let counts = if n <= 8 { vec![n] } else { vec![8, n - 8] };
         for root in 0..counts.len() as u32 {
             for objective in [Objective::Min, Objective::Max] {
-                let d = rooted_trees::optimal(
-                    &space(&counts, root, TreeSearch::Dp),
-                    TreeSearch::Dp,
-                    &objective,
-                )
-                .unwrap();
+                let d = rooted_trees::optimal(&space(&counts, root), TreeSearch::Dp, &objective)
+                    .unwrap();
                 let e = rooted_trees::optimal(
-                    &space(&counts, root, TreeSearch::Exhaustive),
+                    &space(&counts, root),
                     TreeSearch::Exhaustive,
                     &objective,
                 )
@@ -275,7 +262,7 @@ fn a_time_limit_returns_the_best_found_with_a_certified_gap() {
         work_budget: u64::MAX,
     };
     let found = rooted_trees::optimal_with(
-        &space(&[8, 8], 0, TreeSearch::Dp),
+        &space(&[8, 8], 0),
         TreeSearch::Dp,
         &Objective::Min,
         &limits,
@@ -318,9 +305,9 @@ fn a_free_split_is_the_best_of_every_split() {
     // DP reads every split from one table; it must equal the best exhaustive search over the
     // splits taken one by one, and never be worse than the split by thread id (4 + rest).
     for n in 2..=8u32 {
-        let mut free = space(&[n.min(4), n.saturating_sub(4)], 0, TreeSearch::Dp);
+        let mut free = space(&[n.min(4), n.saturating_sub(4)], 0);
         if n <= 4 {
-            free = space(&[n], 0, TreeSearch::Dp);
+            free = space(&[n], 0);
         }
         free.capacity = Some(vec![4, 4]);
         let d = rooted_trees::optimal(&free, TreeSearch::Dp, &Objective::Min).unwrap();
@@ -334,7 +321,7 @@ fn a_free_split_is_the_best_of_every_split() {
             "n {n}: {d:?} {e:?}"
         );
         let by_id = rooted_trees::optimal(
-            &space(&[n.min(4), n.saturating_sub(4)], 0, TreeSearch::Dp),
+            &space(&[n.min(4), n.saturating_sub(4)], 0),
             TreeSearch::Dp,
             &Objective::Min,
         )

@@ -8,7 +8,7 @@
 //! exact dynamic program) and places it on the sockets; [`Algorithm::cost`] prices one
 //! [`Params::RootedTree`] with the closed form of [`super::bcast`].
 
-use super::bcast::{RootedTreeSpace, TreeSearch};
+use super::bcast::RootedTreeSpace;
 use super::Ccnuma;
 use crate::algorithm::{Algorithm, Space, SpaceOptions, Term, ThreadPlacement};
 use crate::error::ModelError;
@@ -25,17 +25,15 @@ pub fn all(model: &Ccnuma) -> Vec<Box<dyn Algorithm + '_>> {
 pub struct ClaTreeBroadcast<'a> {
     model: &'a Ccnuma,
     root: u32,
-    search: TreeSearch,
     placement: ThreadPlacement,
 }
 
 impl<'a> ClaTreeBroadcast<'a> {
-    /// Rooted at thread 0, searched by [`TreeSearch::Auto`].
+    /// Rooted at thread 0, threads placed by thread id.
     pub fn new(model: &'a Ccnuma) -> Self {
         ClaTreeBroadcast {
             model,
             root: 0,
-            search: TreeSearch::Auto,
             placement: ThreadPlacement::ByThreadId,
         }
     }
@@ -43,12 +41,6 @@ impl<'a> ClaTreeBroadcast<'a> {
     /// The same algorithm rooted at another thread (`--root R`).
     pub fn with_root(mut self, root: u32) -> Self {
         self.root = root;
-        self
-    }
-
-    /// The same algorithm with another search method (`--search exhaustive|dp`).
-    pub fn with_search(mut self, search: TreeSearch) -> Self {
-        self.search = search;
         self
     }
 
@@ -79,7 +71,6 @@ impl<'a> ClaTreeBroadcast<'a> {
             thread_sockets: self.model.topology.sockets_of(request.threads()),
             root_thread: self.root,
             costs: self.model.tree_costs(),
-            search: self.search,
             capacity: match self.placement {
                 ThreadPlacement::ByThreadId => None,
                 ThreadPlacement::Optimal => Some(socket_capacity(self.model, request.threads())),
@@ -161,10 +152,9 @@ impl Algorithm for ClaTreeBroadcast<'_> {
         "one-line broadcast over any rooted tree placed on the sockets (seed 001, Fig. 1, Eq. 2)"
     }
     fn space(&self, request: &Request, options: &SpaceOptions) -> Result<Space, ModelError> {
-        // The request's options (`--root`, `--search`) override the algorithm's defaults.
+        // The request's options (`--root`, `--placement`) override the algorithm's defaults.
         let configured = ClaTreeBroadcast {
             root: options.root.unwrap_or(self.root),
-            search: options.tree_search,
             placement: options.placement,
             ..*self
         };

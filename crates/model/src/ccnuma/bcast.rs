@@ -275,18 +275,6 @@ impl crate::tree::LevelCost for TreeCosts {
     }
 }
 
-pub use crate::algorithm::TreeSearch;
-
-impl std::fmt::Display for TreeSearch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            TreeSearch::Auto => "auto",
-            TreeSearch::Exhaustive => "exhaustive",
-            TreeSearch::Dp => "dp",
-        })
-    }
-}
-
 /// The space of rooted trees with socket placements for one request (seed 001 §4).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RootedTreeSpace {
@@ -298,8 +286,6 @@ pub struct RootedTreeSpace {
     pub root_thread: u32,
     /// Cost constants of Eq. (2).
     pub costs: TreeCosts,
-    /// How to search.
-    pub search: TreeSearch,
     /// When the search may choose how many threads run on each socket
     /// ([`crate::ThreadPlacement::Optimal`]): how many each socket can hold. `None`: the split
     /// of `thread_sockets`.
