@@ -304,7 +304,7 @@ pub fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
         .map_err(|_| format!("`{}` is not a number of seconds", crate::job::clip(s)))?;
     if !(v > 0.0 && v <= 604_800.0) {
         return Err(format!(
-            "{} s: give a time between 0 and 604800 s (a week)",
+            "{} s: give a time above 0 and at most 604800 s (a week)",
             crate::job::compact(v)
         ));
     }

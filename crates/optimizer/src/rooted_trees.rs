@@ -880,6 +880,18 @@ fn free_split(
     let mut results: Vec<TreeOptimum> = Vec::new();
     match method {
         TreeSearch::Exhaustive => {
+            // Every split is searched: their sizes add up, and the sum is what the budget sees
+            // (each split alone may fit while all of them do not).
+            let total = splits.iter().fold(0u64, |acc, counts| {
+                acc.saturating_add(exhaustive_placed_estimate(counts, root_socket).units)
+            });
+            ctl.limits.check(&WorkEstimate {
+                what: format!(
+                    "rooted trees × placements over {} splits of the threads",
+                    splits.len()
+                ),
+                units: total,
+            })?;
             for counts in &splits {
                 let fixed = fixed_split(space, counts);
                 results.push(optimal_in(&fixed, method, objective, ctl)?);
@@ -1212,6 +1224,16 @@ fn placements_per_tree(counts: &[u32], root_socket: u32) -> u64 {
     total as u64
 }
 
+/// The size of [`exhaustive_placed`] for these counts: every rooted tree times the placements
+/// of each ([`placements_per_tree`]), saturating.
+fn exhaustive_placed_estimate(counts: &[u32], root_socket: u32) -> WorkEstimate {
+    let n: usize = counts.iter().map(|&c| c as usize).sum();
+    WorkEstimate {
+        what: format!("rooted trees × placements on {} sockets", counts.len()),
+        units: tree_count(n).saturating_mul(placements_per_tree(counts, root_socket)),
+    }
+}
+
 /// Every tree with its exact best placement (see [`optimal_with`]). Its size, every tree times
 /// every placement ([`placements_per_tree`]), is checked against the budget before it starts;
 /// a time limit stops it between batches with the best so far (never worse than the placed flat
@@ -1226,10 +1248,8 @@ fn exhaustive_placed(
     let n = space.threads;
     check_exhaustive(n)?;
     let trees_total = tree_count(n as usize);
-    ctl.limits.check(&WorkEstimate {
-        what: format!("rooted trees × placements on {} sockets", counts.len()),
-        units: trees_total.saturating_mul(placements_per_tree(counts, root_socket)),
-    })?;
+    ctl.limits
+        .check(&exhaustive_placed_estimate(counts, root_socket))?;
     let nn = n as usize;
     let place = |tree: &RootedTree| {
         if counts.len() <= 2 {
@@ -1627,6 +1647,31 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn an_exhaustive_search_over_every_split_is_budgeted_as_a_whole() {
+        // 14 threads, capacity 8 per socket, root on socket 0: the splits are (8,6), (7,7),
+        // (6,8) (socket 0 needs the root). A000081(14) = 32,973 trees, each placed by the
+        // two-socket DP (14 units): 461,622 a split, 1,384,866 for the three. A budget of
+        // 10^6 admits any one split but not all three.
+        let space = RootedTreeSpace {
+            capacity: Some(vec![8, 8]),
+            ..two_sockets(7)
+        };
+        let l = limits(None, 1_000_000);
+        let err = optimal_with(
+            &space,
+            TreeSearch::Exhaustive,
+            &Objective::Min,
+            &l,
+            &Progress::none(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(err, TreeSearchError::Budget(ref b) if b.estimate == 1_384_866),
+            "{err}"
+        );
     }
 
     #[test]
