@@ -872,9 +872,12 @@ fn free_split(
     let box_counts: Vec<u32> = capacity.iter().map(|&c| c.min(n)).collect();
     let splits = splits_of(n, &box_counts, root_socket);
     if splits.is_empty() {
-        return Err(TreeSearchError::NoPlacement {
-            counts: capacity.to_vec(),
-            root: root_socket,
+        return Err(TreeSearchError::Threads {
+            threads: n.into(),
+            reason: format!(
+                "a free placement puts at most {capacity:?} threads on the sockets ({} in all)",
+                capacity.iter().map(|&c| u64::from(c)).sum::<u64>()
+            ),
         });
     }
     let mut results: Vec<TreeOptimum> = Vec::new();
