@@ -4,6 +4,7 @@
 use modelopt_graph::{analyze, default_places, parse::parse, places_on_sockets, Program};
 use modelopt_model::ccnuma::{tree::RootedTree, Ccnuma};
 use modelopt_model::machine::{self, Machine};
+use modelopt_model::placed_tree::PlacedTreeCost;
 
 fn sandy() -> Machine {
     machine::load("sandy-bridge-e5-2660").unwrap()

@@ -225,7 +225,7 @@ pub enum Space {
     /// Every rooted tree on `threads` nodes with every socket placement of its nodes (seed 001
     /// §4, Eq. 2), enumerated as [`Params::RootedTree`] by the optimizer's `rooted_trees` module
     /// (exhaustively, or by the exact dynamic program for large n).
-    RootedTrees(crate::ccnuma::bcast::RootedTreeSpace),
+    RootedTrees(crate::placed_tree::RootedTreeSpace),
 }
 
 /// One term of a cost breakdown, for explaining a prediction.

@@ -38,6 +38,7 @@ pub mod ksr1;
 pub mod loggp;
 pub mod machine;
 pub mod perturb;
+pub mod placed_tree;
 pub mod registry;
 pub mod request;
 pub mod scc;

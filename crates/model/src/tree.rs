@@ -168,6 +168,14 @@ pub enum TreeError {
         /// Node count.
         n: u32,
     },
+    /// A placement without one socket per node.
+    #[error("the placement must give a socket to each of the {nodes} nodes; it gives {got}")]
+    Placement {
+        /// Tree nodes.
+        nodes: u32,
+        /// Socket entries given.
+        got: usize,
+    },
     /// The tree does not have the node count required.
     #[error("the tree has {got} nodes but {expected} threads take part")]
     Size {

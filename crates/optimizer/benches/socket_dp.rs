@@ -8,7 +8,8 @@
 //! RAYON_NUM_THREADS=1 cargo bench -p modelopt-optimizer --bench socket_dp -- --warm-up-time 1 --measurement-time 3
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeCosts};
+use modelopt_model::ccnuma::bcast::TreeCosts;
+use modelopt_model::placed_tree::RootedTreeSpace;
 use modelopt_optimizer::rooted_trees;
 use modelopt_optimizer::rooted_trees::TreeSearch;
 use modelopt_optimizer::Objective;
@@ -33,7 +34,7 @@ fn space(counts: &[u32]) -> RootedTreeSpace {
         threads: thread_sockets.len() as u32,
         thread_sockets,
         root_thread: 0,
-        costs: sandy(),
+        pricing: std::sync::Arc::new(sandy()),
         capacity: None,
     }
 }

@@ -23,7 +23,7 @@ fn main() {
         work_budget: u64::MAX,
     };
     let found = socket_dp::min_optimum(
-        &costs,
+        &costs.into(),
         &counts,
         0,
         Some(incumbent),

@@ -24,7 +24,7 @@ fn main() {
     });
     let t0 = std::time::Instant::now();
     let Ok((table, _)) = SocketTable::build(
-        &costs,
+        &costs.into(),
         &counts,
         prune,
         &Limits::default(),

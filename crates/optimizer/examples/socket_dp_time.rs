@@ -1,7 +1,8 @@
 //! One-off timing of the exact two-or-more-socket tree search at sizes too slow for criterion's
 //! ten samples (docs/perf.md): `cargo run --release -p modelopt-optimizer --example
 //! socket_dp_time -- 64 64` (threads per socket; the root on socket 0; E5-2660 costs).
-use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeCosts};
+use modelopt_model::ccnuma::bcast::TreeCosts;
+use modelopt_model::placed_tree::RootedTreeSpace;
 use modelopt_optimizer::rooted_trees;
 use modelopt_optimizer::rooted_trees::TreeSearch;
 use modelopt_optimizer::Objective;
@@ -18,13 +19,13 @@ fn main() {
         threads: thread_sockets.len() as u32,
         thread_sockets,
         root_thread: 0,
-        costs: TreeCosts {
+        pricing: std::sync::Arc::new(TreeCosts {
             local: 2.3,
             socket: 35.0,
             remote: 94.0,
             memory: 70.0,
             remote_memory: 107.0,
-        },
+        }),
         capacity: None,
     };
     let t0 = std::time::Instant::now();

@@ -3,7 +3,7 @@
 //!
 //! Threads of one socket are interchangeable (seed 001 footnote 2: "there is no difference among
 //! threads from the same socket"), so a placement is a socket label per tree node. The cost is the
-//! closed form of [`TreeCosts::evaluate`] (Eq. 2 with inter-socket edges at R_Q and one
+//! closed form of [`PlacedTreeCost::evaluate`] (Eq. 2 with inter-socket edges at R_Q and one
 //! many-to-one line per socket). Three exact methods:
 //!
 //! - [`exhaustive`]: every labeling with the right counts, for small trees;
@@ -17,7 +17,7 @@
 
 use crate::objective::Objective;
 use crate::rooted_trees::cost_key;
-use modelopt_model::ccnuma::bcast::{Group, TreeCosts};
+use modelopt_model::placed_tree::{Group, LineClasses, PlacedTreeCost};
 use modelopt_model::tree::RootedTree;
 use modelopt_model::Cost;
 use std::rc::Rc;
@@ -45,6 +45,9 @@ pub enum PlacementError {
         /// Root socket.
         root: u32,
     },
+    /// The pricing is not of the socket-line form the MILP is written in.
+    #[error("the MILP is written for the socket-line form (LineClasses); this pricing has none")]
+    Form,
     /// The solver failed.
     #[error("the MILP solver failed: {0}")]
     Solver(String),
@@ -61,7 +64,7 @@ pub fn exhaustive(
     tree: &RootedTree,
     counts: &[u32],
     root_socket: u32,
-    costs: &TreeCosts,
+    costs: &dyn PlacedTreeCost,
     objective: &Objective,
 ) -> Option<Placement> {
     if !feasible(tree, counts, root_socket) {
@@ -81,7 +84,7 @@ pub fn exhaustive(
         left: &mut [u32],
         sockets: &mut [u32],
         tree: &RootedTree,
-        costs: &TreeCosts,
+        costs: &dyn PlacedTreeCost,
         objective: &Objective,
         best: &mut Option<((i64, i64), Placement)>,
     ) {
@@ -192,7 +195,7 @@ pub fn dp(
     tree: &RootedTree,
     counts: &[u32],
     root_socket: u32,
-    costs: &TreeCosts,
+    costs: &dyn PlacedTreeCost,
     objective: &Objective,
 ) -> Option<Placement> {
     if !feasible(tree, counts, root_socket) || counts.len() > 2 {
@@ -319,7 +322,7 @@ pub fn dp(
     }
     let root = tree.root() as usize;
     let points = table[root][root_socket as usize].get(ones_total as usize)?;
-    let off = costs.offset();
+    let off = costs.root_offset();
     let (best_i, _) = points
         .iter()
         .enumerate()
@@ -350,9 +353,13 @@ pub fn milp(
     tree: &RootedTree,
     counts: &[u32],
     root_socket: u32,
-    costs: &TreeCosts,
+    pricing: &dyn PlacedTreeCost,
     objective: &Objective,
 ) -> Result<Placement, PlacementError> {
+    let Some(classes) = pricing.line_classes() else {
+        return Err(PlacementError::Form);
+    };
+    let costs = &classes;
     if !feasible(tree, counts, root_socket) {
         return Err(PlacementError::Counts {
             counts: counts.to_vec(),
@@ -367,7 +374,7 @@ pub fn milp(
         }
         match milp_in_units(tree, counts, root_socket, costs, objective, unit) {
             Ok(sockets) => {
-                let cost = costs
+                let cost = pricing
                     .evaluate(tree, &sockets)
                     .map_err(|e| PlacementError::Solver(e.to_string()))?;
                 return Ok(Placement { sockets, cost });
@@ -383,7 +390,7 @@ fn milp_in_units(
     tree: &RootedTree,
     counts: &[u32],
     root_socket: u32,
-    costs: &TreeCosts,
+    costs: &LineClasses,
     objective: &Objective,
     unit: f64,
 ) -> Result<Vec<u32>, PlacementError> {

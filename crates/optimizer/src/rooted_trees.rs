@@ -37,7 +37,7 @@ use crate::parallel;
 use crate::placement::{self, Placement};
 use crate::search::{Ranked, Scored, SearchOptions, SearchStats};
 use crate::socket_dp;
-use modelopt_model::ccnuma::bcast::RootedTreeSpace;
+use modelopt_model::placed_tree::{LineClasses, RootedTreeSpace};
 use modelopt_model::tree::{LevelCost, LevelTable, RootedTree, Scratch};
 use modelopt_model::{Algorithm, Cost, ModelError, Request};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
@@ -119,12 +119,38 @@ pub enum TreeSearchError {
     /// The socket DP rejected its input.
     #[error(transparent)]
     SocketDp(socket_dp::SocketDpError),
+    /// The family's pricing is not of the socket-line form the multi-socket DP is built on.
+    #[error("this collective's pricing has no exact search over several sockets (it is not of the socket-line form); use --search exhaustive for small thread counts, or one socket")]
+    NoSocketForm,
     /// The model rejected a tree or placement it was asked to price.
     #[error(transparent)]
     Model(#[from] ModelError),
     /// The search built a malformed tree: a defect of the search, never of the input.
     #[error("internal error: the tree search built a malformed tree ({0})")]
     Malformed(String),
+}
+
+/// A placed tree the search built was priced or given thread ids with the wrong shape: a defect
+/// of the search, never of the input.
+impl From<modelopt_model::tree::TreeError> for TreeSearchError {
+    fn from(e: modelopt_model::tree::TreeError) -> Self {
+        malformed(e)
+    }
+}
+
+impl From<modelopt_model::placed_tree::AssignError> for TreeSearchError {
+    fn from(e: modelopt_model::placed_tree::AssignError) -> Self {
+        malformed(e)
+    }
+}
+
+/// The constants of the socket-line form, which the exact multi-socket DP and its bounds are
+/// built on; a pricing without them has no exact search over several sockets.
+fn line_classes(space: &RootedTreeSpace) -> Result<LineClasses, TreeSearchError> {
+    space
+        .pricing
+        .line_classes()
+        .ok_or(TreeSearchError::NoSocketForm)
 }
 
 impl From<socket_dp::SocketDpError> for TreeSearchError {
@@ -835,12 +861,12 @@ fn optimal_in(
     let root_socket = space.root_socket();
     if used <= 1 {
         return match method {
-            TreeSearch::Exhaustive => exhaustive_in(&space.costs, n, objective, ctl),
-            TreeSearch::Dp => dp_in(&space.costs, n, objective, ctl),
+            TreeSearch::Exhaustive => exhaustive_in(&*space.pricing, n, objective, ctl),
+            TreeSearch::Dp => dp_in(&*space.pricing, n, objective, ctl),
             TreeSearch::Auto if n <= AUTO_EXHAUSTIVE_ONE_SOCKET => {
-                exhaustive_in(&space.costs, n, objective, ctl)
+                exhaustive_in(&*space.pricing, n, objective, ctl)
             }
-            TreeSearch::Auto => dp_in(&space.costs, n, objective, ctl),
+            TreeSearch::Auto => dp_in(&*space.pricing, n, objective, ctl),
         }
         .map(|mut t| {
             t.sockets = vec![root_socket; t.levels.len()];
@@ -904,7 +930,7 @@ fn free_split(
             let estimate = socket_dp::estimate(&box_counts);
             let built = if ctl.limits.check(&estimate).is_ok() {
                 let (table, filled) = socket_dp::SocketTable::build(
-                    &space.costs,
+                    &line_classes(space)?,
                     &box_counts,
                     None,
                     &ctl.remaining(),
@@ -1024,7 +1050,7 @@ fn fixed_split(space: &RootedTreeSpace, counts: &[u32]) -> RootedTreeSpace {
         threads: space.threads,
         thread_sockets,
         root_thread,
-        costs: space.costs,
+        pricing: space.pricing.clone(),
         capacity: None,
     }
 }
@@ -1064,19 +1090,19 @@ fn fallback(
     reason: StopReason,
 ) -> Result<TreeOptimum, TreeSearchError> {
     let n = space.threads;
-    let one = dp_in(&space.costs, n, objective, ctl)?;
+    let one = dp_in(&*space.pricing, n, objective, ctl)?;
     // (ranking key, preorder levels, socket by node id, cost) of the best so far.
     type Placed = ((i64, i64), Vec<u32>, Vec<u32>, Cost);
     let mut best: Option<Placed> = None;
     for levels in [one.levels, flat_levels(n)] {
         let tree = RootedTree::from_levels(&levels).map_err(malformed)?;
         let placed = if counts.len() <= 2 && n <= FALLBACK_PLACEMENT_DP_LIMIT {
-            placement::dp(&tree, counts, root_socket, &space.costs, objective)
+            placement::dp(&tree, counts, root_socket, &*space.pricing, objective)
                 .map(|p| (p.sockets, p.cost))
         } else {
             match preorder_labels(&tree, counts, root_socket) {
                 Some(labels) => {
-                    let cost = space.costs.evaluate(&tree, &labels)?;
+                    let cost = space.pricing.evaluate(&tree, &labels)?;
                     Some((labels, cost))
                 }
                 None => None,
@@ -1095,7 +1121,7 @@ fn fallback(
         counts: counts.to_vec(),
         root: root_socket,
     })?;
-    let bound = socket_dp::lower_bound(&space.costs, n, counts.len() as u32);
+    let bound = socket_dp::lower_bound(&line_classes(space)?, n, counts.len() as u32);
     Ok(TreeOptimum {
         levels,
         sockets,
@@ -1140,14 +1166,14 @@ fn socket_optimum(
     };
     for levels in [
         flat_levels(n),
-        dp_in(&space.costs, n, objective, &plain)?.levels,
+        dp_in(&*space.pricing, n, objective, &plain)?.levels,
     ] {
         let tree = RootedTree::from_levels(&levels).map_err(malformed)?;
         let cost = if counts.len() <= 2 && n <= FALLBACK_PLACEMENT_DP_LIMIT {
-            placement::dp(&tree, counts, root_socket, &space.costs, objective).map(|p| p.cost)
+            placement::dp(&tree, counts, root_socket, &*space.pricing, objective).map(|p| p.cost)
         } else {
             preorder_labels(&tree, counts, root_socket)
-                .and_then(|labels| space.costs.evaluate(&tree, &labels).ok())
+                .and_then(|labels| space.pricing.evaluate(&tree, &labels).ok())
         };
         if let Some(c) = cost {
             let s = score(objective, &c);
@@ -1155,7 +1181,7 @@ fn socket_optimum(
         }
     }
     let (found, filled, transitions) = socket_dp::optimal(
-        &space.costs,
+        &line_classes(space)?,
         counts,
         root_socket,
         objective,
@@ -1256,9 +1282,9 @@ fn exhaustive_placed(
     let nn = n as usize;
     let place = |tree: &RootedTree| {
         if counts.len() <= 2 {
-            placement::dp(tree, counts, root_socket, &space.costs, objective)
+            placement::dp(tree, counts, root_socket, &*space.pricing, objective)
         } else {
-            placement::exhaustive(tree, counts, root_socket, &space.costs, objective)
+            placement::exhaustive(tree, counts, root_socket, &*space.pricing, objective)
         }
     };
     // Incumbent: the best placements of the one-socket DP tree and of the flat tree. Trees whose
@@ -1266,7 +1292,7 @@ fn exhaustive_placed(
     // the exhaustive one.
     type Found = Option<((i64, i64), Vec<u32>, Placement)>;
     let mut start: Found = None;
-    for levels in [dp(&space.costs, n, objective)?.levels, flat_levels(n)] {
+    for levels in [dp(&*space.pricing, n, objective)?.levels, flat_levels(n)] {
         let tree = RootedTree::from_levels(&levels).map_err(malformed)?;
         if let Some(p) = place(&tree) {
             let key = cost_key(objective, p.cost.min_ns, p.cost.max_ns);
@@ -1292,7 +1318,7 @@ fn exhaustive_placed(
         for chunk in buf.chunks_exact(nn) {
             let levels: Vec<u32> = chunk.iter().map(|&l| u32::from(l)).collect();
             trees += 1;
-            let (lb_min, lb_max) = space.costs.placement_lower_bound(&levels, sockets);
+            let (lb_min, lb_max) = space.pricing.placement_lower_bound(&levels, sockets);
             if cost_key(objective, lb_min, lb_max).0 > incumbent {
                 continue;
             }
@@ -1333,7 +1359,7 @@ fn exhaustive_placed(
         Exactness::bounded(
             ctl.deadline.reason(),
             score(objective, &placed.cost),
-            Some(socket_dp::lower_bound(&space.costs, n, sockets)),
+            Some(socket_dp::lower_bound(&line_classes(space)?, n, sockets)),
         )
     } else {
         Exactness::Exact
@@ -1419,6 +1445,7 @@ pub fn rank_rooted_trees_with(
 mod tests {
     use super::*;
     use modelopt_model::ccnuma::bcast::TreeCosts;
+    use modelopt_model::placed_tree::PlacedTreeCost;
 
     fn sandy() -> TreeCosts {
         TreeCosts {
@@ -1517,7 +1544,7 @@ mod tests {
             threads: n,
             thread_sockets: (0..n).map(|i| u32::from(i >= per_socket)).collect(),
             root_thread: 0,
-            costs: sandy(),
+            pricing: std::sync::Arc::new(sandy()),
             capacity: None,
         }
     }
@@ -1607,7 +1634,7 @@ mod tests {
         assert!(t0.elapsed().as_secs() < 30);
         assert_eq!(found.levels.len(), 600);
         assert_eq!(found.sockets.iter().filter(|&&s| s == 1).count(), 300);
-        let bound = socket_dp::lower_bound(&space.costs, 600, 2);
+        let bound = socket_dp::lower_bound(&sandy().into(), 600, 2);
         match found.exactness {
             Exactness::Bounded {
                 stopped: StopReason::WorkBudget { .. },
@@ -1626,7 +1653,7 @@ mod tests {
             }
             v
         };
-        let again = space.costs.evaluate(&tree, &by_node).unwrap();
+        let again = space.pricing.evaluate(&tree, &by_node).unwrap();
         assert!((again.min_ns - found.cost.min_ns).abs() < 1e-6);
     }
 

@@ -24,13 +24,14 @@
 //!   number of remote groups, whether a local group exists).
 //! - **Subtree** `T(σ, c)` = the node table at `r = c − e_σ` finished with A(p); a leaf is (0, 0).
 //!
-//! Every formula is [`TreeCosts`]' (the same terms as [`TreeCosts::evaluate`]): the tests price
-//! each DP tree again with `evaluate` and compare with brute force over every tree and every
-//! placement.
+//! Every formula is the socket-line form of [`LineClasses`], the closed forms a pricing promises
+//! when it returns them from `PlacedTreeCost::line_classes`: the tests price each DP tree again
+//! with the family's `PlacedTreeCost::evaluate` and compare with brute force over every tree and
+//! every placement.
 //!
 //! ## Two passes under [`Objective::Min`] (`docs/cla.md` §11)
 //! T_min alone is a scalar DP (a node's T_min depends on its children only through their least
-//! T_min per group, [`MinPass`]). For a Min request [`optimal`] runs it first: its optimum T* is
+//! T_min per group, `MinPass`). For a Min request [`optimal`] runs it first: its optimum T* is
 //! exact and becomes the incumbent, and a backward pass gives every entry a budget, the largest
 //! T_min it may have inside a tree of T_min T*. The Pareto pass then keeps only points within
 //! their budgets, so the tie-break by T_max runs over the few points of optimal trees.
@@ -47,7 +48,7 @@
 use crate::limits::{Deadline, Limits, Progress, StopReason, WorkEstimate};
 use crate::objective::Objective;
 use crate::rooted_trees::cost_key;
-use modelopt_model::ccnuma::bcast::TreeCosts;
+use modelopt_model::placed_tree::LineClasses;
 use modelopt_model::Cost;
 
 /// Largest number of sockets the DP accepts (count vectors are indexed in a mixed radix).
@@ -190,7 +191,7 @@ fn insert_p(set: &mut Vec<PPoint>, p: PPoint) {
 /// and every count vector inside the box.
 #[derive(Debug, Clone)]
 pub struct SocketTable {
-    costs: TreeCosts,
+    costs: LineClasses,
     radix: Vec<usize>,
     stride: Vec<usize>,
     trees: Vec<Table<TPoint>>,
@@ -266,7 +267,7 @@ impl SocketTable {
     /// With `prune`, only the answers whose score can reach the incumbent are kept: use it for
     /// one request, not for a table queried at many counts.
     pub fn build(
-        costs: &TreeCosts,
+        costs: &LineClasses,
         counts: &[u32],
         prune: Option<Prune>,
         limits: &Limits,
@@ -277,9 +278,9 @@ impl SocketTable {
 
     /// [`SocketTable::build`]; with `root` (the request's root socket, the table answering only
     /// the whole box) and a [`Prune`] for [`Objective::Min`], the scalar pass of
-    /// [`MinPass`] runs first and its exact optimum becomes the incumbent.
+    /// `MinPass` runs first and its exact optimum becomes the incumbent.
     fn build_for(
-        costs: &TreeCosts,
+        costs: &LineClasses,
         counts: &[u32],
         prune: Option<Prune>,
         root: Option<u32>,
@@ -404,7 +405,7 @@ impl SocketTable {
     }
 
     /// Empty tables for the box `counts` (1 to [`MAX_SOCKETS`] sockets, checked by the caller).
-    fn shell(costs: &TreeCosts, counts: &[u32], prune: Option<Prune>) -> Self {
+    fn shell(costs: &LineClasses, counts: &[u32], prune: Option<Prune>) -> Self {
         let s_count = counts.len();
         let radix: Vec<usize> = counts.iter().map(|&c| c as usize + 1).collect();
         let mut stride = vec![1usize; s_count];
@@ -936,7 +937,7 @@ impl SocketTable {
     }
 
     /// The cost constants the table was filled with.
-    pub fn costs(&self) -> &TreeCosts {
+    pub fn costs(&self) -> &LineClasses {
         &self.costs
     }
 }
@@ -944,7 +945,7 @@ impl SocketTable {
 /// The scalar first pass for [`Objective::Min`]: the least T_min of every state, no Pareto sets.
 ///
 /// T_min of a node is `max` over its groups of `2 R_I + R_L + x + (M_s + (k_s − 1)·R_R) +
-/// suffix_s` (§7, the terms of [`TreeCosts::finish`] with A_min = R_I), where M_s is the latest
+/// suffix_s` (§7, the terms of [`LineClasses::finish`] with A_min = R_I), where M_s is the latest
 /// T_min among the k_s children on socket s and suffix_s the waits of the used groups at and
 /// above s. It is non-decreasing in every child's T_min, so the least T_min of a state is built
 /// from the least T_min of its children's states: per subtree state one scalar `tree[σ][c]`; per
@@ -1418,7 +1419,7 @@ fn deadline_passed(d: &Deadline) -> bool {
 /// ⌈n/k⌉ ≥ ⌈(n−1)/k⌉), so the inner minimum is lb(⌈(n−1)/k⌉); that term does not increase with k
 /// and (⌈k/S⌉ − 1)·R_R does not decrease, so the minimum over k lies where they cross, found by
 /// bisection. O(n log n): a million threads take milliseconds.
-pub fn lower_bound(costs: &TreeCosts, n: u32, sockets: u32) -> f64 {
+pub fn lower_bound(costs: &LineClasses, n: u32, sockets: u32) -> f64 {
     let n = n as usize;
     if n < 2 {
         return costs.offset();
@@ -1458,7 +1459,7 @@ pub fn lower_bound(costs: &TreeCosts, n: u32, sockets: u32) -> f64 {
 /// visited. `incumbent`, the score of any tree of the request (e.g. the flat tree), makes the DP
 /// keep only points that can reach it ([`Prune`]); it never changes the answer.
 pub fn optimal(
-    costs: &TreeCosts,
+    costs: &LineClasses,
     counts: &[u32],
     root: u32,
     objective: &Objective,
@@ -1494,11 +1495,11 @@ pub fn optimal(
 }
 
 /// The least T_min (offset included) over every tree and placement of the request, by the
-/// scalar pass alone ([`MinPass`]; no tree, no T_max): `None` when the request has no tree whose
+/// scalar pass alone (`MinPass`; no tree, no T_max): `None` when the request has no tree whose
 /// T_min is at most `incumbent` (+ 1e-6 ns) or the deadline passed. The Pareto pass of
 /// [`optimal`] starts from this value for [`Objective::Min`]; tests compare the two.
 pub fn min_optimum(
-    costs: &TreeCosts,
+    costs: &LineClasses,
     counts: &[u32],
     root: u32,
     incumbent: Option<f64>,
@@ -1551,7 +1552,7 @@ mod tests {
     use super::*;
 
     /// The bound's recurrence evaluated literally, every k and every m in the range: O(n²).
-    fn lower_bound_quadratic(costs: &TreeCosts, n: u32, sockets: u32) -> f64 {
+    fn lower_bound_quadratic(costs: &LineClasses, n: u32, sockets: u32) -> f64 {
         let n = n as usize;
         if n < 2 {
             return costs.offset();
@@ -1574,7 +1575,7 @@ mod tests {
 
     #[test]
     fn bisected_lower_bound_equals_the_literal_recurrence() {
-        let costs = TreeCosts {
+        let costs = LineClasses {
             local: 2.3,
             socket: 35.0,
             remote: 94.0,

@@ -1,8 +1,9 @@
 //! Rooted-tree search and socket placement for the one-line broadcast (issue 3): the exact
 //! dynamic programs and the MILP agree with exhaustive enumeration.
 
-use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeCosts};
+use modelopt_model::ccnuma::bcast::TreeCosts;
 use modelopt_model::ccnuma::tree::RootedTree;
+use modelopt_model::placed_tree::{PlacedTreeCost, RootedTreeSpace};
 use modelopt_model::{machine, Collective, Params, Request};
 use modelopt_optimizer::objective::score_key;
 use modelopt_optimizer::placement;
@@ -144,7 +145,7 @@ fn tree_and_placement_search_equals_brute_force() {
                 threads: n,
                 thread_sockets,
                 root_thread: 0,
-                costs: c,
+                pricing: std::sync::Arc::new(c),
                 capacity: None,
             };
             let found =

@@ -9,8 +9,9 @@
 //! (minutes in a debug build): `cargo test -p modelopt-optimizer --release --test socket_dp --
 //! --ignored`.
 
-use modelopt_model::ccnuma::bcast::{RootedTreeSpace, TreeCosts};
+use modelopt_model::ccnuma::bcast::TreeCosts;
 use modelopt_model::ccnuma::tree::RootedTree;
+use modelopt_model::placed_tree::{LineClasses, PlacedTreeCost, RootedTreeSpace};
 use modelopt_model::Cost;
 use modelopt_optimizer::limits::{Limits, Progress, StopReason};
 use modelopt_optimizer::rooted_trees::TreeSearch;
@@ -84,7 +85,7 @@ fn brute_force(costs: &TreeCosts, n: usize, sockets: u32) -> HashMap<(u32, Vec<u
 fn check_against_brute_force(costs: &TreeCosts, max_n: usize, sockets: u32) {
     let box_counts = vec![max_n as u32; sockets as usize];
     let (table, filled) = SocketTable::build(
-        costs,
+        &LineClasses::from(*costs),
         &box_counts,
         None,
         &Limits::default(),
@@ -182,7 +183,7 @@ fn space(counts: &[u32], root_socket: u32) -> RootedTreeSpace {
         threads: thread_sockets.len() as u32,
         thread_sockets,
         root_thread,
-        costs: sandy(),
+        pricing: std::sync::Arc::new(sandy()),
         capacity: None,
     }
 }
@@ -242,8 +243,8 @@ fn over_budget_is_refused_with_the_estimate() {
         time_limit: None,
         work_budget: 1000,
     };
-    let err =
-        SocketTable::build(&sandy(), &[64, 64], None, &limits, &Progress::none()).unwrap_err();
+    let err = SocketTable::build(&sandy().into(), &[64, 64], None, &limits, &Progress::none())
+        .unwrap_err();
     // Π (N+1)(N+2)/2 = 2145² pairs, times S + S(S − 1) = 4 convolutions.
     assert_eq!(
         err,
@@ -293,7 +294,7 @@ fn the_lower_bound_holds_for_every_tree_and_placement() {
             .map(|c| c[0].min_ns)
             .fold(f64::INFINITY, f64::min);
         assert!(
-            socket_dp::lower_bound(&c, n as u32, 2) <= best + 1e-9,
+            socket_dp::lower_bound(&c.into(), n as u32, 2) <= best + 1e-9,
             "n = {n}"
         );
     }
@@ -343,7 +344,7 @@ fn check_pruning_keeps_the_optimum(costs: &TreeCosts, max_n: usize, sockets: u32
                     incumbent: keys(objective, &want).0,
                 };
                 let (table, _) = SocketTable::build(
-                    costs,
+                    &LineClasses::from(*costs),
                     &counts,
                     Some(prune),
                     &Limits::default(),
@@ -407,16 +408,23 @@ fn check_scalar_pass(costs: &TreeCosts, max_n: usize, sockets: u32) {
     for n in 2..=max_n {
         for ((root, counts), wants) in brute_force(costs, n, sockets) {
             let want = wants[0];
-            let least = socket_dp::min_optimum(costs, &counts, root, None, &unlimited, &quiet)
-                .unwrap()
-                .unwrap();
+            let least = socket_dp::min_optimum(
+                &LineClasses::from(*costs),
+                &counts,
+                root,
+                None,
+                &unlimited,
+                &quiet,
+            )
+            .unwrap()
+            .unwrap();
             assert!(
                 (least - want.min_ns).abs() < 1e-6,
                 "root {root} {counts:?}: scalar {least} vs brute force {want:?}"
             );
             for incumbent in [None, Some(want.min_ns), Some(want.min_ns + 500.0)] {
                 let (found, filled, _) = socket_dp::optimal(
-                    costs,
+                    &LineClasses::from(*costs),
                     &counts,
                     root,
                     &Objective::Min,
@@ -465,7 +473,7 @@ fn the_scalar_pass_at_16_threads_on_the_e5_2660_is_the_flat_tree_optimum() {
     // socket 1, 2·70 + 2.3 + 2·94 + 7·35 = 575.3; socket 0, 2·70 + 2.3 + 2·35 + 6·35 + 94
     // (socket 1's wait) = 516.3. The larger, 575.3, plus the offset R_L = 2.3 is 577.6.
     let t = socket_dp::min_optimum(
-        &sandy(),
+        &sandy().into(),
         &[8, 8],
         0,
         None,

@@ -8,10 +8,10 @@
 //! exact dynamic program) and places it on the sockets; [`Algorithm::cost`] prices one
 //! [`Params::RootedTree`] with the closed form of [`super::bcast`].
 
-use super::bcast::RootedTreeSpace;
 use super::Ccnuma;
 use crate::algorithm::{Algorithm, Space, SpaceOptions, Term, ThreadPlacement};
 use crate::error::ModelError;
+use crate::placed_tree::{PlacedTreeCost, RootedTreeSpace};
 use crate::request::{Collective, Cost, Params, Request};
 use crate::tree::RootedTree;
 
@@ -70,7 +70,7 @@ impl<'a> ClaTreeBroadcast<'a> {
             threads: request.threads(),
             thread_sockets: self.model.topology.sockets_of(request.threads()),
             root_thread: self.root,
-            costs: self.model.tree_costs(),
+            pricing: std::sync::Arc::new(self.model.tree_costs()),
             capacity: match self.placement {
                 ThreadPlacement::ByThreadId => None,
                 ThreadPlacement::Optimal => Some(socket_capacity(self.model, request.threads())),
@@ -89,6 +89,21 @@ fn socket_capacity(model: &Ccnuma, threads: u32) -> Vec<u32> {
         t.threads_per_core
     };
     vec![t.cores_per_socket.saturating_mul(per_core); t.sockets as usize]
+}
+
+/// The closed form of a placed tree, its failure named as the `sockets` parameter.
+fn price(
+    costs: &super::bcast::TreeCosts,
+    tree: &RootedTree,
+    sockets: &[u32],
+) -> Result<Cost, ModelError> {
+    costs
+        .evaluate(tree, sockets)
+        .map_err(|e| ModelError::Parameter {
+            name: "sockets".into(),
+            value: format!("{} entries", sockets.len()),
+            reason: e.to_string(),
+        })
 }
 
 fn placed_tree(
@@ -163,7 +178,7 @@ impl Algorithm for ClaTreeBroadcast<'_> {
     fn cost(&self, request: &Request, params: &Params) -> Result<Cost, ModelError> {
         self.check(request)?;
         let (tree, sockets) = placed_tree(self.model, request, params)?;
-        self.model.tree_costs().evaluate(&tree, &sockets)
+        price(&self.model.tree_costs(), &tree, &sockets)
     }
     fn breakdown(&self, request: &Request, params: &Params) -> Result<Vec<Term>, ModelError> {
         let (tree, sockets) = placed_tree(self.model, request, params)?;
@@ -176,7 +191,7 @@ impl Algorithm for ClaTreeBroadcast<'_> {
                     .is_some_and(|p| sockets[p as usize] != sockets[v as usize])
             })
             .count();
-        let total = costs.evaluate(&tree, &sockets)?;
+        let total = price(&costs, &tree, &sockets)?;
         // The root's level as placed: a star over the root's children on their sockets (one
         // synchronization line per socket), without the subtrees below them.
         let children = tree.children(tree.root());
@@ -191,7 +206,7 @@ impl Algorithm for ClaTreeBroadcast<'_> {
             value: format!("root level of {} children", children.len()),
             reason: e.to_string(),
         })?;
-        let level = costs.evaluate(&star, &star_sockets)?;
+        let level = price(&costs, &star, &star_sockets)?;
         let terms = vec![
             Term {
                 label: format!(

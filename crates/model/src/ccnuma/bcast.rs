@@ -23,9 +23,7 @@
 //! adds R_L: the root's read of its own buffer.
 
 use super::LineCosts;
-use crate::error::ModelError;
-use crate::request::Cost;
-use crate::tree::RootedTree;
+use crate::placed_tree::{Group, LineClasses, PlacedTreeCost};
 use serde::Serialize;
 
 /// The five line classes as the tree formulas use them (socket-level classes only: two threads
@@ -42,19 +40,6 @@ pub struct TreeCosts {
     pub memory: f64,
     /// R_QI.
     pub remote_memory: f64,
-}
-
-/// One many-to-one group of a node: the children on one socket.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Group {
-    /// The children's socket.
-    pub socket: u32,
-    /// How many children.
-    pub count: u32,
-    /// Latest arrival (start of the last child's S6) under T_min, ns from the end of p's S2.
-    pub arrival_min: f64,
-    /// The same under T_max.
-    pub arrival_max: f64,
 }
 
 impl TreeCosts {
@@ -92,46 +77,6 @@ impl TreeCosts {
         self.local
     }
 
-    /// A(p) = S3 + S4 of a node on `socket` with children on the given sockets (one entry per
-    /// socket: socket, count); `(min, max)`.
-    pub fn start(&self, socket: u32, children: &[(u32, u32)]) -> (f64, f64) {
-        let mut invalidate = 0.0;
-        let mut reread: f64 = 0.0;
-        let mut fetch: f64 = 0.0;
-        for &(s, count) in children {
-            if count > 0 {
-                invalidate += f64::from(count) * self.transfer(s, socket);
-                reread = reread.max(self.transfer(socket, s));
-                fetch = fetch.max(self.fetch(socket, s));
-            }
-        }
-        (self.memory, fetch + 2.0 * invalidate + reread)
-    }
-
-    /// The arrival offset of a child: its S1 (x(p, c)) and S2 (R_L).
-    pub fn edge(&self, parent_socket: u32, child_socket: u32) -> f64 {
-        self.transfer(parent_socket, child_socket) + self.local
-    }
-
-    /// The many-to-one of a node on `socket`, given its groups in ascending socket order with
-    /// arrivals that already include A(p); `(min, max)` = the end of the node's last wait.
-    pub fn finish(&self, socket: u32, groups: &[Group]) -> (f64, f64) {
-        let mut w_min = f64::NEG_INFINITY;
-        let mut w_max = f64::NEG_INFINITY;
-        for g in groups.iter().filter(|g| g.count > 0) {
-            let rest = f64::from(g.count - 1);
-            let read = self.transfer(g.socket, socket);
-            let g_min = g.arrival_min + self.memory + rest * self.socket;
-            let g_max = g.arrival_max
-                + self.fetch(g.socket, socket)
-                + f64::from(g.count) * self.transfer(socket, g.socket)
-                + rest * read;
-            w_min = w_min.max(g_min) + read;
-            w_max = w_max.max(g_max) + read;
-        }
-        (w_min.max(0.0), w_max.max(0.0))
-    }
-
     /// T_lev(k) of Eq. (2) on one socket, `(min, max)`:
     /// min = (R_I + R_R) + R_L + (R_I + k·R_R); max = 2·R_I + R_L + 2·R_R + 4k·R_R.
     pub fn level(&self, k: u32) -> (f64, f64) {
@@ -150,12 +95,71 @@ impl TreeCosts {
             }],
         )
     }
+}
+
+/// On one socket, Eq. (2) is the max-plus recursion of [`crate::tree::LevelCost`] with
+/// T_lev = [`TreeCosts::level`] and the offset R_L.
+impl crate::tree::LevelCost for TreeCosts {
+    fn level(&self, k: u32) -> (f64, f64) {
+        TreeCosts::level(self, k)
+    }
+    fn offset(&self) -> (f64, f64) {
+        (TreeCosts::offset(self), TreeCosts::offset(self))
+    }
+}
+
+/// The ccNUMA one-line broadcast priced through the family-neutral contract: the closed forms of
+/// the table above, which are exactly the socket-line form of [`LineClasses`].
+impl PlacedTreeCost for TreeCosts {
+    fn root_offset(&self) -> f64 {
+        self.local
+    }
+
+    /// A(p) = S3 + S4 of a node on `socket` with children on the given sockets (one entry per
+    /// socket: socket, count); `(min, max)`.
+    fn start(&self, socket: u32, children: &[(u32, u32)]) -> (f64, f64) {
+        let mut invalidate = 0.0;
+        let mut reread: f64 = 0.0;
+        let mut fetch: f64 = 0.0;
+        for &(s, count) in children {
+            if count > 0 {
+                invalidate += f64::from(count) * self.transfer(s, socket);
+                reread = reread.max(self.transfer(socket, s));
+                fetch = fetch.max(self.fetch(socket, s));
+            }
+        }
+        (self.memory, fetch + 2.0 * invalidate + reread)
+    }
+
+    /// The arrival offset of a child: its S1 (x(p, c)) and S2 (R_L).
+    fn edge(&self, parent_socket: u32, child_socket: u32) -> f64 {
+        self.transfer(parent_socket, child_socket) + self.local
+    }
+
+    /// The many-to-one of a node on `socket`, given its groups in ascending socket order with
+    /// arrivals that already include A(p); `(min, max)` = the end of the node's last wait.
+    fn finish(&self, socket: u32, groups: &[Group]) -> (f64, f64) {
+        let mut w_min = f64::NEG_INFINITY;
+        let mut w_max = f64::NEG_INFINITY;
+        for g in groups.iter().filter(|g| g.count > 0) {
+            let rest = f64::from(g.count - 1);
+            let read = self.transfer(g.socket, socket);
+            let g_min = g.arrival_min + self.memory + rest * self.socket;
+            let g_max = g.arrival_max
+                + self.fetch(g.socket, socket)
+                + f64::from(g.count) * self.transfer(socket, g.socket)
+                + rest * read;
+            w_min = w_min.max(g_min) + read;
+            w_max = w_max.max(g_max) + read;
+        }
+        (w_min.max(0.0), w_max.max(0.0))
+    }
 
     /// A lower bound on (T_min, T_max) of a tree under every placement on `sockets` sockets: every
     /// edge costs at least R_R, every fetch from memory at least R_I, the slowest child's group holds
     /// at least that child, and the largest group holds at least ⌈k/S⌉ of the k children.
     /// Needs R_Q ≥ R_R and R_QI ≥ R_I, which the machine loader checks.
-    pub fn placement_lower_bound(&self, levels: &[u32], sockets: u32) -> (f64, f64) {
+    fn placement_lower_bound(&self, levels: &[u32], sockets: u32) -> (f64, f64) {
         let costs = self;
         let s = sockets.max(1);
         let n = levels.len();
@@ -202,216 +206,27 @@ impl TreeCosts {
         (off + value[0][0], off + value[0][1])
     }
 
-    /// T_min and T_max of the one-line broadcast on `tree` with node v on socket `sockets[v]`.
-    pub fn evaluate(&self, tree: &RootedTree, sockets: &[u32]) -> Result<Cost, ModelError> {
-        if sockets.len() != tree.len() {
-            return Err(ModelError::Parameter {
-                name: "sockets".into(),
-                value: format!("{} entries", sockets.len()),
-                reason: format!(
-                    "the placement must give a socket to each of the {} nodes",
-                    tree.len()
-                ),
-            });
-        }
-        let order = tree.preorder();
-        let mut t_min = vec![0.0; tree.len()];
-        let mut t_max = vec![0.0; tree.len()];
-        let mut groups: Vec<Group> = Vec::new();
-        let mut counts: Vec<(u32, u32)> = Vec::new();
-        for &p in order.iter().rev() {
-            let kids = tree.children(p);
-            if kids.is_empty() {
-                continue;
-            }
-            let sigma = sockets[p as usize];
-            groups.clear();
-            for &c in kids {
-                let s = sockets[c as usize];
-                let e = self.edge(sigma, s);
-                let (lo, hi) = (e + t_min[c as usize], e + t_max[c as usize]);
-                match groups.iter_mut().find(|g| g.socket == s) {
-                    Some(g) => {
-                        g.count += 1;
-                        g.arrival_min = g.arrival_min.max(lo);
-                        g.arrival_max = g.arrival_max.max(hi);
-                    }
-                    None => groups.push(Group {
-                        socket: s,
-                        count: 1,
-                        arrival_min: lo,
-                        arrival_max: hi,
-                    }),
-                }
-            }
-            groups.sort_by_key(|g| g.socket);
-            counts.clear();
-            counts.extend(groups.iter().map(|g| (g.socket, g.count)));
-            let (a_min, a_max) = self.start(sigma, &counts);
-            for g in &mut groups {
-                g.arrival_min += a_min;
-                g.arrival_max += a_max;
-            }
-            let (lo, hi) = self.finish(sigma, &groups);
-            t_min[p as usize] = lo;
-            t_max[p as usize] = hi;
-        }
-        let root = tree.root() as usize;
-        Ok(Cost::range(
-            self.offset() + t_min[root],
-            self.offset() + t_max[root],
-        ))
+    fn line_classes(&self) -> Option<LineClasses> {
+        Some(LineClasses::from(*self))
     }
 }
 
-/// On one socket, Eq. (2) is the max-plus recursion of [`crate::tree::LevelCost`] with
-/// T_lev = [`TreeCosts::level`] and the offset R_L.
-impl crate::tree::LevelCost for TreeCosts {
-    fn level(&self, k: u32) -> (f64, f64) {
-        TreeCosts::level(self, k)
-    }
-    fn offset(&self) -> (f64, f64) {
-        (TreeCosts::offset(self), TreeCosts::offset(self))
-    }
-}
-
-/// The space of rooted trees with socket placements for one request (seed 001 §4).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RootedTreeSpace {
-    /// Threads, i.e. tree nodes.
-    pub threads: u32,
-    /// Socket of every thread id (the machine's thread placement).
-    pub thread_sockets: Vec<u32>,
-    /// The thread at the root.
-    pub root_thread: u32,
-    /// Cost constants of Eq. (2).
-    pub costs: TreeCosts,
-    /// When the search may choose how many threads run on each socket
-    /// ([`crate::ThreadPlacement::Optimal`]): how many each socket can hold. `None`: the split
-    /// of `thread_sockets`.
-    pub capacity: Option<Vec<u32>>,
-}
-
-impl RootedTreeSpace {
-    /// How many threads run on each socket.
-    pub fn nodes_per_socket(&self) -> Vec<u32> {
-        let sockets = self.thread_sockets.iter().max().map_or(1, |m| m + 1) as usize;
-        let mut counts = vec![0; sockets];
-        for &s in &self.thread_sockets {
-            counts[s as usize] += 1;
+impl From<TreeCosts> for LineClasses {
+    fn from(c: TreeCosts) -> Self {
+        LineClasses {
+            local: c.local,
+            socket: c.socket,
+            remote: c.remote,
+            memory: c.memory,
+            remote_memory: c.remote_memory,
         }
-        counts
-    }
-
-    /// The root's socket.
-    pub fn root_socket(&self) -> u32 {
-        self.thread_sockets
-            .get(self.root_thread as usize)
-            .copied()
-            .unwrap_or(0)
-    }
-
-    /// Turn a tree on nodes `0..n` with node sockets into thread ids: the root becomes
-    /// `root_thread`; the other nodes of each socket take that socket's remaining threads in
-    /// ascending order, in the tree's preorder. Fails when the placement does not use each
-    /// socket exactly as often as the threads do.
-    pub fn assign_threads(
-        &self,
-        tree: &RootedTree,
-        node_sockets: &[u32],
-    ) -> Result<crate::request::Params, ModelError> {
-        let n = tree.len();
-        if n != self.threads as usize || node_sockets.len() != n {
-            return Err(ModelError::Parameter {
-                name: "tree".into(),
-                value: format!("{n} nodes, {} sockets", node_sockets.len()),
-                reason: format!("the request has {} threads", self.threads),
-            });
-        }
-        if self.capacity.is_some() {
-            return self.assign_free(tree, node_sockets);
-        }
-        let mut free: Vec<std::collections::VecDeque<u32>> =
-            vec![Default::default(); self.nodes_per_socket().len()];
-        for (t, &s) in self.thread_sockets.iter().enumerate() {
-            if t as u32 != self.root_thread {
-                free[s as usize].push_back(t as u32);
-            }
-        }
-        let mut map = vec![0u32; n];
-        let root = tree.root();
-        if node_sockets[root as usize] != self.root_socket() {
-            return Err(ModelError::Parameter {
-                name: "sockets".into(),
-                value: format!("root on socket {}", node_sockets[root as usize]),
-                reason: format!(
-                    "the root must run on socket {} (thread {})",
-                    self.root_socket(),
-                    self.root_thread
-                ),
-            });
-        }
-        map[root as usize] = self.root_thread;
-        for v in tree.preorder().into_iter().skip(1) {
-            let s = node_sockets[v as usize] as usize;
-            let t = free.get_mut(s).and_then(|q| q.pop_front()).ok_or_else(|| {
-                ModelError::Parameter {
-                    name: "sockets".into(),
-                    value: format!("node {v} on socket {s}"),
-                    reason: format!("socket {s} has no thread left"),
-                }
-            })?;
-            map[v as usize] = t;
-        }
-        let relabeled = tree.relabel(&map).map_err(|e| ModelError::Parameter {
-            name: "tree".into(),
-            value: format!("{n} nodes"),
-            reason: e.to_string(),
-        })?;
-        Ok(crate::request::Params::RootedTree {
-            parents: relabeled.parents().to_vec(),
-            sockets: self.thread_sockets.clone(),
-        })
-    }
-
-    /// A free split: the root becomes `root_thread`, the other nodes the other thread ids in
-    /// preorder, and each thread runs where its node was placed.
-    fn assign_free(
-        &self,
-        tree: &RootedTree,
-        node_sockets: &[u32],
-    ) -> Result<crate::request::Params, ModelError> {
-        let n = tree.len();
-        let mut map = vec![0u32; n];
-        let root = tree.root();
-        map[root as usize] = self.root_thread;
-        let mut next = 0u32;
-        for v in tree.preorder().into_iter().skip(1) {
-            if next == self.root_thread {
-                next += 1;
-            }
-            map[v as usize] = next;
-            next += 1;
-        }
-        let mut sockets = vec![0u32; n];
-        for v in 0..n {
-            sockets[map[v] as usize] = node_sockets[v];
-        }
-        let relabeled = tree.relabel(&map).map_err(|e| ModelError::Parameter {
-            name: "tree".into(),
-            value: format!("{n} nodes"),
-            reason: e.to_string(),
-        })?;
-        Ok(crate::request::Params::RootedTree {
-            parents: relabeled.parents().to_vec(),
-            sockets,
-        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tree::RootedTree;
 
     #[test]
     fn the_level_recursion_is_eq_2_on_one_socket_for_every_recursive_tree_of_7_nodes() {

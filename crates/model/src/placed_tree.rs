@@ -1,0 +1,363 @@
+//! Rooted trees placed on sockets: the contract through which a family prices them, and the
+//! search space a request hands the optimizer.
+//!
+//! This module belongs to no family. A family says what a node's level, an edge and a group of
+//! children on one socket cost ([`PlacedTreeCost`]); the recursion that turns those prices into
+//! the cost of a whole tree is written once, here ([`PlacedTreeCost::evaluate`], seed 001 Eq. 2
+//! generalized to sockets as §4 prescribes); the optimizer searches trees and placements through
+//! the trait and never names a family. The ccNUMA one-line broadcast (`ccnuma::bcast::TreeCosts`)
+//! is the implementation today.
+//!
+//! Why these three terms: in the CLa graph of a tree collective (docs/cla.md §4–§7) a node p on
+//! socket σ first does its own work before any child can start (`start`, A(p)), each child c then
+//! arrives after an offset that depends only on the two sockets (`edge`) plus its own subtree's
+//! time, and p finishes after waiting, socket by socket, for the latest arrival of each group of
+//! children that share a synchronization line (`finish`). A subtree therefore matters to its
+//! parent only through its root's socket and its (T_min, T_max): that is what makes a dynamic
+//! program over subtrees exact (docs/cla.md §8).
+
+use crate::request::{Cost, Params};
+use crate::tree::{LevelCost, RootedTree, TreeError};
+use serde::Serialize;
+use std::fmt;
+use std::sync::Arc;
+
+/// One many-to-one group of a node: its children on one socket.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Group {
+    /// The children's socket.
+    pub socket: u32,
+    /// How many children.
+    pub count: u32,
+    /// Latest arrival under T_min, ns from the end of the node's own receive (with A(p) added
+    /// once [`PlacedTreeCost::finish`] is called).
+    pub arrival_min: f64,
+    /// The same under T_max.
+    pub arrival_max: f64,
+}
+
+/// How a family prices a rooted tree whose nodes run on sockets, each node keeping one
+/// many-to-one synchronization line per socket of its children.
+///
+/// Contract (what the optimizer's searches rely on):
+/// - every value is in ns, finite and non-negative;
+/// - [`finish`](Self::finish) is non-decreasing in every group's arrivals, and `start` and
+///   `finish` are non-decreasing in every group's count, so a slower or larger subtree never
+///   makes its parent finish earlier (optimal substructure: the exactness of the dynamic
+///   programs rests on this);
+/// - the one-socket restriction is the [`LevelCost`] supertrait: `level(k)` must equal
+///   `finish(0, [one group of k children on socket 0 arriving at start + edge(0, 0)])`, and
+///   `LevelCost::offset` must be `(root_offset, root_offset)`;
+/// - [`placement_lower_bound`](Self::placement_lower_bound) is at most the cost of the tree
+///   under every placement on the given number of sockets;
+/// - [`line_classes`](Self::line_classes) is `Some` only if `start`, `edge` and `finish` equal
+///   the closed forms documented on [`LineClasses`] for the constants returned.
+pub trait PlacedTreeCost: LevelCost + Send + Sync + fmt::Debug {
+    /// What every tree adds once (e.g. the root reading its own buffer), ns.
+    fn root_offset(&self) -> f64;
+    /// The arrival offset of a child on `child_socket` below a parent on `parent_socket`: the
+    /// child's receive before its own subtree starts, ns.
+    fn edge(&self, parent_socket: u32, child_socket: u32) -> f64;
+    /// A(p), (min, max): the work of a node on `socket` before its children's arrivals count,
+    /// given its children as (socket, count) pairs, one per socket.
+    fn start(&self, socket: u32, children: &[(u32, u32)]) -> (f64, f64);
+    /// The end of the node's last wait, (min, max), given its groups in ascending socket order
+    /// with arrivals that already include A(p); (0, 0) for a leaf.
+    fn finish(&self, socket: u32, groups: &[Group]) -> (f64, f64);
+    /// A lower bound on (T_min, T_max) of the tree with these preorder levels under every
+    /// placement of its nodes on `sockets` sockets.
+    fn placement_lower_bound(&self, levels: &[u32], sockets: u32) -> (f64, f64);
+    /// The constants, when the pricing is exactly the socket-line form of [`LineClasses`]: the
+    /// form the optimizer's exact multi-socket dynamic program is built on. `None` restricts
+    /// exact search to one socket (and to exhaustive enumeration where it is affordable).
+    fn line_classes(&self) -> Option<LineClasses>;
+
+    /// (T_min, T_max) of the whole tree with node v on socket `sockets[v]`: the recursion
+    /// T(p) = finish(σ_p, groups of (A(p) + edge + T(c))), T(leaf) = 0, plus `root_offset`.
+    /// Iterative (no recursion a tree's depth controls).
+    fn evaluate(&self, tree: &RootedTree, sockets: &[u32]) -> Result<Cost, TreeError> {
+        if sockets.len() != tree.len() {
+            return Err(TreeError::Placement {
+                nodes: tree.len() as u32,
+                got: sockets.len(),
+            });
+        }
+        let order = tree.preorder();
+        let mut t_min = vec![0.0; tree.len()];
+        let mut t_max = vec![0.0; tree.len()];
+        let mut groups: Vec<Group> = Vec::new();
+        let mut counts: Vec<(u32, u32)> = Vec::new();
+        for &p in order.iter().rev() {
+            let kids = tree.children(p);
+            if kids.is_empty() {
+                continue;
+            }
+            let sigma = sockets[p as usize];
+            groups.clear();
+            for &c in kids {
+                let s = sockets[c as usize];
+                let e = self.edge(sigma, s);
+                let (lo, hi) = (e + t_min[c as usize], e + t_max[c as usize]);
+                match groups.iter_mut().find(|g| g.socket == s) {
+                    Some(g) => {
+                        g.count += 1;
+                        g.arrival_min = g.arrival_min.max(lo);
+                        g.arrival_max = g.arrival_max.max(hi);
+                    }
+                    None => groups.push(Group {
+                        socket: s,
+                        count: 1,
+                        arrival_min: lo,
+                        arrival_max: hi,
+                    }),
+                }
+            }
+            groups.sort_by_key(|g| g.socket);
+            counts.clear();
+            counts.extend(groups.iter().map(|g| (g.socket, g.count)));
+            let (a_min, a_max) = self.start(sigma, &counts);
+            for g in &mut groups {
+                g.arrival_min += a_min;
+                g.arrival_max += a_max;
+            }
+            let (lo, hi) = self.finish(sigma, &groups);
+            t_min[p as usize] = lo;
+            t_max[p as usize] = hi;
+        }
+        let root = tree.root() as usize;
+        let off = self.root_offset();
+        Ok(Cost::range(off + t_min[root], off + t_max[root]))
+    }
+}
+
+/// The socket-line form: five line-transfer classes and the closed forms of seed 001 §4 built
+/// from them (docs/cla.md §7). With x(a, b) = `socket` (R_R) on one socket and `remote` (R_Q)
+/// across, mem(h, s) = `memory` (R_I) when the line's home h is the reader's socket s and
+/// `remote_memory` (R_QI) otherwise, for a node on σ with children C_s on socket s:
+///
+/// | term | T_min | T_max |
+/// |---|---|---|
+/// | start A(p) | R_I | max_s mem(σ, s) + 2·Σ_c x(c, p) + max_s x(p, s) |
+/// | edge | x(p, c) + R_L | same |
+/// | group s, after its latest arrival | R_I + (\|C_s\| − 1)·R_R | mem(s, σ) + \|C_s\|·x(σ, s) + (\|C_s\| − 1)·x(s, σ) |
+/// | wait W_s (ascending s) | max(W_prev, G_s) + x(s, σ) | same |
+/// | root offset | R_L | R_L |
+///
+/// The exact multi-socket dynamic program of the optimizer and its lower bounds are algebra on
+/// these constants; a pricing that returns them from [`PlacedTreeCost::line_classes`] promises
+/// its three terms are these formulas. Needs R_Q ≥ R_R and R_QI ≥ R_I.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LineClasses {
+    /// R_L: a line in the reader's own cache.
+    pub local: f64,
+    /// R_R: a line in another core's cache on the same socket.
+    pub socket: f64,
+    /// R_Q: a line in a cache of another socket.
+    pub remote: f64,
+    /// R_I: a line from the reader's own socket's memory.
+    pub memory: f64,
+    /// R_QI: a line from another socket's memory.
+    pub remote_memory: f64,
+}
+
+impl LineClasses {
+    /// x(a, b): a line transfer between threads on sockets `a` and `b`.
+    pub fn transfer(&self, a: u32, b: u32) -> f64 {
+        if a == b {
+            self.socket
+        } else {
+            self.remote
+        }
+    }
+
+    /// A fetch from memory homed on `home` by a thread on `socket`.
+    pub fn fetch(&self, home: u32, socket: u32) -> f64 {
+        if home == socket {
+            self.memory
+        } else {
+            self.remote_memory
+        }
+    }
+
+    /// The root offset, R_L.
+    pub fn offset(&self) -> f64 {
+        self.local
+    }
+}
+
+/// The space of rooted trees with socket placements for one request (seed 001 §4): what the
+/// optimizer searches, priced by the family through [`PlacedTreeCost`].
+#[derive(Debug, Clone, Serialize)]
+pub struct RootedTreeSpace {
+    /// Threads, i.e. tree nodes.
+    pub threads: u32,
+    /// Socket of every thread id (the machine's thread placement).
+    pub thread_sockets: Vec<u32>,
+    /// The thread at the root.
+    pub root_thread: u32,
+    /// How the family prices a placed tree (serialized as its line classes, when it has them).
+    #[serde(serialize_with = "serialize_pricing")]
+    pub pricing: Arc<dyn PlacedTreeCost>,
+    /// When the search may choose how many threads run on each socket: how many each socket can
+    /// hold. `None`: the split of `thread_sockets`.
+    pub capacity: Option<Vec<u32>>,
+}
+
+fn serialize_pricing<S: serde::Serializer>(
+    pricing: &Arc<dyn PlacedTreeCost>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    pricing.line_classes().serialize(serializer)
+}
+
+/// Two spaces are equal when they ask for the same trees and price them alike: the same
+/// pricing object, or pricings with equal line classes.
+impl PartialEq for RootedTreeSpace {
+    fn eq(&self, other: &Self) -> bool {
+        let same_pricing = Arc::ptr_eq(&self.pricing, &other.pricing)
+            || matches!(
+                (self.pricing.line_classes(), other.pricing.line_classes()),
+                (Some(a), Some(b)) if a == b
+            );
+        self.threads == other.threads
+            && self.thread_sockets == other.thread_sockets
+            && self.root_thread == other.root_thread
+            && self.capacity == other.capacity
+            && same_pricing
+    }
+}
+
+/// Why a tree found on nodes `0..n` cannot be given thread ids.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AssignError {
+    /// The tree or its placement does not have one entry per thread.
+    #[error("the tree has {nodes} nodes and {sockets} socket entries, but the request has {threads} threads")]
+    Size {
+        /// Tree nodes.
+        nodes: usize,
+        /// Placement entries.
+        sockets: usize,
+        /// Threads of the request.
+        threads: u32,
+    },
+    /// The root is placed elsewhere than the root thread runs.
+    #[error("the root must run on socket {expected} (thread {thread}), not on socket {got}")]
+    RootSocket {
+        /// The root thread's socket.
+        expected: u32,
+        /// The root thread.
+        thread: u32,
+        /// The root node's socket in the placement.
+        got: u32,
+    },
+    /// The placement puts more nodes on a socket than it has threads.
+    #[error("node {node} is placed on socket {socket}, which has no thread left")]
+    Full {
+        /// The node.
+        node: u32,
+        /// Its socket.
+        socket: u32,
+    },
+    /// Relabelling failed.
+    #[error(transparent)]
+    Tree(#[from] TreeError),
+}
+
+impl RootedTreeSpace {
+    /// How many threads run on each socket.
+    pub fn nodes_per_socket(&self) -> Vec<u32> {
+        let sockets = self.thread_sockets.iter().max().map_or(1, |m| m + 1) as usize;
+        let mut counts = vec![0; sockets];
+        for &s in &self.thread_sockets {
+            counts[s as usize] += 1;
+        }
+        counts
+    }
+
+    /// The root's socket.
+    pub fn root_socket(&self) -> u32 {
+        self.thread_sockets
+            .get(self.root_thread as usize)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Turn a tree on nodes `0..n` with node sockets into thread ids: the root becomes
+    /// `root_thread`; the other nodes of each socket take that socket's remaining threads in
+    /// ascending order, in the tree's preorder. Fails when the placement does not use each
+    /// socket exactly as often as the threads do. With a free split ([`Self::capacity`]), the
+    /// other nodes take the other thread ids in preorder and each thread runs where its node was
+    /// placed.
+    pub fn assign_threads(
+        &self,
+        tree: &RootedTree,
+        node_sockets: &[u32],
+    ) -> Result<Params, AssignError> {
+        let n = tree.len();
+        if n != self.threads as usize || node_sockets.len() != n {
+            return Err(AssignError::Size {
+                nodes: n,
+                sockets: node_sockets.len(),
+                threads: self.threads,
+            });
+        }
+        if self.capacity.is_some() {
+            return self.assign_free(tree, node_sockets);
+        }
+        let mut free: Vec<std::collections::VecDeque<u32>> =
+            vec![Default::default(); self.nodes_per_socket().len()];
+        for (t, &s) in self.thread_sockets.iter().enumerate() {
+            if t as u32 != self.root_thread {
+                free[s as usize].push_back(t as u32);
+            }
+        }
+        let mut map = vec![0u32; n];
+        let root = tree.root();
+        if node_sockets[root as usize] != self.root_socket() {
+            return Err(AssignError::RootSocket {
+                expected: self.root_socket(),
+                thread: self.root_thread,
+                got: node_sockets[root as usize],
+            });
+        }
+        map[root as usize] = self.root_thread;
+        for v in tree.preorder().into_iter().skip(1) {
+            let s = node_sockets[v as usize];
+            let t = free
+                .get_mut(s as usize)
+                .and_then(|q| q.pop_front())
+                .ok_or(AssignError::Full { node: v, socket: s })?;
+            map[v as usize] = t;
+        }
+        let relabeled = tree.relabel(&map)?;
+        Ok(Params::RootedTree {
+            parents: relabeled.parents().to_vec(),
+            sockets: self.thread_sockets.clone(),
+        })
+    }
+
+    fn assign_free(&self, tree: &RootedTree, node_sockets: &[u32]) -> Result<Params, AssignError> {
+        let n = tree.len();
+        let mut map = vec![0u32; n];
+        let root = tree.root();
+        map[root as usize] = self.root_thread;
+        let mut next = 0u32;
+        for v in tree.preorder().into_iter().skip(1) {
+            if next == self.root_thread {
+                next += 1;
+            }
+            map[v as usize] = next;
+            next += 1;
+        }
+        let mut sockets = vec![0u32; n];
+        for v in 0..n {
+            sockets[map[v] as usize] = node_sockets[v];
+        }
+        let relabeled = tree.relabel(&map)?;
+        Ok(Params::RootedTree {
+            parents: relabeled.parents().to_vec(),
+            sockets,
+        })
+    }
+}
