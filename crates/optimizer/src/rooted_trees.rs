@@ -1359,7 +1359,10 @@ fn exhaustive_placed(
         Exactness::bounded(
             ctl.deadline.reason(),
             score(objective, &placed.cost),
-            Some(socket_dp::lower_bound(&line_classes(space)?, n, sockets)),
+            space
+                .pricing
+                .line_classes()
+                .map(|c| socket_dp::lower_bound(&c, n, sockets)),
         )
     } else {
         Exactness::Exact

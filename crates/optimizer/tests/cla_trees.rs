@@ -205,3 +205,73 @@ fn cla_tree_ranks_sixteen_threads_on_two_sockets() {
     assert_eq!(again.best[0].params, best.params);
     println!("16 threads: {} {:?}", best.params, best.cost);
 }
+
+/// The ccNUMA pricing seen through the contract only: the same three terms, but no
+/// `LineClasses`, as a family whose terms are not the socket-line form would be.
+#[derive(Debug)]
+struct Opaque(TreeCosts);
+
+impl modelopt_model::tree::LevelCost for Opaque {
+    fn level(&self, k: u32) -> (f64, f64) {
+        modelopt_model::tree::LevelCost::level(&self.0, k)
+    }
+    fn offset(&self) -> (f64, f64) {
+        modelopt_model::tree::LevelCost::offset(&self.0)
+    }
+}
+
+impl PlacedTreeCost for Opaque {
+    fn root_offset(&self) -> f64 {
+        self.0.root_offset()
+    }
+    fn edge(&self, parent_socket: u32, child_socket: u32) -> f64 {
+        self.0.edge(parent_socket, child_socket)
+    }
+    fn start(&self, socket: u32, children: &[(u32, u32)]) -> (f64, f64) {
+        self.0.start(socket, children)
+    }
+    fn finish(&self, socket: u32, groups: &[modelopt_model::placed_tree::Group]) -> (f64, f64) {
+        self.0.finish(socket, groups)
+    }
+    fn placement_lower_bound(&self, levels: &[u32], sockets: u32) -> (f64, f64) {
+        self.0.placement_lower_bound(levels, sockets)
+    }
+    fn line_classes(&self) -> Option<modelopt_model::placed_tree::LineClasses> {
+        None
+    }
+}
+
+#[test]
+fn a_pricing_without_line_classes_is_searched_exhaustively_and_refused_by_the_socket_dp() {
+    // 6 threads, 3 + 3 on two sockets. Through the contract alone, exhaustive search must find
+    // the same optimum as with the socket-line form (both enumerate every tree and placement and
+    // price them with the same three terms); the socket DP, which is algebra on LineClasses,
+    // must refuse rather than guess. One socket needs only LevelCost: the DP runs.
+    let space =
+        |pricing: std::sync::Arc<dyn PlacedTreeCost>, thread_sockets: Vec<u32>| RootedTreeSpace {
+            threads: thread_sockets.len() as u32,
+            thread_sockets,
+            root_thread: 0,
+            pricing,
+            capacity: None,
+        };
+    let split = vec![0, 0, 0, 1, 1, 1];
+    let opaque = space(std::sync::Arc::new(Opaque(sandy())), split.clone());
+    let open = space(std::sync::Arc::new(sandy()), split);
+    let a = rooted_trees::optimal(&opaque, TreeSearch::Exhaustive, &Objective::Min).unwrap();
+    let b = rooted_trees::optimal(&open, TreeSearch::Exhaustive, &Objective::Min).unwrap();
+    let c = rooted_trees::optimal(&open, TreeSearch::Dp, &Objective::Min).unwrap();
+    assert!(
+        same(a.cost, b.cost) && same(b.cost, c.cost),
+        "{a:?} {b:?} {c:?}"
+    );
+    let refused = rooted_trees::optimal(&opaque, TreeSearch::Dp, &Objective::Min).unwrap_err();
+    assert!(
+        matches!(refused, rooted_trees::TreeSearchError::NoSocketForm),
+        "{refused}"
+    );
+    let one_socket = space(std::sync::Arc::new(Opaque(sandy())), vec![0; 9]);
+    let d = rooted_trees::optimal(&one_socket, TreeSearch::Dp, &Objective::Min).unwrap();
+    let e = rooted_trees::optimal(&one_socket, TreeSearch::Exhaustive, &Objective::Min).unwrap();
+    assert!(same(d.cost, e.cost), "{d:?} {e:?}");
+}
