@@ -184,6 +184,12 @@ fn render_text(machine: &Machine, report: &Report) -> String {
     if let Some(t) = report.throughput_bytes_per_s {
         let _ = writeln!(out, "  throughput  {:>12.2} MB/s", t / 1e6);
     }
+    if report.exact && !matches!(report.params, modelopt_model::Params::None) {
+        let _ = writeln!(
+            out,
+            "  search      exact (proven optimal over every configuration of the space)"
+        );
+    }
     if !report.exact {
         let why = report.stopped.map_or_else(
             || "a search did not complete".to_string(),

@@ -897,3 +897,53 @@ fn only_the_estimates_a_result_uses_are_announced() {
     ]);
     assert!(!json.contains("estimated_params"), "{json}");
 }
+
+#[test]
+fn the_four_socket_machine_prices_by_hand_and_says_its_estimates() {
+    // xeon-e5-4650-4s (every line class an estimate): 8 threads fill socket 0, so the search
+    // is over one socket and its optimum is the flat tree (a star beats any deeper tree here:
+    // a second level adds at least 2·R_I + 2·R_R + R_L ≈ 199.9 ns, the 6 more children on one
+    // line 6·R_R = 171 ns). Eq. (2) with R_L = 1.87, R_R = 28.5, R_I = 70 (docs/cla.md §7):
+    // T_min = R_L + (R_I + R_R) + R_L + (R_I + 7·R_R) = 1.87 + 98.5 + 1.87 + 269.5 = 371.74 ns;
+    // T_max = R_L + 2·R_I + R_L + 2·R_R + 4·7·R_R = 1.87 + 140 + 1.87 + 57 + 798 = 998.74 ns.
+    let out = modelopt()
+        .args([
+            "bcast",
+            "-m",
+            "xeon-e5-4650-4s",
+            "-n",
+            "8",
+            "--algorithm",
+            "cla-tree",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let t_min = v["t_min_ns"].as_f64().unwrap_or(f64::NAN);
+    let t_max = v["t_max_ns"].as_f64().unwrap_or(f64::NAN);
+    assert!((t_min - 371.74).abs() < 1e-6, "{v}");
+    assert!((t_max - 998.74).abs() < 1e-6, "{v}");
+    assert_eq!(v["exact"], serde_json::json!(true), "{v}");
+    assert!(
+        v["estimated_params"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|k| k == "line.remote")),
+        "{v}"
+    );
+    // Twelve threads, free split over the four sockets: exact, and said so in the text.
+    let text = stdout_of(&[
+        "bcast",
+        "-m",
+        "xeon-e5-4650-4s",
+        "-n",
+        "12",
+        "--algorithm",
+        "cla-tree",
+        "--placement",
+        "optimal",
+    ]);
+    assert!(text.contains("search      exact"), "{text}");
+}

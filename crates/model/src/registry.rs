@@ -62,10 +62,16 @@ pub const FAMILIES: &[Family] = &[
         name: "ccnuma",
         summary: "cache-line-aware graphs and rooted trees on several sockets (seed 001)",
         load: crate::ccnuma::load,
-        bundled: &[(
-            "sandy-bridge-e5-2660",
-            include_str!("../../../machines/sandy-bridge-e5-2660.toml"),
-        )],
+        bundled: &[
+            (
+                "sandy-bridge-e5-2660",
+                include_str!("../../../machines/sandy-bridge-e5-2660.toml"),
+            ),
+            (
+                "xeon-e5-4650-4s",
+                include_str!("../../../machines/xeon-e5-4650-4s.toml"),
+            ),
+        ],
         cache_states: true,
         metrics: LATENCY,
         throughput_note: None,

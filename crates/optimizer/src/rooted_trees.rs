@@ -906,6 +906,11 @@ fn free_split(
             ),
         });
     }
+    if let [only] = splits.as_slice() {
+        // One split (the threads fill the sockets): the fixed-split search, with its scalar
+        // pass and budgets, is the same question asked faster.
+        return optimal_in(&fixed_split(space, only), method, objective, ctl);
+    }
     let mut results: Vec<TreeOptimum> = Vec::new();
     match method {
         TreeSearch::Exhaustive => {
@@ -929,10 +934,20 @@ fn free_split(
         TreeSearch::Dp | TreeSearch::Auto => {
             let estimate = socket_dp::estimate(&box_counts);
             let built = if ctl.limits.check(&estimate).is_ok() {
-                let (table, filled) = socket_dp::SocketTable::build(
+                // An incumbent over every split prunes the table: the optimum of the whole space
+                // scores at most the incumbent, and every partial point of its tree at most its
+                // score, so it survives; a split whose points all score above the incumbent
+                // cannot hold the optimum. Without it a table over the box of four sockets × 8
+                // walks every Pareto point and runs for minutes.
+                let incumbent = split_incumbent(space, &splits, root_socket, objective, ctl)?;
+                let (table, filled) = socket_dp::SocketTable::build_splits(
                     &line_classes(space)?,
                     &box_counts,
-                    None,
+                    n,
+                    incumbent.map(|incumbent| socket_dp::Prune {
+                        objective: *objective,
+                        incumbent,
+                    }),
                     &ctl.remaining(),
                     ctl.progress,
                 )?;
@@ -998,6 +1013,43 @@ fn free_split(
         found.exactness = Exactness::bounded(stopped, score(objective, &found.cost), bound);
     }
     Ok(found)
+}
+
+/// The best score of two simple trees over every split: the flat tree and the one-socket
+/// optimum, each with its nodes placed in preorder (socket 0's threads first). O(splits · n).
+fn split_incumbent(
+    space: &RootedTreeSpace,
+    splits: &[Vec<u32>],
+    root_socket: u32,
+    objective: &Objective,
+    ctl: &Control,
+) -> Result<Option<f64>, TreeSearchError> {
+    let n = space.threads;
+    let unlimited = Limits {
+        time_limit: None,
+        work_budget: u64::MAX,
+    };
+    let quiet = Progress::none();
+    let plain = Control {
+        limits: &unlimited,
+        deadline: ctl.deadline,
+        progress: &quiet,
+    };
+    let mut incumbent: Option<f64> = None;
+    for levels in [
+        flat_levels(n),
+        dp_in(&*space.pricing, n, objective, &plain)?.levels,
+    ] {
+        let tree = RootedTree::from_levels(&levels).map_err(malformed)?;
+        for counts in splits {
+            if let Some(labels) = preorder_labels(&tree, counts, root_socket) {
+                let c = space.pricing.evaluate(&tree, &labels)?;
+                let s = score(objective, &c);
+                incumbent = Some(incumbent.map_or(s, |i: f64| i.min(s)));
+            }
+        }
+    }
+    Ok(incumbent)
 }
 
 /// Every vector of per-socket counts summing to `n`, each at most `limit[s]`, with at least one

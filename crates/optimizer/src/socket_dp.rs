@@ -200,6 +200,10 @@ pub struct SocketTable {
     nodes: Vec<Vec<Table<PPoint>>>,
     /// Points whose score bound exceeds this incumbent are dropped (see [`Prune`]).
     prune: Option<Prune>,
+    /// The node count of a whole tree when every split of one request is asked for
+    /// ([`SocketTable::build_splits`]): states of that total may be roots. `None`: only the
+    /// whole box may.
+    root_total: Option<u32>,
     /// Transition pairs visited.
     pub transitions: u64,
     /// The components of every count vector, `comps[idx · S + s]`.
@@ -273,7 +277,23 @@ impl SocketTable {
         limits: &Limits,
         progress: &Progress,
     ) -> Result<(Self, Filled), SocketDpError> {
-        Self::build_for(costs, counts, prune, None, limits, progress)
+        Self::build_for(costs, counts, prune, None, None, limits, progress)
+    }
+
+    /// [`SocketTable::build`] for one request of `threads` nodes whose split over the sockets is
+    /// free within the box `counts` (`--placement optimal`): every state holding `threads` nodes
+    /// may be a whole tree, so a [`Prune`] adds a parent's level only to smaller states, and the
+    /// table answers [`SocketTable::best`] for every split of `threads` (those that can reach the
+    /// incumbent).
+    pub fn build_splits(
+        costs: &LineClasses,
+        counts: &[u32],
+        threads: u32,
+        prune: Option<Prune>,
+        limits: &Limits,
+        progress: &Progress,
+    ) -> Result<(Self, Filled), SocketDpError> {
+        Self::build_for(costs, counts, prune, None, Some(threads), limits, progress)
     }
 
     /// [`SocketTable::build`]; with `root` (the request's root socket, the table answering only
@@ -284,6 +304,7 @@ impl SocketTable {
         counts: &[u32],
         prune: Option<Prune>,
         root: Option<u32>,
+        root_total: Option<u32>,
         limits: &Limits,
         progress: &Progress,
     ) -> Result<(Self, Filled), SocketDpError> {
@@ -296,6 +317,7 @@ impl SocketTable {
         limits.check(&estimate)?;
         let deadline = limits.deadline();
         let mut table = SocketTable::shell(costs, counts, prune);
+        table.root_total = root_total;
         let states = table.ranges_len();
         // States in order of their total node count.
         let mut by_size: Vec<usize> = (0..states).collect();
@@ -423,6 +445,7 @@ impl SocketTable {
                 .map(|_| (0..s_count).map(|_| Table::new(states)).collect())
                 .collect(),
             prune,
+            root_total: None,
             transitions: 0,
             comps: Vec::with_capacity(states * s_count),
             alive_trees: vec![Vec::new(); s_count],
@@ -471,10 +494,16 @@ impl SocketTable {
         )
     }
 
-    /// Whether the state `c` (a count vector index) is a proper subtree of the request's tree,
-    /// i.e. not the whole box.
+    /// Whether the state `c` (a count vector index) is a proper subtree of the request's tree:
+    /// not the whole box, or (every split asked for) holding fewer nodes than a whole tree.
     fn proper(&self, c: usize) -> bool {
-        c + 1 != self.ranges_len()
+        match self.root_total {
+            Some(n) => {
+                let s = self.radix.len();
+                self.comps[c * s..c * s + s].iter().sum::<u32>() != n
+            }
+            None => c + 1 != self.ranges_len(),
+        }
     }
 
     fn ranges_len(&self) -> usize {
@@ -767,8 +796,8 @@ impl SocketTable {
                 let c = self.costs;
                 // A finished node (stage 0) whose subtree is not the whole request has a parent
                 // level above it; a partial node (stage > 0) may still become the root.
-                let whole = r + self.stride[sigma] + 1 == self.ranges_len()
-                    && self.component(r, sigma) + 2 == self.radix[sigma];
+                let whole = self.component(r, sigma) + 1 < self.radix[sigma]
+                    && !self.proper(r + self.stride[sigma]);
                 let up = if whole || stage > 0 {
                     (0.0, 0.0)
                 } else {
@@ -1486,7 +1515,7 @@ pub fn optimal(
         (None, _) => None,
     };
     let (table, filled) =
-        SocketTable::build_for(costs, counts, prune, Some(root), limits, progress)?;
+        SocketTable::build_for(costs, counts, prune, Some(root), None, limits, progress)?;
     let best = match filled {
         Filled::Complete => table.best(root, counts, objective),
         Filled::Stopped(_) => None,

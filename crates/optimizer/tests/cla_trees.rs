@@ -275,3 +275,79 @@ fn a_pricing_without_line_classes_is_searched_exhaustively_and_refused_by_the_so
     let e = rooted_trees::optimal(&one_socket, TreeSearch::Exhaustive, &Objective::Min).unwrap();
     assert!(same(d.cost, e.cost), "{d:?} {e:?}");
 }
+
+#[test]
+fn a_free_split_is_the_best_fixed_split_on_two_and_three_sockets() {
+    // `--placement optimal`: the DP fills one table over the box of capacities, pruned by an
+    // incumbent taken over every split, and reads every split of n from it. Law: its optimum is
+    // the least over every split (counts within capacity, the root's socket non-empty) of the
+    // fixed-split optimum, which exhaustive search gives independently, under every objective.
+    for (capacity, max_n) in [(vec![4u32, 4], 8u32), (vec![3, 3, 3], 7)] {
+        for n in 2..=max_n {
+            for objective in [Objective::Min, Objective::Max, Objective::Blend(0.5)] {
+                let free = RootedTreeSpace {
+                    threads: n,
+                    thread_sockets: vec![0; n as usize],
+                    root_thread: 0,
+                    pricing: std::sync::Arc::new(sandy()),
+                    capacity: Some(capacity.clone()),
+                };
+                let found = rooted_trees::optimal(&free, TreeSearch::Dp, &objective).unwrap();
+                assert!(found.exact());
+                // Every split, by odometer over the box.
+                let mut best: Option<(f64, f64)> = None;
+                let s = capacity.len();
+                let mut split = vec![0u32; s];
+                loop {
+                    if split.iter().sum::<u32>() == n && split[0] > 0 {
+                        let thread_sockets: Vec<u32> = (0..s as u32)
+                            .flat_map(|k| std::iter::repeat_n(k, split[k as usize] as usize))
+                            .collect();
+                        let fixed = RootedTreeSpace {
+                            threads: n,
+                            thread_sockets,
+                            root_thread: 0,
+                            pricing: std::sync::Arc::new(sandy()),
+                            capacity: None,
+                        };
+                        let c = rooted_trees::optimal(&fixed, TreeSearch::Exhaustive, &objective)
+                            .unwrap()
+                            .cost;
+                        let key = (
+                            objective
+                                .score(&c, modelopt_model::Metric::Latency)
+                                .unwrap(),
+                            objective.tie_score(&c),
+                        );
+                        if best.is_none_or(|b| {
+                            key.0 < b.0 - 1e-7 || ((key.0 - b.0).abs() <= 1e-7 && key.1 < b.1)
+                        }) {
+                            best = Some(key);
+                        }
+                    }
+                    let mut i = 0;
+                    while i < s {
+                        split[i] += 1;
+                        if split[i] <= capacity[i] {
+                            break;
+                        }
+                        split[i] = 0;
+                        i += 1;
+                    }
+                    if i == s {
+                        break;
+                    }
+                }
+                let best = best.unwrap();
+                let got = objective
+                    .score(&found.cost, modelopt_model::Metric::Latency)
+                    .unwrap();
+                assert!(
+                    (got - best.0).abs() < 1e-6,
+                    "{capacity:?}, n = {n}, {objective:?}: free {got}, best split {}",
+                    best.0
+                );
+            }
+        }
+    }
+}
