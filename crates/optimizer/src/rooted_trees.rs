@@ -305,6 +305,15 @@ impl<'a> Control<'a> {
         }
     }
 
+    /// A part's stop reason in the command's terms: a part runs under the time left
+    /// ([`Control::remaining`]), but the user set the whole command's limit.
+    fn command_reason(&self, reason: StopReason) -> StopReason {
+        match reason {
+            StopReason::TimeLimit { .. } => self.deadline.reason(),
+            other => other,
+        }
+    }
+
     fn over_budget(&self) -> StopReason {
         StopReason::WorkBudget {
             budget: self.limits.work_budget,
@@ -953,7 +962,7 @@ fn free_split(
                 )?;
                 match filled {
                     socket_dp::Filled::Complete => Ok(table),
-                    socket_dp::Filled::Stopped(reason) => Err(reason),
+                    socket_dp::Filled::Stopped(reason) => Err(ctl.command_reason(reason)),
                 }
             } else {
                 Err(ctl.over_budget())
@@ -1246,6 +1255,7 @@ fn socket_optimum(
     }
     match filled {
         socket_dp::Filled::Stopped(reason) => {
+            let reason = ctl.command_reason(reason);
             let mut t = fallback(space, counts, root_socket, objective, ctl, reason)?;
             t.trees += transitions;
             Ok(t)
