@@ -288,6 +288,33 @@ struct Control<'a> {
     progress: &'a Progress,
 }
 
+/// Limits without a budget and a silent progress sink for the small side searches (the
+/// incumbents) a search runs once its own estimate is within budget.
+struct SideSearch {
+    limits: Limits,
+    progress: Progress,
+}
+
+impl SideSearch {
+    fn new() -> Self {
+        SideSearch {
+            limits: Limits {
+                time_limit: None,
+                work_budget: u64::MAX,
+            },
+            progress: Progress::none(),
+        }
+    }
+
+    fn control(&self, deadline: Deadline) -> Control<'_> {
+        Control {
+            limits: &self.limits,
+            deadline,
+            progress: &self.progress,
+        }
+    }
+}
+
 impl<'a> Control<'a> {
     fn new(limits: &'a Limits, progress: &'a Progress) -> Self {
         Control {
@@ -1034,16 +1061,8 @@ fn split_incumbent(
     ctl: &Control,
 ) -> Result<Option<f64>, TreeSearchError> {
     let n = space.threads;
-    let unlimited = Limits {
-        time_limit: None,
-        work_budget: u64::MAX,
-    };
-    let quiet = Progress::none();
-    let plain = Control {
-        limits: &unlimited,
-        deadline: ctl.deadline,
-        progress: &quiet,
-    };
+    let side = SideSearch::new();
+    let plain = side.control(ctl.deadline);
     let mut incumbent: Option<f64> = None;
     for levels in [
         flat_levels(n),
@@ -1215,16 +1234,8 @@ fn socket_optimum(
     // on two sockets; on more, threads taken in preorder, each node on its thread's socket).
     // The DP is within budget here, so n is small and these take microseconds.
     let mut incumbent: Option<f64> = None;
-    let unlimited = Limits {
-        time_limit: None,
-        work_budget: u64::MAX,
-    };
-    let quiet = Progress::none();
-    let plain = Control {
-        limits: &unlimited,
-        deadline: Deadline::never(),
-        progress: &quiet,
-    };
+    let side = SideSearch::new();
+    let plain = side.control(Deadline::never());
     for levels in [
         flat_levels(n),
         dp_in(&*space.pricing, n, objective, &plain)?.levels,

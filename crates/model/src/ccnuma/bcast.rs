@@ -56,25 +56,17 @@ impl TreeCosts {
 
     /// x(a, b): a line transfer between threads on sockets `a` and `b`.
     pub fn transfer(&self, a: u32, b: u32) -> f64 {
-        if a == b {
-            self.socket
-        } else {
-            self.remote
-        }
+        LineClasses::from(*self).transfer(a, b)
     }
 
     /// A fetch from memory homed on `home` by a thread on `socket`.
     pub fn fetch(&self, home: u32, socket: u32) -> f64 {
-        if home == socket {
-            self.memory
-        } else {
-            self.remote_memory
-        }
+        LineClasses::from(*self).fetch(home, socket)
     }
 
     /// What every broadcast adds: the root reads its own buffer (R_L).
     pub fn offset(&self) -> f64 {
-        self.local
+        LineClasses::from(*self).offset()
     }
 
     /// T_lev(k) of Eq. (2) on one socket, `(min, max)`:
