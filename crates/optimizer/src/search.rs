@@ -64,6 +64,7 @@ use crate::limits::{BudgetExceeded, Deadline, Exactness, Limits, Progress, StopR
 use crate::objective::{score_key, Objective};
 use crate::space::{candidates, count, LevelDegrees};
 use crate::WorkEstimate;
+use modelopt_model::algorithm::LevelPricer;
 use modelopt_model::{
     Algorithm, Cost, DegreeOrdering, ModelError, Params, Request, Space, SpaceOptions,
 };
@@ -507,6 +508,86 @@ impl FixedTree {
     }
 }
 
+/// The score keys of prefix bounds during one level-degree search.
+///
+/// When the algorithm gives a [`LevelPricer`], a bound is its [`prefix_bound`] summed
+/// incrementally: the running sums of the last degree vector bounded are kept, so a vector that
+/// shares its first levels with the previous one (the search's own prefix followed by a few
+/// look-ahead levels, or one more look-ahead level) only adds its new levels. The sums are the
+/// same left-to-right sums [`prefix_bound`] makes, so every key is bit for bit the key of
+/// [`Algorithm::tree_prefix_bound`] (the pricer's contract), and the search prunes exactly as it
+/// would calling the algorithm on whole prefixes, which it does when there is no pricer.
+struct PrefixBounds<'a> {
+    algorithm: &'a dyn Algorithm,
+    request: &'a Request,
+    objective: &'a Objective,
+    pricer: Option<Box<dyn LevelPricer + 'a>>,
+    /// The last degree vector bounded with the pricer.
+    last: Vec<u32>,
+    /// `sums[i]`: the bound of `last[..i]` (so `sums[0]` is the pricer's base).
+    sums: Vec<(f64, f64)>,
+    /// The pricer's level terms of the degrees below [`REMEMBERED_DEGREES`] (`levels[k]` for
+    /// k ≥ 1; empty without a pricer).
+    levels: Vec<(f64, f64)>,
+}
+
+/// Degrees below this have their level term remembered by [`PrefixBounds`] (look-ahead
+/// completions are made of small degrees; larger ones are asked of the pricer each time).
+const REMEMBERED_DEGREES: usize = 128;
+
+impl<'a> PrefixBounds<'a> {
+    fn new(algorithm: &'a dyn Algorithm, request: &'a Request, objective: &'a Objective) -> Self {
+        let pricer = algorithm.level_pricer(request);
+        let sums = pricer.iter().map(|p| p.base()).collect();
+        // Index 0 is never a degree; it holds the base so that the table starts at k = 1.
+        let levels = pricer.as_ref().map_or_else(Vec::new, |p| {
+            let mut levels = vec![p.base()];
+            levels.extend((1..REMEMBERED_DEGREES as u32).map(|k| p.level(k)));
+            levels
+        });
+        PrefixBounds {
+            algorithm,
+            request,
+            objective,
+            pricer,
+            last: Vec::new(),
+            sums,
+            levels,
+        }
+    }
+
+    /// The score key of the bound of every tree starting with `degrees`, if there is one.
+    fn key(&mut self, degrees: &[u32]) -> Option<i64> {
+        let cost = match &self.pricer {
+            None => self.algorithm.tree_prefix_bound(self.request, degrees)?,
+            Some(pricer) => {
+                let common = self
+                    .last
+                    .iter()
+                    .zip(degrees)
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                self.last.truncate(common);
+                self.sums.truncate(common + 1);
+                let mut sum = self.sums[common];
+                for &k in &degrees[common..] {
+                    let (x, y) = match self.levels.get(k as usize) {
+                        Some(&known) if k > 0 => known,
+                        _ => pricer.level(k),
+                    };
+                    sum = (sum.0 + x, sum.1 + y);
+                    self.sums.push(sum);
+                }
+                self.last.extend_from_slice(&degrees[common..]);
+                Cost::range(sum.0, sum.1)
+            }
+        };
+        self.objective
+            .score(&cost, self.request.metric())
+            .map(score_key)
+    }
+}
+
 /// One level of the explicit stack: the partial children of a prefix still to try.
 #[derive(Debug, Clone, Copy)]
 struct Frame {
@@ -554,18 +635,41 @@ fn balanced_seeds(tree: &LevelDegrees) -> Vec<Vec<u32>> {
 
 /// The smallest k ≥ 1 with `level_nodes · (k + k² + … + k^rest) ≥ missing`.
 fn smallest_uniform_degree(missing: u64, level_nodes: u64, rest: u32) -> u32 {
-    let reach = |k: u64| {
+    // Whether k reaches: the partial sums only grow, so stop at the first that does.
+    let reaches = |k: u64| {
         let (mut sum, mut power) = (0u64, 1u64);
         for _ in 0..rest {
             power = power.saturating_mul(k);
             sum = sum.saturating_add(power);
+            if sum.saturating_mul(level_nodes) >= missing {
+                return true;
+            }
         }
-        sum.saturating_mul(level_nodes)
+        false
     };
     let (mut lo, mut hi) = (1u64, missing.max(1));
+    // Narrow the range around the real root (missing / level_nodes)^(1/rest) first: the answer
+    // is usually it or its neighbour, and the bisection below (of the same monotone test) then
+    // has nothing left to do.
+    if rest > 0 {
+        let root = (missing as f64 / level_nodes.max(1) as f64).powf(1.0 / f64::from(rest));
+        // `as` saturates (NaN to 0); the clamp keeps the estimate inside the range.
+        let guess = (root.floor() as u64).clamp(lo, hi);
+        if reaches(guess) {
+            hi = guess;
+            if guess > lo && !reaches(guess - 1) {
+                lo = guess;
+            }
+        } else {
+            lo = guess + 1;
+            if lo < hi && reaches(lo) {
+                hi = lo;
+            }
+        }
+    }
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if reach(mid) >= missing {
+        if reaches(mid) {
             hi = mid;
         } else {
             lo = mid + 1;
@@ -590,12 +694,8 @@ fn level_search(
             exactness: Exactness::Exact,
         };
     }
-    let bound_key = |degrees: &[u32]| {
-        algorithm
-            .tree_prefix_bound(request, degrees)
-            .and_then(|c| options.objective.score(&c, request.metric()))
-            .map(score_key)
-    };
+    let mut bounds = PrefixBounds::new(algorithm, request, &options.objective);
+    let mut lookahead = Lookahead::default();
     for seed in balanced_seeds(tree) {
         let params = Params::Tree {
             depth: seed.len() as u32,
@@ -612,7 +712,8 @@ fn level_search(
                 covered: u64,
                 level_nodes: u64,
                 run: &mut Run<'_>,
-                top: &mut TopK<'_>| {
+                top: &mut TopK<'_>,
+                bounds: &mut PrefixBounds<'_>| {
         let c = tree.children(degrees, covered, level_nodes);
         if let Some(k) = c.complete {
             degrees.push(k);
@@ -633,7 +734,7 @@ fn level_search(
             level_nodes,
             (lo, hi),
             top.threshold(),
-            &mut |d: &[u32]| bound_key(d),
+            &mut |d: &[u32]| bounds.key(d),
             run,
         );
         Frame {
@@ -643,7 +744,7 @@ fn level_search(
             level_nodes,
         }
     };
-    let root = open(&mut degrees, 1, 1, run, &mut top);
+    let root = open(&mut degrees, 1, 1, run, &mut top, &mut bounds);
     frames.push(root);
     while let Some(frame) = frames.last_mut() {
         if frame.next > frame.hi {
@@ -662,7 +763,7 @@ fn level_search(
         degrees.push(k);
         run.bounds += 1;
         let threshold = top.threshold();
-        if let Some(bound) = bound_key(&degrees) {
+        if let Some(bound) = bounds.key(&degrees) {
             if bound > threshold {
                 // The bound is non-decreasing in the last degree: the later siblings go too.
                 run.stats.pruned += 1;
@@ -679,15 +780,23 @@ fn level_search(
                 covered,
                 level_nodes,
                 threshold,
-                &mut |d: &[u32]| bound_key(d),
+                &mut |d: &[u32]| bounds.key(d),
                 &mut run.bounds,
+                &mut lookahead,
             ) {
                 run.stats.pruned += 1;
                 degrees.pop();
                 continue;
             }
         }
-        let child = open(&mut degrees, covered, level_nodes, run, &mut top);
+        let child = open(
+            &mut degrees,
+            covered,
+            level_nodes,
+            run,
+            &mut top,
+            &mut bounds,
+        );
         frames.push(child);
     }
     run.finish();
@@ -789,6 +898,19 @@ fn first_open_child(
     a + 1
 }
 
+/// Buffers of [`completion_may_enter`], kept for the whole search so that the look-ahead does
+/// not allocate.
+#[derive(Debug, Default)]
+struct Lookahead {
+    /// Ranges of first degrees still to bisect.
+    ranges: Vec<(u32, u32)>,
+    /// Least completions already computed for this number of levels: (first degree, start,
+    /// end) in `arena`.
+    tails: Vec<(u32, usize, usize)>,
+    /// Their degrees.
+    arena: Vec<u32>,
+}
+
 /// The longest completion the look-ahead of [`completion_may_enter`] prices; completions with
 /// more levels are bounded by their first `LOOKAHEAD_LEVELS` levels.
 const LOOKAHEAD_LEVELS: usize = 64;
@@ -813,6 +935,7 @@ fn completion_may_enter(
     threshold: i64,
     bound: &mut dyn FnMut(&[u32]) -> Option<i64>,
     work: &mut u64,
+    scratch: &mut Lookahead,
 ) -> bool {
     let n = u64::from(tree.threads);
     let (Some(&last), true) = (degrees.last(), threshold < i64::MAX && covered < n) else {
@@ -862,11 +985,29 @@ fn completion_may_enter(
             // bisect the range of v while that vector is not cut (a small explicit stack).
             // m ≥ the levels `last` needs: `last` repeated m times covers.
             let v = smallest(1, last, |v| reaches(level_nodes, missing, v, 0, v, m));
-            let mut ranges: Vec<(u32, u32)> = vec![(v, last)];
+            let Lookahead {
+                ranges,
+                tails,
+                arena,
+            } = &mut *scratch;
+            ranges.clear();
+            ranges.push((v, last));
+            // The least completion given b, computed once per b (a range and its right half
+            // share it): `tails` holds (b, start, end) of its degrees in `arena`.
+            tails.clear();
+            arena.clear();
             let mut enters = false;
             while let Some((a, b)) = ranges.pop() {
                 degrees.truncate(len);
-                least_completion_from(b, level_nodes, missing, m, degrees);
+                match tails.iter().find(|t| t.0 == b) {
+                    Some(&(_, start, end)) => degrees.extend_from_slice(&arena[start..end]),
+                    None => {
+                        least_completion_from(b, level_nodes, missing, m, degrees);
+                        let start = arena.len();
+                        arena.extend_from_slice(&degrees[len..]);
+                        tails.push((b, start, arena.len()));
+                    }
+                }
                 degrees[len] = a;
                 *work += 1;
                 if bound(degrees).is_some_and(|x| x > threshold) {
@@ -908,8 +1049,12 @@ fn least_completion_from(first: u32, level_nodes: u64, missing: u64, m: usize, o
     let mut w = first;
     for j in 1..m {
         let need = missing.saturating_sub(head_total);
-        // w_{j−1} covers here too (the level before is now `first` ≥ w_{j−1}).
-        w = smallest(1, w, |x| reaches(head_nodes, need, x, 0, x, m - j));
+        // w_{j−1} covers here too (the level before is now `first` ≥ w_{j−1}); w usually stays
+        // or drops by one, so w − 1 is tried before the bisection.
+        let covers = |x: u32| reaches(head_nodes, need, x, 0, x, m - j);
+        if w > 1 && covers(w - 1) {
+            w = smallest(1, w - 1, covers);
+        }
         out.push(w);
         head_nodes = head_nodes.saturating_mul(first.into());
         head_total = head_total.saturating_add(head_nodes);
