@@ -522,10 +522,11 @@ struct PrefixBounds<'a> {
     request: &'a Request,
     objective: &'a Objective,
     pricer: Option<Box<dyn LevelPricer + 'a>>,
-    /// The last degree vector bounded with the pricer.
-    last: Vec<u32>,
-    /// `sums[i]`: the bound of `last[..i]` (so `sums[0]` is the pricer's base).
-    sums: Vec<(f64, f64)>,
+    /// The pricer's base.
+    base: (f64, f64),
+    /// The last degree vector bounded with the pricer, each degree with the bound of the
+    /// vector up to and including it.
+    last: Vec<(u32, (f64, f64))>,
     /// The pricer's level terms of the degrees below [`REMEMBERED_DEGREES`] (`levels[k]` for
     /// k ≥ 1; empty without a pricer).
     levels: Vec<(f64, f64)>,
@@ -538,10 +539,10 @@ const REMEMBERED_DEGREES: usize = 128;
 impl<'a> PrefixBounds<'a> {
     fn new(algorithm: &'a dyn Algorithm, request: &'a Request, objective: &'a Objective) -> Self {
         let pricer = algorithm.level_pricer(request);
-        let sums = pricer.iter().map(|p| p.base()).collect();
+        let base = pricer.as_ref().map_or((0.0, 0.0), |p| p.base());
         // Index 0 is never a degree; it holds the base so that the table starts at k = 1.
         let levels = pricer.as_ref().map_or_else(Vec::new, |p| {
-            let mut levels = vec![p.base()];
+            let mut levels = vec![base];
             levels.extend((1..REMEMBERED_DEGREES as u32).map(|k| p.level(k)));
             levels
         });
@@ -550,8 +551,8 @@ impl<'a> PrefixBounds<'a> {
             request,
             objective,
             pricer,
+            base,
             last: Vec::new(),
-            sums,
             levels,
         }
     }
@@ -565,20 +566,19 @@ impl<'a> PrefixBounds<'a> {
                     .last
                     .iter()
                     .zip(degrees)
-                    .take_while(|(a, b)| a == b)
+                    .take_while(|((a, _), b)| a == *b)
                     .count();
                 self.last.truncate(common);
-                self.sums.truncate(common + 1);
-                let mut sum = self.sums[common];
-                for &k in &degrees[common..] {
-                    let (x, y) = match self.levels.get(k as usize) {
+                let mut sum = self.last.last().map_or(self.base, |&(_, s)| s);
+                let levels = &self.levels;
+                self.last.extend(degrees[common..].iter().map(|&k| {
+                    let (x, y) = match levels.get(k as usize) {
                         Some(&known) if k > 0 => known,
                         _ => pricer.level(k),
                     };
                     sum = (sum.0 + x, sum.1 + y);
-                    self.sums.push(sum);
-                }
-                self.last.extend_from_slice(&degrees[common..]);
+                    (k, sum)
+                }));
                 Cost::range(sum.0, sum.1)
             }
         };
@@ -608,11 +608,15 @@ fn balanced_seeds(tree: &LevelDegrees) -> Vec<Vec<u32>> {
         for bump in [0u32, 1] {
             let mut degrees: Vec<u32> = Vec::with_capacity(depth);
             let (mut covered, mut level_nodes) = (1u64, 1u64);
+            let mut guess = None;
             while covered < n && degrees.len() < depth {
                 let c = tree.children(&degrees, covered, level_nodes);
                 let rest = (depth - degrees.len()) as u32;
                 let missing = n - covered;
-                let k = smallest_uniform_degree(missing, level_nodes, rest).saturating_add(bump);
+                let uniform = smallest_uniform_degree(missing, level_nodes, rest, guess);
+                // The next level's is usually the same or one less.
+                guess = Some(uniform);
+                let k = uniform.saturating_add(bump);
                 let k = if c.lo <= c.hi && k <= c.hi {
                     k.max(c.lo)
                 } else {
@@ -633,8 +637,9 @@ fn balanced_seeds(tree: &LevelDegrees) -> Vec<Vec<u32>> {
     seeds
 }
 
-/// The smallest k ≥ 1 with `level_nodes · (k + k² + … + k^rest) ≥ missing`.
-fn smallest_uniform_degree(missing: u64, level_nodes: u64, rest: u32) -> u32 {
+/// The smallest k ≥ 1 with `level_nodes · (k + k² + … + k^rest) ≥ missing`, looked for first
+/// next to `guess` (default: the real root (missing / level_nodes)^(1/rest)).
+fn smallest_uniform_degree(missing: u64, level_nodes: u64, rest: u32, guess: Option<u32>) -> u32 {
     // Whether k reaches: the partial sums only grow, so stop at the first that does.
     let reaches = |k: u64| {
         let (mut sum, mut power) = (0u64, 1u64);
@@ -648,13 +653,18 @@ fn smallest_uniform_degree(missing: u64, level_nodes: u64, rest: u32) -> u32 {
         false
     };
     let (mut lo, mut hi) = (1u64, missing.max(1));
-    // Narrow the range around the real root (missing / level_nodes)^(1/rest) first: the answer
-    // is usually it or its neighbour, and the bisection below (of the same monotone test) then
-    // has nothing left to do.
+    // Narrow the range around the guess first: the answer is usually it or its neighbour, and
+    // the bisection below (of the same monotone test) then has nothing left to do.
     if rest > 0 {
-        let root = (missing as f64 / level_nodes.max(1) as f64).powf(1.0 / f64::from(rest));
-        // `as` saturates (NaN to 0); the clamp keeps the estimate inside the range.
-        let guess = (root.floor() as u64).clamp(lo, hi);
+        let guess = guess.map_or_else(
+            || {
+                let root = missing as f64 / level_nodes.max(1) as f64;
+                // `as` saturates (NaN to 0).
+                root.powf(1.0 / f64::from(rest)).floor() as u64
+            },
+            u64::from,
+        );
+        let guess = guess.clamp(lo, hi);
         if reaches(guess) {
             hi = guess;
             if guess > lo && !reaches(guess - 1) {
@@ -1065,12 +1075,13 @@ fn least_completion_from(first: u32, level_nodes: u64, missing: u64, m: usize, o
 /// degree `w` add at least `missing` nodes (saturating arithmetic, at most 64 levels).
 fn reaches(level_nodes: u64, missing: u64, k: u32, head: usize, w: u32, tail: usize) -> bool {
     let (mut total, mut nodes) = (0u64, level_nodes);
-    let levels = std::iter::repeat_n(k, head).chain(std::iter::repeat_n(w, tail));
-    for degree in levels {
-        nodes = nodes.saturating_mul(degree.into());
-        total = total.saturating_add(nodes);
-        if total >= missing {
-            return true;
+    for (degree, levels) in [(k, head), (w, tail)] {
+        for _ in 0..levels {
+            nodes = nodes.saturating_mul(degree.into());
+            total = total.saturating_add(nodes);
+            if total >= missing {
+                return true;
+            }
         }
     }
     false
@@ -1203,10 +1214,14 @@ mod tests {
     fn smallest_uniform_degree_reaches_what_is_missing() {
         // 999 missing below the root, 3 levels: k + k² + k³ ≥ 999 first at k = 10
         // (9 + 81 + 729 = 819 < 999; 10 + 100 + 1000 = 1110).
-        assert_eq!(smallest_uniform_degree(999, 1, 3), 10);
+        assert_eq!(smallest_uniform_degree(999, 1, 3, None), 10);
+        // Whatever the guess: the same smallest degree.
+        for guess in [1, 2, 9, 10, 11, 500, 999, u32::MAX] {
+            assert_eq!(smallest_uniform_degree(999, 1, 3, Some(guess)), 10);
+        }
         // One level of 4 nodes, 10 missing: 4k ≥ 10 at k = 3.
-        assert_eq!(smallest_uniform_degree(10, 4, 1), 3);
-        assert_eq!(smallest_uniform_degree(1, 1, 5), 1);
+        assert_eq!(smallest_uniform_degree(10, 4, 1, None), 3);
+        assert_eq!(smallest_uniform_degree(1, 1, 5, None), 1);
     }
 
     #[test]
