@@ -569,17 +569,20 @@ impl<'a> PrefixBounds<'a> {
                     .take_while(|((a, _), b)| a == *b)
                     .count();
                 self.last.truncate(common);
-                let mut sum = self.last.last().map_or(self.base, |&(_, s)| s);
-                let levels = &self.levels;
-                self.last.extend(degrees[common..].iter().map(|&k| {
-                    let (x, y) = match levels.get(k as usize) {
+                let (mut lo, mut hi) = self.last.last().map_or(self.base, |&(_, s)| s);
+                let added = &degrees[common..];
+                self.last.reserve(added.len());
+                // A plain loop keeps the running sums in registers.
+                for &k in added {
+                    let (x, y) = match self.levels.get(k as usize) {
                         Some(&known) if k > 0 => known,
                         _ => pricer.level(k),
                     };
-                    sum = (sum.0 + x, sum.1 + y);
-                    (k, sum)
-                }));
-                Cost::range(sum.0, sum.1)
+                    lo += x;
+                    hi += y;
+                    self.last.push((k, (lo, hi)));
+                }
+                Cost::range(lo, hi)
             }
         };
         self.objective
@@ -1074,6 +1077,15 @@ fn least_completion_from(first: u32, level_nodes: u64, missing: u64, m: usize, o
 /// Whether `level_nodes` nodes followed by `head` levels of degree `k` and `tail` levels of
 /// degree `w` add at least `missing` nodes (saturating arithmetic, at most 64 levels).
 fn reaches(level_nodes: u64, missing: u64, k: u32, head: usize, w: u32, tail: usize) -> bool {
+    if head == 0 && tail > 0 {
+        if let Some(reach) = uniform_reach(w, tail) {
+            // The loop below adds level_nodes·w^i for i = 1..=tail, each step saturating: every
+            // partial sum is min(its exact value, u64::MAX), and the sums only grow, so some
+            // partial sum reaches `missing` exactly when the last, level_nodes · G(w, tail),
+            // does (saturated the same way).
+            return level_nodes.saturating_mul(reach) >= missing;
+        }
+    }
     let (mut total, mut nodes) = (0u64, level_nodes);
     for (degree, levels) in [(k, head), (w, tail)] {
         for _ in 0..levels {
@@ -1085,6 +1097,32 @@ fn reaches(level_nodes: u64, missing: u64, k: u32, head: usize, w: u32, tail: us
         }
     }
     false
+}
+
+/// Degrees below this have their uniform reach G(w, t) in [`uniform_reach`]'s table.
+const TABLED_DEGREES: usize = 64;
+
+/// G(w, t) = w + w² + … + w^t (saturating at u64::MAX), for 1 ≤ w < [`TABLED_DEGREES`] and
+/// 1 ≤ t ≤ [`LOOKAHEAD_LEVELS`], from a table made once per process (33 KiB); `None` outside.
+fn uniform_reach(w: u32, t: usize) -> Option<u64> {
+    static TABLE: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    let (w, row) = (w as usize, LOOKAHEAD_LEVELS + 1);
+    if w == 0 || w >= TABLED_DEGREES || t == 0 || t > LOOKAHEAD_LEVELS {
+        return None;
+    }
+    let table = TABLE.get_or_init(|| {
+        let mut table = vec![0u64; TABLED_DEGREES * row];
+        for w in 1..TABLED_DEGREES {
+            let (mut sum, mut power) = (0u64, 1u64);
+            for t in 1..row {
+                power = power.saturating_mul(w as u64);
+                sum = sum.saturating_add(power);
+                table[w * row + t] = sum;
+            }
+        }
+        table
+    });
+    table.get(w * row + t).copied()
 }
 
 /// The smallest w in `lo..=hi` with `ok(w)`, given `ok(hi)` and `ok` monotone.
@@ -1235,6 +1273,15 @@ mod tests {
         out.clear();
         least_completion_from(6, 1, 30, 2, &mut out);
         assert_eq!(out, vec![6, 4]);
+        // The table of uniform reaches: G(3, 4) = 3 + 9 + 27 + 81 = 120; G(2, 64) saturates
+        // (2^65 − 2 > u64::MAX); G(1, t) = t.
+        assert_eq!(uniform_reach(3, 4), Some(120));
+        assert_eq!(uniform_reach(2, 64), Some(u64::MAX));
+        assert_eq!(uniform_reach(1, 17), Some(17));
+        assert_eq!(uniform_reach(64, 1), None);
+        // 2 nodes under 3 levels of 3: 2·(3 + 9 + 27) = 78 < 100, 4 levels 240 ≥ 100.
+        assert!(!reaches(2, 100, 1, 0, 3, 3));
+        assert!(reaches(2, 100, 1, 0, 3, 4));
         // 5 + 25 = 30 reaches 30, not 31.
         assert!(reaches(1, 30, 5, 1, 5, 1));
         assert!(!reaches(1, 31, 5, 1, 5, 1));
@@ -1266,6 +1313,65 @@ mod tests {
         assert!(seeds.contains(&vec![999]));
         assert!(seeds.contains(&vec![10, 10, 9]));
         assert!(seeds.iter().all(|s| tree.contains(s)));
+    }
+
+    proptest::proptest! {
+        /// The table of uniform reaches answers as the level-by-level loop does, saturation
+        /// included.
+        #[test]
+        fn uniform_reaches_equal_the_loop(level_nodes in 1u64..u64::MAX, missing: u64, w in 1u32..70, t in 0usize..70) {
+            let looped = {
+                let (mut total, mut nodes, mut hit) = (0u64, level_nodes, false);
+                for _ in 0..t {
+                    nodes = nodes.saturating_mul(w.into());
+                    total = total.saturating_add(nodes);
+                    hit |= total >= missing;
+                }
+                hit
+            };
+            proptest::prop_assert_eq!(reaches(level_nodes, missing, 1, 0, w, t), looped);
+            let small = level_nodes % 1000 + 1;
+            let few = missing % 100_000;
+            let looped_small = {
+                let (mut total, mut nodes, mut hit) = (0u64, small, false);
+                for _ in 0..t {
+                    nodes = nodes.saturating_mul(w.into());
+                    total = total.saturating_add(nodes);
+                    hit |= total >= few;
+                }
+                hit
+            };
+            proptest::prop_assert_eq!(reaches(small, few, 1, 0, w, t), looped_small);
+        }
+
+        /// The incremental sums of `PrefixBounds` give, bit for bit, the key of the algorithm's
+        /// own prefix bound, whatever the sequence of vectors (each keeps a random part of the
+        /// one before and appends random degrees, some past the remembered ones).
+        #[test]
+        fn incremental_bounds_equal_whole_prefix_bounds(
+            steps in proptest::collection::vec((0usize..12, proptest::collection::vec(1u32..300, 0..10)), 1..40),
+            reduce: bool,
+            obj in 0usize..3,
+        ) {
+            let phi = modelopt_model::machine::load("xeon-phi").unwrap();
+            let collective = if reduce { modelopt_model::Collective::Reduce } else { modelopt_model::Collective::Bcast };
+            let algorithms = phi.algorithms_for(collective);
+            let algorithm = algorithms.iter().find(|a| a.name() == "small-tree").unwrap();
+            let request = Request::new(collective, 5000).unwrap();
+            let objective = [Objective::Min, Objective::Max, Objective::Blend(0.3)][obj];
+            let mut bounds = PrefixBounds::new(algorithm.as_ref(), &request, &objective);
+            proptest::prop_assert!(bounds.pricer.is_some());
+            let mut degrees: Vec<u32> = Vec::new();
+            for (keep, tail) in steps {
+                degrees.truncate(keep);
+                degrees.extend(tail);
+                let whole = algorithm
+                    .tree_prefix_bound(&request, &degrees)
+                    .and_then(|c| objective.score(&c, request.metric()))
+                    .map(score_key);
+                proptest::prop_assert_eq!(bounds.key(&degrees), whole, "{:?}", degrees);
+            }
+        }
     }
 
     #[test]
