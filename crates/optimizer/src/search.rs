@@ -940,6 +940,7 @@ const LOOKAHEAD_LEVELS: usize = 64;
 /// completion left) or the second does not (a completion may enter).
 ///
 /// `bound` returns the score key of a prefix's bound; `work` counts the bounds computed.
+#[allow(clippy::too_many_arguments)]
 fn completion_may_enter(
     tree: &LevelDegrees,
     degrees: &mut Vec<u32>,
