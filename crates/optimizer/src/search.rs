@@ -42,6 +42,15 @@
 //!    non-decreasing in each degree and when a level is appended. It cuts only trees that cannot
 //!    enter, so results are unchanged; at 100,000 threads about 800 prefixes are cut instead of
 //!    118,000 (issue 8, item 5).
+//! 4. **Incremental bounds.** The look-ahead bounds a few thousand vectors per search, each the
+//!    search's prefix followed by a few levels. When the algorithm gives a [`LevelPricer`]
+//!    ([`Algorithm::level_pricer`]: its bound as `base + Σ level(k_i)`, asked for once per
+//!    request), `PrefixBounds` keeps the running sums of the last vector and adds only the
+//!    levels a new vector does not share with it, with the level terms of small degrees in a
+//!    table. The sums are the same left-to-right sums the model's [`prefix_bound`] makes, so
+//!    every bound has the same bits as [`Algorithm::tree_prefix_bound`]'s and the search prunes
+//!    exactly the same prefixes (same results, same work counted against the budget); without a
+//!    pricer it calls `tree_prefix_bound` on whole vectors as before.
 //!
 //! ## Limits
 //! Every search knows its size before it starts ([`estimate`]). Enumerated spaces (dissemination
@@ -64,6 +73,8 @@ use crate::limits::{BudgetExceeded, Deadline, Exactness, Limits, Progress, StopR
 use crate::objective::{score_key, Objective};
 use crate::space::{candidates, count, LevelDegrees};
 use crate::WorkEstimate;
+#[cfg(doc)]
+use modelopt_model::algorithm::prefix_bound;
 use modelopt_model::algorithm::LevelPricer;
 use modelopt_model::{
     Algorithm, Cost, DegreeOrdering, ModelError, Params, Request, Space, SpaceOptions,
