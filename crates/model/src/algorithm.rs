@@ -239,6 +239,47 @@ pub struct Term {
     pub max_ns: f64,
 }
 
+/// The prefix bound of level-degree trees written as `base + Σ_i level(k_i)`, for one request.
+///
+/// Contract (what makes a search that uses it exact):
+/// - terms are nanoseconds, `(min, max)`, finite and non-negative;
+/// - `level(k)` is non-decreasing in k (as the tree's cost is in each k_i), so the bound is
+///   non-decreasing in each degree and when a level is appended;
+/// - [`prefix_bound`] of a prefix (the left fold `base + level(k_1) + level(k_2) + …`, min and
+///   max apart) is a lower bound on the cost of every tree whose degrees start with the prefix,
+///   and is what the algorithm's [`Algorithm::tree_prefix_bound`] returns for it.
+///
+/// ```
+/// use modelopt_model::{machine, algorithm::prefix_bound, Collective, Request};
+/// let phi = machine::load("xeon-phi").unwrap();
+/// let request = Request::new(Collective::Bcast, 1000).unwrap();
+/// let algorithms = phi.algorithms_for(Collective::Bcast);
+/// let tree = algorithms.iter().find(|a| a.name() == "small-tree").unwrap();
+/// let pricer = tree.level_pricer(&request).unwrap();
+/// // The same numbers as the algorithm's own prefix bound, bit for bit.
+/// assert_eq!(
+///     Some(prefix_bound(pricer.as_ref(), &[10, 10, 9])),
+///     tree.tree_prefix_bound(&request, &[10, 10, 9]),
+/// );
+/// ```
+pub trait LevelPricer {
+    /// The part of the bound every tree has whatever its levels, `(min, max)` ns.
+    fn base(&self) -> (f64, f64);
+    /// What one level of degree `k` ≥ 1 adds to the bound, `(min, max)` ns.
+    fn level(&self, k: u32) -> (f64, f64);
+}
+
+/// The bound of `prefix` under `pricer`: `base + level(k_1) + … + level(k_d)`, summed left to
+/// right, min and max apart (the order fixes the floating-point result, so every caller that
+/// sums in this order gets the same bits).
+pub fn prefix_bound(pricer: &dyn LevelPricer, prefix: &[u32]) -> Cost {
+    let (lo, hi) = prefix.iter().fold(pricer.base(), |(a, b), &k| {
+        let (x, y) = pricer.level(k);
+        (a + x, b + y)
+    });
+    Cost::range(lo, hi)
+}
+
 /// A collective algorithm of a model family.
 ///
 /// Contract:
@@ -274,6 +315,17 @@ pub trait Algorithm: Send + Sync {
     fn cost(&self, request: &Request, params: &Params) -> Result<Cost, ModelError>;
     /// A lower bound on the cost of every level-degree tree starting with `prefix`, for pruning.
     fn tree_prefix_bound(&self, _request: &Request, _prefix: &[u32]) -> Option<Cost> {
+        None
+    }
+    /// The additive form of [`Algorithm::tree_prefix_bound`] for one request, when it has one:
+    /// a [`LevelPricer`] whose [`prefix_bound`] of every prefix is bit for bit the
+    /// `tree_prefix_bound` of that prefix. A search asks for it once per request and then bounds
+    /// a prefix extended by a few levels at the cost of those levels alone (no per-call lookup of
+    /// the request's costs, no re-summing of the levels it already priced).
+    ///
+    /// `None` (the default) when the bound is not a sum of per-level terms; the search then
+    /// calls [`Algorithm::tree_prefix_bound`] on whole prefixes, as before.
+    fn level_pricer(&self, _request: &Request) -> Option<Box<dyn LevelPricer + '_>> {
         None
     }
     /// The cost broken into the model's terms, for explanations. Empty when not available.

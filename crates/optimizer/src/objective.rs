@@ -88,7 +88,21 @@ impl fmt::Display for Objective {
 /// A score as an integer key at 1e-6 ns resolution: costs closer than that are ties, broken by
 /// the documented rule (see [`crate::search`]). Integer keys keep the order total.
 pub fn score_key(score: f64) -> i64 {
-    (score * 1e6).round() as i64
+    // `(score * 1e6).round() as i64` (round half away from zero, saturating, NaN to 0), without
+    // the call to libm's `round` that f64::round is on targets without SSE4.1 (the hot loop of
+    // the level-degree search keys every bound). `as` truncates; below 2^53 the fraction
+    // x − trunc(x) is exact (Sterbenz), from 2^53 on x is an integer and the fraction 0, and
+    // beyond i64's range the saturated truncation already is the answer.
+    let x = score * 1e6;
+    let truncated = x as i64;
+    let fraction = x - truncated as f64;
+    if fraction >= 0.5 {
+        truncated.saturating_add(1)
+    } else if fraction <= -0.5 {
+        truncated.saturating_sub(1)
+    } else {
+        truncated
+    }
 }
 
 #[cfg(test)]
@@ -105,6 +119,51 @@ mod tests {
         assert!("blend:2".parse::<Objective>().is_err());
         assert!("blend:x".parse::<Objective>().is_err());
         assert!("best".parse::<Objective>().is_err());
+    }
+
+    /// What `score_key` must equal: the plain rounding it replaces.
+    fn rounded_key(score: f64) -> i64 {
+        (score * 1e6).round() as i64
+    }
+
+    #[test]
+    fn score_key_rounds_half_away_from_zero_and_saturates() {
+        // 1.5e-6 ns is 1.5 key units: away from zero, 2 (and −2); 2.5e-6 gives 3.
+        assert_eq!(score_key(1.5e-6), rounded_key(1.5e-6));
+        assert_eq!(score_key(0.0000025), 3);
+        assert_eq!(score_key(-0.0000025), -3);
+        assert_eq!(score_key(1234.5678904), 1_234_567_890);
+        for x in [
+            0.0,
+            -0.0,
+            0.49e-6,
+            0.5e-6,
+            -0.5e-6,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+            f64::MIN,
+            9.3e12,
+            -9.3e12,
+            4_503_599_627_370_495.5 / 1e6,
+            9_007_199_254_740_993.0 / 1e6,
+            f64::from_bits(0x3ff8_0000_0000_0000) * 1e-6,
+        ] {
+            assert_eq!(score_key(x), rounded_key(x), "{x}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn score_key_equals_plain_rounding(bits in proptest::num::u64::ANY, ns in -1e7f64..1e7) {
+            let any = f64::from_bits(bits);
+            proptest::prop_assert_eq!(score_key(any), rounded_key(any));
+            proptest::prop_assert_eq!(score_key(ns), rounded_key(ns));
+            // Halves exactly: k + 0.5 key units.
+            let half = ((ns * 1e6).trunc() + 0.5) / 1e6;
+            proptest::prop_assert_eq!(score_key(half), rounded_key(half));
+        }
     }
 
     #[test]

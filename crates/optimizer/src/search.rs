@@ -42,6 +42,15 @@
 //!    non-decreasing in each degree and when a level is appended. It cuts only trees that cannot
 //!    enter, so results are unchanged; at 100,000 threads about 800 prefixes are cut instead of
 //!    118,000 (issue 8, item 5).
+//! 4. **Incremental bounds.** The look-ahead bounds a few thousand vectors per search, each the
+//!    search's prefix followed by a few levels. When the algorithm gives a [`LevelPricer`]
+//!    ([`Algorithm::level_pricer`]: its bound as `base + Σ level(k_i)`, asked for once per
+//!    request), `PrefixBounds` keeps the running sums of the last vector and adds only the
+//!    levels a new vector does not share with it, with the level terms of small degrees in a
+//!    table. The sums are the same left-to-right sums the model's [`prefix_bound`] makes, so
+//!    every bound has the same bits as [`Algorithm::tree_prefix_bound`]'s and the search prunes
+//!    exactly the same prefixes (same results, same work counted against the budget); without a
+//!    pricer it calls `tree_prefix_bound` on whole vectors as before.
 //!
 //! ## Limits
 //! Every search knows its size before it starts ([`estimate`]). Enumerated spaces (dissemination
@@ -64,6 +73,9 @@ use crate::limits::{BudgetExceeded, Deadline, Exactness, Limits, Progress, StopR
 use crate::objective::{score_key, Objective};
 use crate::space::{candidates, count, LevelDegrees};
 use crate::WorkEstimate;
+#[cfg(doc)]
+use modelopt_model::algorithm::prefix_bound;
+use modelopt_model::algorithm::LevelPricer;
 use modelopt_model::{
     Algorithm, Cost, DegreeOrdering, ModelError, Params, Request, Space, SpaceOptions,
 };
@@ -507,6 +519,89 @@ impl FixedTree {
     }
 }
 
+/// The score keys of prefix bounds during one level-degree search.
+///
+/// When the algorithm gives a [`LevelPricer`], a bound is its [`prefix_bound`] summed
+/// incrementally: the running sums of the last degree vector bounded are kept, so a vector that
+/// shares its first levels with the previous one (the search's own prefix followed by a few
+/// look-ahead levels, or one more look-ahead level) only adds its new levels. The sums are the
+/// same left-to-right sums [`prefix_bound`] makes, so every key is bit for bit the key of
+/// [`Algorithm::tree_prefix_bound`] (the pricer's contract), and the search prunes exactly as it
+/// would calling the algorithm on whole prefixes, which it does when there is no pricer.
+struct PrefixBounds<'a> {
+    algorithm: &'a dyn Algorithm,
+    request: &'a Request,
+    objective: &'a Objective,
+    pricer: Option<Box<dyn LevelPricer + 'a>>,
+    /// The pricer's base.
+    base: (f64, f64),
+    /// The last degree vector bounded with the pricer, each degree with the bound of the
+    /// vector up to and including it.
+    last: Vec<(u32, (f64, f64))>,
+    /// The pricer's level terms of the degrees below [`REMEMBERED_DEGREES`] (`levels[k]` for
+    /// k ≥ 1; empty without a pricer).
+    levels: Vec<(f64, f64)>,
+}
+
+/// Degrees below this have their level term remembered by [`PrefixBounds`] (look-ahead
+/// completions are made of small degrees; larger ones are asked of the pricer each time).
+const REMEMBERED_DEGREES: usize = 128;
+
+impl<'a> PrefixBounds<'a> {
+    fn new(algorithm: &'a dyn Algorithm, request: &'a Request, objective: &'a Objective) -> Self {
+        let pricer = algorithm.level_pricer(request);
+        let base = pricer.as_ref().map_or((0.0, 0.0), |p| p.base());
+        // Index 0 is never a degree; it holds the base so that the table starts at k = 1.
+        let levels = pricer.as_ref().map_or_else(Vec::new, |p| {
+            let mut levels = vec![base];
+            levels.extend((1..REMEMBERED_DEGREES as u32).map(|k| p.level(k)));
+            levels
+        });
+        PrefixBounds {
+            algorithm,
+            request,
+            objective,
+            pricer,
+            base,
+            last: Vec::new(),
+            levels,
+        }
+    }
+
+    /// The score key of the bound of every tree starting with `degrees`, if there is one.
+    fn key(&mut self, degrees: &[u32]) -> Option<i64> {
+        let cost = match &self.pricer {
+            None => self.algorithm.tree_prefix_bound(self.request, degrees)?,
+            Some(pricer) => {
+                let common = self
+                    .last
+                    .iter()
+                    .zip(degrees)
+                    .take_while(|((a, _), b)| a == *b)
+                    .count();
+                self.last.truncate(common);
+                let (mut lo, mut hi) = self.last.last().map_or(self.base, |&(_, s)| s);
+                let added = &degrees[common..];
+                self.last.reserve(added.len());
+                // A plain loop keeps the running sums in registers.
+                for &k in added {
+                    let (x, y) = match self.levels.get(k as usize) {
+                        Some(&known) if k > 0 => known,
+                        _ => pricer.level(k),
+                    };
+                    lo += x;
+                    hi += y;
+                    self.last.push((k, (lo, hi)));
+                }
+                Cost::range(lo, hi)
+            }
+        };
+        self.objective
+            .score(&cost, self.request.metric())
+            .map(score_key)
+    }
+}
+
 /// One level of the explicit stack: the partial children of a prefix still to try.
 #[derive(Debug, Clone, Copy)]
 struct Frame {
@@ -527,11 +622,15 @@ fn balanced_seeds(tree: &LevelDegrees) -> Vec<Vec<u32>> {
         for bump in [0u32, 1] {
             let mut degrees: Vec<u32> = Vec::with_capacity(depth);
             let (mut covered, mut level_nodes) = (1u64, 1u64);
+            let mut guess = None;
             while covered < n && degrees.len() < depth {
                 let c = tree.children(&degrees, covered, level_nodes);
                 let rest = (depth - degrees.len()) as u32;
                 let missing = n - covered;
-                let k = smallest_uniform_degree(missing, level_nodes, rest).saturating_add(bump);
+                let uniform = smallest_uniform_degree(missing, level_nodes, rest, guess);
+                // The next level's is usually the same or one less.
+                guess = Some(uniform);
+                let k = uniform.saturating_add(bump);
                 let k = if c.lo <= c.hi && k <= c.hi {
                     k.max(c.lo)
                 } else {
@@ -552,20 +651,49 @@ fn balanced_seeds(tree: &LevelDegrees) -> Vec<Vec<u32>> {
     seeds
 }
 
-/// The smallest k ≥ 1 with `level_nodes · (k + k² + … + k^rest) ≥ missing`.
-fn smallest_uniform_degree(missing: u64, level_nodes: u64, rest: u32) -> u32 {
-    let reach = |k: u64| {
+/// The smallest k ≥ 1 with `level_nodes · (k + k² + … + k^rest) ≥ missing`, looked for first
+/// next to `guess` (default: the real root (missing / level_nodes)^(1/rest)).
+fn smallest_uniform_degree(missing: u64, level_nodes: u64, rest: u32, guess: Option<u32>) -> u32 {
+    // Whether k reaches: the partial sums only grow, so stop at the first that does.
+    let reaches = |k: u64| {
         let (mut sum, mut power) = (0u64, 1u64);
         for _ in 0..rest {
             power = power.saturating_mul(k);
             sum = sum.saturating_add(power);
+            if sum.saturating_mul(level_nodes) >= missing {
+                return true;
+            }
         }
-        sum.saturating_mul(level_nodes)
+        false
     };
     let (mut lo, mut hi) = (1u64, missing.max(1));
+    // Narrow the range around the guess first: the answer is usually it or its neighbour, and
+    // the bisection below (of the same monotone test) then has nothing left to do.
+    if rest > 0 {
+        let guess = guess.map_or_else(
+            || {
+                let root = missing as f64 / level_nodes.max(1) as f64;
+                // `as` saturates (NaN to 0).
+                root.powf(1.0 / f64::from(rest)).floor() as u64
+            },
+            u64::from,
+        );
+        let guess = guess.clamp(lo, hi);
+        if reaches(guess) {
+            hi = guess;
+            if guess > lo && !reaches(guess - 1) {
+                lo = guess;
+            }
+        } else {
+            lo = guess + 1;
+            if lo < hi && reaches(lo) {
+                hi = lo;
+            }
+        }
+    }
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if reach(mid) >= missing {
+        if reaches(mid) {
             hi = mid;
         } else {
             lo = mid + 1;
@@ -590,12 +718,8 @@ fn level_search(
             exactness: Exactness::Exact,
         };
     }
-    let bound_key = |degrees: &[u32]| {
-        algorithm
-            .tree_prefix_bound(request, degrees)
-            .and_then(|c| options.objective.score(&c, request.metric()))
-            .map(score_key)
-    };
+    let mut bounds = PrefixBounds::new(algorithm, request, &options.objective);
+    let mut lookahead = Lookahead::default();
     for seed in balanced_seeds(tree) {
         let params = Params::Tree {
             depth: seed.len() as u32,
@@ -612,7 +736,8 @@ fn level_search(
                 covered: u64,
                 level_nodes: u64,
                 run: &mut Run<'_>,
-                top: &mut TopK<'_>| {
+                top: &mut TopK<'_>,
+                bounds: &mut PrefixBounds<'_>| {
         let c = tree.children(degrees, covered, level_nodes);
         if let Some(k) = c.complete {
             degrees.push(k);
@@ -633,7 +758,7 @@ fn level_search(
             level_nodes,
             (lo, hi),
             top.threshold(),
-            &mut |d: &[u32]| bound_key(d),
+            &mut |d: &[u32]| bounds.key(d),
             run,
         );
         Frame {
@@ -643,7 +768,7 @@ fn level_search(
             level_nodes,
         }
     };
-    let root = open(&mut degrees, 1, 1, run, &mut top);
+    let root = open(&mut degrees, 1, 1, run, &mut top, &mut bounds);
     frames.push(root);
     while let Some(frame) = frames.last_mut() {
         if frame.next > frame.hi {
@@ -662,7 +787,7 @@ fn level_search(
         degrees.push(k);
         run.bounds += 1;
         let threshold = top.threshold();
-        if let Some(bound) = bound_key(&degrees) {
+        if let Some(bound) = bounds.key(&degrees) {
             if bound > threshold {
                 // The bound is non-decreasing in the last degree: the later siblings go too.
                 run.stats.pruned += 1;
@@ -679,15 +804,23 @@ fn level_search(
                 covered,
                 level_nodes,
                 threshold,
-                &mut |d: &[u32]| bound_key(d),
+                &mut |d: &[u32]| bounds.key(d),
                 &mut run.bounds,
+                &mut lookahead,
             ) {
                 run.stats.pruned += 1;
                 degrees.pop();
                 continue;
             }
         }
-        let child = open(&mut degrees, covered, level_nodes, run, &mut top);
+        let child = open(
+            &mut degrees,
+            covered,
+            level_nodes,
+            run,
+            &mut top,
+            &mut bounds,
+        );
         frames.push(child);
     }
     run.finish();
@@ -789,6 +922,19 @@ fn first_open_child(
     a + 1
 }
 
+/// Buffers of [`completion_may_enter`], kept for the whole search so that the look-ahead does
+/// not allocate.
+#[derive(Debug, Default)]
+struct Lookahead {
+    /// Ranges of first degrees still to bisect.
+    ranges: Vec<(u32, u32)>,
+    /// Least completions already computed for this number of levels: (first degree, start,
+    /// end) in `arena`.
+    tails: Vec<(u32, usize, usize)>,
+    /// Their degrees.
+    arena: Vec<u32>,
+}
+
 /// The longest completion the look-ahead of [`completion_may_enter`] prices; completions with
 /// more levels are bounded by their first `LOOKAHEAD_LEVELS` levels.
 const LOOKAHEAD_LEVELS: usize = 64;
@@ -805,6 +951,7 @@ const LOOKAHEAD_LEVELS: usize = 64;
 /// completion left) or the second does not (a completion may enter).
 ///
 /// `bound` returns the score key of a prefix's bound; `work` counts the bounds computed.
+#[allow(clippy::too_many_arguments)]
 fn completion_may_enter(
     tree: &LevelDegrees,
     degrees: &mut Vec<u32>,
@@ -813,6 +960,7 @@ fn completion_may_enter(
     threshold: i64,
     bound: &mut dyn FnMut(&[u32]) -> Option<i64>,
     work: &mut u64,
+    scratch: &mut Lookahead,
 ) -> bool {
     let n = u64::from(tree.threads);
     let (Some(&last), true) = (degrees.last(), threshold < i64::MAX && covered < n) else {
@@ -862,11 +1010,29 @@ fn completion_may_enter(
             // bisect the range of v while that vector is not cut (a small explicit stack).
             // m ≥ the levels `last` needs: `last` repeated m times covers.
             let v = smallest(1, last, |v| reaches(level_nodes, missing, v, 0, v, m));
-            let mut ranges: Vec<(u32, u32)> = vec![(v, last)];
+            let Lookahead {
+                ranges,
+                tails,
+                arena,
+            } = &mut *scratch;
+            ranges.clear();
+            ranges.push((v, last));
+            // The least completion given b, computed once per b (a range and its right half
+            // share it): `tails` holds (b, start, end) of its degrees in `arena`.
+            tails.clear();
+            arena.clear();
             let mut enters = false;
             while let Some((a, b)) = ranges.pop() {
                 degrees.truncate(len);
-                least_completion_from(b, level_nodes, missing, m, degrees);
+                match tails.iter().find(|t| t.0 == b) {
+                    Some(&(_, start, end)) => degrees.extend_from_slice(&arena[start..end]),
+                    None => {
+                        least_completion_from(b, level_nodes, missing, m, degrees);
+                        let start = arena.len();
+                        arena.extend_from_slice(&degrees[len..]);
+                        tails.push((b, start, arena.len()));
+                    }
+                }
                 degrees[len] = a;
                 *work += 1;
                 if bound(degrees).is_some_and(|x| x > threshold) {
@@ -908,8 +1074,12 @@ fn least_completion_from(first: u32, level_nodes: u64, missing: u64, m: usize, o
     let mut w = first;
     for j in 1..m {
         let need = missing.saturating_sub(head_total);
-        // w_{j−1} covers here too (the level before is now `first` ≥ w_{j−1}).
-        w = smallest(1, w, |x| reaches(head_nodes, need, x, 0, x, m - j));
+        // w_{j−1} covers here too (the level before is now `first` ≥ w_{j−1}); w usually stays
+        // or drops by one, so w − 1 is tried before the bisection.
+        let covers = |x: u32| reaches(head_nodes, need, x, 0, x, m - j);
+        if w > 1 && covers(w - 1) {
+            w = smallest(1, w - 1, covers);
+        }
         out.push(w);
         head_nodes = head_nodes.saturating_mul(first.into());
         head_total = head_total.saturating_add(head_nodes);
@@ -919,16 +1089,52 @@ fn least_completion_from(first: u32, level_nodes: u64, missing: u64, m: usize, o
 /// Whether `level_nodes` nodes followed by `head` levels of degree `k` and `tail` levels of
 /// degree `w` add at least `missing` nodes (saturating arithmetic, at most 64 levels).
 fn reaches(level_nodes: u64, missing: u64, k: u32, head: usize, w: u32, tail: usize) -> bool {
+    if head == 0 && tail > 0 {
+        if let Some(reach) = uniform_reach(w, tail) {
+            // The loop below adds level_nodes·w^i for i = 1..=tail, each step saturating: every
+            // partial sum is min(its exact value, u64::MAX), and the sums only grow, so some
+            // partial sum reaches `missing` exactly when the last, level_nodes · G(w, tail),
+            // does (saturated the same way).
+            return level_nodes.saturating_mul(reach) >= missing;
+        }
+    }
     let (mut total, mut nodes) = (0u64, level_nodes);
-    let levels = std::iter::repeat_n(k, head).chain(std::iter::repeat_n(w, tail));
-    for degree in levels {
-        nodes = nodes.saturating_mul(degree.into());
-        total = total.saturating_add(nodes);
-        if total >= missing {
-            return true;
+    for (degree, levels) in [(k, head), (w, tail)] {
+        for _ in 0..levels {
+            nodes = nodes.saturating_mul(degree.into());
+            total = total.saturating_add(nodes);
+            if total >= missing {
+                return true;
+            }
         }
     }
     false
+}
+
+/// Degrees below this have their uniform reach G(w, t) in [`uniform_reach`]'s table.
+const TABLED_DEGREES: usize = 64;
+
+/// G(w, t) = w + w² + … + w^t (saturating at u64::MAX), for 1 ≤ w < [`TABLED_DEGREES`] and
+/// 1 ≤ t ≤ [`LOOKAHEAD_LEVELS`], from a table made once per process (33 KiB); `None` outside.
+fn uniform_reach(w: u32, t: usize) -> Option<u64> {
+    static TABLE: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    let (w, row) = (w as usize, LOOKAHEAD_LEVELS + 1);
+    if w == 0 || w >= TABLED_DEGREES || t == 0 || t > LOOKAHEAD_LEVELS {
+        return None;
+    }
+    let table = TABLE.get_or_init(|| {
+        let mut table = vec![0u64; TABLED_DEGREES * row];
+        for w in 1..TABLED_DEGREES {
+            let (mut sum, mut power) = (0u64, 1u64);
+            for t in 1..row {
+                power = power.saturating_mul(w as u64);
+                sum = sum.saturating_add(power);
+                table[w * row + t] = sum;
+            }
+        }
+        table
+    });
+    table.get(w * row + t).copied()
 }
 
 /// The smallest w in `lo..=hi` with `ok(w)`, given `ok(hi)` and `ok` monotone.
@@ -1058,10 +1264,14 @@ mod tests {
     fn smallest_uniform_degree_reaches_what_is_missing() {
         // 999 missing below the root, 3 levels: k + k² + k³ ≥ 999 first at k = 10
         // (9 + 81 + 729 = 819 < 999; 10 + 100 + 1000 = 1110).
-        assert_eq!(smallest_uniform_degree(999, 1, 3), 10);
+        assert_eq!(smallest_uniform_degree(999, 1, 3, None), 10);
+        // Whatever the guess: the same smallest degree.
+        for guess in [1, 2, 9, 10, 11, 500, 999, u32::MAX] {
+            assert_eq!(smallest_uniform_degree(999, 1, 3, Some(guess)), 10);
+        }
         // One level of 4 nodes, 10 missing: 4k ≥ 10 at k = 3.
-        assert_eq!(smallest_uniform_degree(10, 4, 1), 3);
-        assert_eq!(smallest_uniform_degree(1, 1, 5), 1);
+        assert_eq!(smallest_uniform_degree(10, 4, 1, None), 3);
+        assert_eq!(smallest_uniform_degree(1, 1, 5, None), 1);
     }
 
     #[test]
@@ -1075,6 +1285,15 @@ mod tests {
         out.clear();
         least_completion_from(6, 1, 30, 2, &mut out);
         assert_eq!(out, vec![6, 4]);
+        // The table of uniform reaches: G(3, 4) = 3 + 9 + 27 + 81 = 120; G(2, 64) saturates
+        // (2^65 − 2 > u64::MAX); G(1, t) = t.
+        assert_eq!(uniform_reach(3, 4), Some(120));
+        assert_eq!(uniform_reach(2, 64), Some(u64::MAX));
+        assert_eq!(uniform_reach(1, 17), Some(17));
+        assert_eq!(uniform_reach(64, 1), None);
+        // 2 nodes under 3 levels of 3: 2·(3 + 9 + 27) = 78 < 100, 4 levels 240 ≥ 100.
+        assert!(!reaches(2, 100, 1, 0, 3, 3));
+        assert!(reaches(2, 100, 1, 0, 3, 4));
         // 5 + 25 = 30 reaches 30, not 31.
         assert!(reaches(1, 30, 5, 1, 5, 1));
         assert!(!reaches(1, 31, 5, 1, 5, 1));
@@ -1106,6 +1325,65 @@ mod tests {
         assert!(seeds.contains(&vec![999]));
         assert!(seeds.contains(&vec![10, 10, 9]));
         assert!(seeds.iter().all(|s| tree.contains(s)));
+    }
+
+    proptest::proptest! {
+        /// The table of uniform reaches answers as the level-by-level loop does, saturation
+        /// included.
+        #[test]
+        fn uniform_reaches_equal_the_loop(level_nodes in 1u64..u64::MAX, missing: u64, w in 1u32..70, t in 0usize..70) {
+            let looped = {
+                let (mut total, mut nodes, mut hit) = (0u64, level_nodes, false);
+                for _ in 0..t {
+                    nodes = nodes.saturating_mul(w.into());
+                    total = total.saturating_add(nodes);
+                    hit |= total >= missing;
+                }
+                hit
+            };
+            proptest::prop_assert_eq!(reaches(level_nodes, missing, 1, 0, w, t), looped);
+            let small = level_nodes % 1000 + 1;
+            let few = missing % 100_000;
+            let looped_small = {
+                let (mut total, mut nodes, mut hit) = (0u64, small, false);
+                for _ in 0..t {
+                    nodes = nodes.saturating_mul(w.into());
+                    total = total.saturating_add(nodes);
+                    hit |= total >= few;
+                }
+                hit
+            };
+            proptest::prop_assert_eq!(reaches(small, few, 1, 0, w, t), looped_small);
+        }
+
+        /// The incremental sums of `PrefixBounds` give, bit for bit, the key of the algorithm's
+        /// own prefix bound, whatever the sequence of vectors (each keeps a random part of the
+        /// one before and appends random degrees, some past the remembered ones).
+        #[test]
+        fn incremental_bounds_equal_whole_prefix_bounds(
+            steps in proptest::collection::vec((0usize..12, proptest::collection::vec(1u32..300, 0..10)), 1..40),
+            reduce: bool,
+            obj in 0usize..3,
+        ) {
+            let phi = modelopt_model::machine::load("xeon-phi").unwrap();
+            let collective = if reduce { modelopt_model::Collective::Reduce } else { modelopt_model::Collective::Bcast };
+            let algorithms = phi.algorithms_for(collective);
+            let algorithm = algorithms.iter().find(|a| a.name() == "small-tree").unwrap();
+            let request = Request::new(collective, 5000).unwrap();
+            let objective = [Objective::Min, Objective::Max, Objective::Blend(0.3)][obj];
+            let mut bounds = PrefixBounds::new(algorithm.as_ref(), &request, &objective);
+            proptest::prop_assert!(bounds.pricer.is_some());
+            let mut degrees: Vec<u32> = Vec::new();
+            for (keep, tail) in steps {
+                degrees.truncate(keep);
+                degrees.extend(tail);
+                let whole = algorithm
+                    .tree_prefix_bound(&request, &degrees)
+                    .and_then(|c| objective.score(&c, request.metric()))
+                    .map(score_key);
+                proptest::prop_assert_eq!(bounds.key(&degrees), whole, "{:?}", degrees);
+            }
+        }
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Sweeps over the design space: machines × collectives × buffer states × sizes × threads, each
-//! point tuned with [`tune`](crate::tuner::tune), one [`Row`] per algorithm and point.
+//! point tuned with [`tune`](crate::tune), one [`Row`] per algorithm and point.
 //!
 //! ## Order
 //! Rows come in a fixed order, whatever the number of worker threads: machines as given, then

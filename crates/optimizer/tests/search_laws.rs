@@ -7,6 +7,7 @@
 //!   found so far labelled not exact with a certified lower bound;
 //! - regressions named after the crashes of issue 8/12 (deep all-ones chains, `--ordering any`).
 
+use modelopt_model::algorithm::prefix_bound;
 use modelopt_model::cache_coherent::algorithms::{
     tree_coverage, DisseminationBarrier, SmallTreeBroadcast, SmallTreeReduce,
 };
@@ -173,6 +174,39 @@ proptest! {
         let mut longer = prefix.clone();
         longer.push(extra);
         prop_assert!(score(&longer) >= base, "{longer:?} below {prefix:?}");
+    }
+
+    /// The level pricer the search sums incrementally (issue 8, item 5): its bound of every
+    /// prefix is bit for bit the algorithm's `tree_prefix_bound`, its level terms are positive
+    /// and non-decreasing in the degree, and the bound of every prefix of every covering tree
+    /// (minimal or not, any ordering) is at most that tree's cost, min and max (at the full
+    /// tree the two are the same sum in another order, hence the 1e-9 relative slack).
+    #[test]
+    fn level_pricer_bounds_every_completion(m in params_strategy(), which in 0usize..2, n in 2u32..=12) {
+        let algorithm: Box<dyn Algorithm> = if which == 0 { Box::new(SmallTreeBroadcast(&m)) } else { Box::new(SmallTreeReduce(&m)) };
+        let collective = if which == 0 { Collective::Bcast } else { Collective::Reduce };
+        let request = Request::new(collective, n).unwrap();
+        let pricer = algorithm.level_pricer(&request).unwrap();
+        let mut previous = pricer.level(1);
+        prop_assert!(previous.0 > 0.0 && previous.1 >= previous.0);
+        for k in 2..=64 {
+            let term = pricer.level(k);
+            prop_assert!(term.0 >= previous.0 && term.1 >= previous.1, "level({k}) below level({})", k - 1);
+            previous = term;
+        }
+        // Every covering tree of any ordering (the other two orderings are subsets).
+        for tree in every_covering_tree(n, DegreeOrdering::Any) {
+            let cost = algorithm.cost(&request, &Params::Tree { depth: tree.len() as u32, degrees: tree.clone() }).unwrap();
+            let slack = 1e-9 * cost.max_ns;
+            for len in 1..=tree.len() {
+                let bound = prefix_bound(pricer.as_ref(), &tree[..len]);
+                let reference = algorithm.tree_prefix_bound(&request, &tree[..len]).unwrap();
+                prop_assert_eq!(bound.min_ns.to_bits(), reference.min_ns.to_bits());
+                prop_assert_eq!(bound.max_ns.to_bits(), reference.max_ns.to_bits());
+                prop_assert!(bound.min_ns <= cost.min_ns + slack, "{:?} bounds {tree:?} above its cost", &tree[..len]);
+                prop_assert!(bound.max_ns <= cost.max_ns + slack, "{:?} bounds {tree:?} above its cost", &tree[..len]);
+            }
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! flat-tree broadcasts take any size of at least one byte.
 
 use super::{minmax, CacheCoherent};
-use crate::algorithm::{Algorithm, Space, SpaceOptions, Term};
+use crate::algorithm::{prefix_bound, Algorithm, LevelPricer, Space, SpaceOptions, Term};
 use crate::error::ModelError;
 use crate::request::{Collective, Cost, Params, Request};
 
@@ -125,22 +125,48 @@ fn level_tree_cost(
     Ok(Cost::range(lo, hi))
 }
 
-/// Lower bound of every tree extending `prefix` for a cost `base + Σ level(k_i)` whose level
-/// costs are positive: the prefix's own levels.
-fn level_tree_bound(
+/// The terms of a cost `base + Σ level(k_i)` whose level costs are positive, for one request's
+/// costs (looked up once, when the pricer is made). Its [`prefix_bound`] of a prefix, the
+/// prefix's own levels, bounds every tree extending the prefix from below.
+struct AdditiveLevels {
+    costs: super::Costs,
+    base: f64,
+    level: fn(&super::Costs, u32) -> (f64, f64),
+}
+
+impl LevelPricer for AdditiveLevels {
+    fn base(&self) -> (f64, f64) {
+        (self.base, self.base)
+    }
+    fn level(&self, k: u32) -> (f64, f64) {
+        (self.level)(&self.costs, k)
+    }
+}
+
+/// The terms of a cost `base + Σ level(k_i)` for `request`; `None` when the machine lacks the
+/// request's costs.
+fn additive_levels(
     model: &CacheCoherent,
     request: &Request,
-    prefix: &[u32],
     base: fn(&super::Costs) -> f64,
     level: fn(&super::Costs, u32) -> (f64, f64),
-) -> Option<Cost> {
-    let c = model.costs(request).ok()?;
-    let start = base(&c);
-    let (lo, hi) = prefix.iter().fold((start, start), |(a, b), &k| {
-        let (x, y) = level(&c, k);
-        (a + x, b + y)
-    });
-    Some(Cost::range(lo, hi))
+) -> Option<AdditiveLevels> {
+    let costs = model.costs(request).ok()?;
+    Some(AdditiveLevels {
+        base: base(&costs),
+        costs,
+        level,
+    })
+}
+
+/// T = R_I (the root's flag) + Σ per-level terms (seed 000, Eq. 4.7).
+fn broadcast_levels(model: &CacheCoherent, request: &Request) -> Option<AdditiveLevels> {
+    additive_levels(model, request, |c| c.r_i, minmax::small_broadcast_level)
+}
+
+/// T = R_R (the final notification) + Σ per-level terms (seed 000, Eqs. 4.13/4.14).
+fn reduce_levels(model: &CacheCoherent, request: &Request) -> Option<AdditiveLevels> {
+    additive_levels(model, request, |c| c.r_r, minmax::small_reduce_level)
 }
 
 /// Small broadcast over a level-uniform tree (seed 000, Eq. 4.7).
@@ -170,14 +196,11 @@ impl Algorithm for SmallTreeBroadcast<'_> {
         )
     }
     fn tree_prefix_bound(&self, request: &Request, prefix: &[u32]) -> Option<Cost> {
-        // T = R_I (the root's flag) + Σ per-level terms.
-        level_tree_bound(
-            self.0,
-            request,
-            prefix,
-            |c| c.r_i,
-            minmax::small_broadcast_level,
-        )
+        // The prefix's own levels: every level costs something (Eq. 4.7).
+        broadcast_levels(self.0, request).map(|p| prefix_bound(&p, prefix))
+    }
+    fn level_pricer(&self, request: &Request) -> Option<Box<dyn LevelPricer + '_>> {
+        broadcast_levels(self.0, request).map(|p| Box::new(p) as Box<dyn LevelPricer>)
     }
     fn breakdown(&self, request: &Request, params: &Params) -> Result<Vec<Term>, ModelError> {
         let degrees = tree_degrees(request, params)?;
@@ -390,13 +413,10 @@ impl Algorithm for SmallTreeReduce<'_> {
         )
     }
     fn tree_prefix_bound(&self, request: &Request, prefix: &[u32]) -> Option<Cost> {
-        // T = R_R (the final notification) + Σ per-level terms.
-        level_tree_bound(
-            self.0,
-            request,
-            prefix,
-            |c| c.r_r,
-            minmax::small_reduce_level,
-        )
+        // The prefix's own levels: every level costs something (Eqs. 4.13/4.14).
+        reduce_levels(self.0, request).map(|p| prefix_bound(&p, prefix))
+    }
+    fn level_pricer(&self, request: &Request) -> Option<Box<dyn LevelPricer + '_>> {
+        reduce_levels(self.0, request).map(|p| Box::new(p) as Box<dyn LevelPricer>)
     }
 }
