@@ -167,3 +167,54 @@ fn graph_equals_closed_form_on_every_small_tree_and_placement() {
         assert!((max.total_ns - closed.max_ns).abs() < 1e-6, "{tree}");
     }
 }
+
+#[test]
+fn graph_equals_closed_form_on_four_sockets() {
+    // The bundled four-socket machine: with up to four socket groups per node the waits run in
+    // ascending socket order (docs/cla.md §7), which two sockets never exercise beyond one
+    // remote group. Every recursive tree of up to 5 nodes, every labelling of the non-root
+    // nodes over the 4 sockets (4^(n−1)), the root on socket 0 and on socket 3.
+    let m = machine::load("xeon-e5-4650-4s").unwrap();
+    let four: &Ccnuma = m.model().unwrap();
+    let costs = four.tree_costs();
+    let program = bcast();
+    let mut checked = 0;
+    for n in 2..=5usize {
+        for tree in all_trees(n) {
+            for root_socket in [0u32, 3] {
+                for code in 0..4u32.pow(n as u32 - 1) {
+                    let mut x = code;
+                    let sockets: Vec<u32> = (0..n)
+                        .map(|v| {
+                            if v == 0 {
+                                root_socket
+                            } else {
+                                let s = x % 4;
+                                x /= 4;
+                                s
+                            }
+                        })
+                        .collect();
+                    let places = places_on_sockets(four, &sockets).unwrap();
+                    let (_, min, max) = analyze(&program, &tree, four, &places).unwrap();
+                    let closed = costs.evaluate(&tree, &sockets).unwrap();
+                    assert!(
+                        (min.total_ns - closed.min_ns).abs() < 1e-6,
+                        "T_min {tree} {sockets:?}: graph {} closed {}",
+                        min.total_ns,
+                        closed.min_ns
+                    );
+                    assert!(
+                        (max.total_ns - closed.max_ns).abs() < 1e-6,
+                        "T_max {tree} {sockets:?}: graph {} closed {}",
+                        max.total_ns,
+                        closed.max_ns
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    // 2 roots × (1·4 + 2·16 + 6·64 + 24·256) labelled placements.
+    assert_eq!(checked, 2 * (4 + 32 + 384 + 6144));
+}
