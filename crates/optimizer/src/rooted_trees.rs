@@ -1174,6 +1174,16 @@ fn fallback(
     // (ranking key, preorder levels, socket by node id, cost) of the best so far.
     type Placed = ((i64, i64), Vec<u32>, Vec<u32>, Cost);
     let mut best: Option<Placed> = None;
+    if let Some((levels, by_node)) = leaders_tree(space, counts, root_socket, objective, ctl) {
+        let tree = RootedTree::from_levels(&levels).map_err(malformed)?;
+        let cost = space.pricing.evaluate(&tree, &by_node)?;
+        best = Some((
+            cost_key(objective, cost.min_ns, cost.max_ns),
+            levels,
+            by_node,
+            cost,
+        ));
+    }
     for levels in [one.levels, flat_levels(n)] {
         let tree = RootedTree::from_levels(&levels).map_err(malformed)?;
         let placed = if counts.len() <= 2 && n <= FALLBACK_PLACEMENT_DP_LIMIT {
@@ -1209,6 +1219,41 @@ fn fallback(
         trees: one.trees,
         exactness: Exactness::bounded(reason, score(objective, &cost), Some(bound)),
     })
+}
+
+/// A socket-aware candidate for the [`fallback`]: each socket's threads form the one-socket
+/// optimum of their count, the root's socket around the root, every other socket's below a
+/// leader that is a child of the root (ascending sockets). Preorder levels and the socket of
+/// each node (by preorder position); `None` when the threads use one socket.
+fn leaders_tree(
+    space: &RootedTreeSpace,
+    counts: &[u32],
+    root_socket: u32,
+    objective: &Objective,
+    ctl: &Control,
+) -> Option<(Vec<u32>, Vec<u32>)> {
+    let used = counts.iter().filter(|&&c| c > 0).count();
+    let root_count = counts.get(root_socket as usize).copied().unwrap_or(0);
+    if used < 2 || root_count == 0 {
+        return None;
+    }
+    let mut levels = Vec::with_capacity(space.threads as usize);
+    let mut sockets = Vec::with_capacity(space.threads as usize);
+    let order = std::iter::once(root_socket)
+        .chain((0..counts.len() as u32).filter(|&s| s != root_socket && counts[s as usize] > 0));
+    for s in order {
+        let c = counts[s as usize];
+        // A socket's part is only a candidate: if even its DP cannot answer, a star will do.
+        let part = match c {
+            1 => vec![0],
+            _ => dp_in(&*space.pricing, c, objective, ctl)
+                .map_or_else(|_| flat_levels(c), |t| t.levels),
+        };
+        let shift = u32::from(s != root_socket);
+        levels.extend(part.iter().map(|&l| l + shift));
+        sockets.extend(std::iter::repeat_n(s, part.len()));
+    }
+    Some((levels, sockets))
 }
 
 /// The exact socket DP, or (over the budget, or stopped by the time limit) the [`fallback`].
@@ -1698,6 +1743,34 @@ mod tests {
         }
         assert_eq!(found.levels.len(), 5000);
         assert!(RootedTree::from_levels(&found.levels).is_ok());
+    }
+
+    #[test]
+    fn the_leaders_candidate_puts_each_socket_below_one_leader() {
+        // Counts (5, 3, 4), root on socket 1: the root's 3 threads form the one-socket optimum
+        // of 3 nodes around the root; socket 0's 5 and socket 2's 4 hang below one leader each,
+        // a child of the root, in ascending socket order. So: 12 nodes, sockets by preorder
+        // position 1,1,1 | 0 ×5 | 2 ×4, the leaders at positions 3 and 8 on level 1, and
+        // every node of a leader's block deeper than it.
+        let space = RootedTreeSpace {
+            threads: 12,
+            thread_sockets: [0; 5].into_iter().chain([1; 3]).chain([2; 4]).collect(),
+            root_thread: 5,
+            pricing: std::sync::Arc::new(sandy()),
+            capacity: None,
+        };
+        let limits = limits(None, u64::MAX);
+        let progress = Progress::none();
+        let ctl = Control::new(&limits, &progress);
+        let (levels, sockets) = leaders_tree(&space, &[5, 3, 4], 1, &Objective::Min, &ctl).unwrap();
+        assert_eq!(sockets, [1, 1, 1, 0, 0, 0, 0, 0, 2, 2, 2, 2]);
+        assert_eq!((levels[0], levels[3], levels[8]), (0, 1, 1));
+        assert!(levels[4..8].iter().all(|&l| l >= 2));
+        assert!(levels[9..].iter().all(|&l| l >= 2));
+        let tree = RootedTree::from_levels(&levels).unwrap();
+        assert!(space.pricing.evaluate(&tree, &sockets).is_ok());
+        // One socket: no candidate.
+        assert!(leaders_tree(&space, &[0, 12, 0], 1, &Objective::Min, &ctl).is_none());
     }
 
     #[test]
