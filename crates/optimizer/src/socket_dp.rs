@@ -77,6 +77,35 @@ pub enum SocketDpError {
     Budget(#[from] crate::limits::BudgetExceeded),
 }
 
+/// The size of the DP over the states of at most `max_total` nodes inside the box `counts`:
+/// Σ over those states d of the sub-vectors e ≤ d (Π (d_s + 1)), times the convolutions per
+/// pair as in [`estimate`]; a truncated product of polynomials, O(S · m²), saturating.
+pub fn truncated_estimate(counts: &[u32], max_total: u32) -> WorkEstimate {
+    let m = max_total as usize;
+    let s = counts.len() as u64;
+    // poly[t] = Σ over vectors of the sockets so far with total t of Π (d_s + 1).
+    let mut poly = vec![0u64; m + 1];
+    poly[0] = 1;
+    for &c in counts {
+        let mut next = vec![0u64; m + 1];
+        for (t, &a) in poly.iter().enumerate() {
+            if a == 0 {
+                continue;
+            }
+            for v in 0..=(c as usize).min(m - t) {
+                next[t + v] = next[t + v].saturating_add(a.saturating_mul(v as u64 + 1));
+            }
+        }
+        poly = next;
+    }
+    let pairs = poly.iter().fold(0u64, |acc, &x| acc.saturating_add(x));
+    let convolutions = s + s * s.saturating_sub(1);
+    WorkEstimate {
+        what: "socket-DP transitions (subtrees of a bounded size)".into(),
+        units: pairs.saturating_mul(convolutions.max(1)),
+    }
+}
+
 /// The size of the DP for these counts, in transition pairs (see the module docs), saturating.
 pub fn estimate(counts: &[u32]) -> WorkEstimate {
     let s = counts.len() as u64;
@@ -1521,6 +1550,64 @@ pub fn optimal(
         Filled::Stopped(_) => None,
     };
     Ok((best, filled, table.transitions))
+}
+
+/// The least T_min (offset included) over every tree of exactly `total` nodes, with at most
+/// `counts[s]` on each socket s and the root on `root`: the scalar pass of [`min_optimum`] over
+/// the states of at most `total` nodes, no incumbent. `Ok(None)` when the time limit passed.
+/// Refuses when [`truncated_estimate`] is over the budget.
+pub fn least_min_of_total(
+    costs: &LineClasses,
+    counts: &[u32],
+    total: u32,
+    root: u32,
+    limits: &Limits,
+    progress: &Progress,
+) -> Result<Option<f64>, SocketDpError> {
+    if counts.get(root as usize).is_none_or(|&c| c == 0) {
+        return Err(SocketDpError::Root {
+            root,
+            counts: counts.to_vec(),
+        });
+    }
+    if counts.len() > MAX_SOCKETS {
+        return Err(SocketDpError::Counts {
+            counts: counts.to_vec(),
+        });
+    }
+    limits.check(&truncated_estimate(counts, total))?;
+    let mut table = SocketTable::shell(costs, counts, None);
+    let states = table.ranges_len();
+    let mut by_size: Vec<usize> = (0..states).collect();
+    let sizes: Vec<usize> = (0..states).map(|i| table.decode(i).iter().sum()).collect();
+    by_size.sort_by_key(|&i| (sizes[i], i));
+    let mut pass = MinPass::new(&table, f64::INFINITY).map_err(|entries| {
+        SocketDpError::Budget(crate::limits::BudgetExceeded {
+            what: "scalar socket-DP table entries".into(),
+            estimate: entries,
+            budget: MAX_FOREST_ENTRIES as u64,
+        })
+    })?;
+    let deadline = limits.deadline();
+    progress.begin("lower bound from smaller trees", Some(u64::from(total) + 1));
+    let ran = pass.run(
+        &mut table,
+        &by_size,
+        &sizes,
+        total as usize,
+        &deadline,
+        progress,
+    );
+    progress.finish();
+    if ran.is_none() {
+        return Ok(None);
+    }
+    let r = root as usize;
+    let least = (0..states)
+        .filter(|&c| sizes[c] == total as usize && table.component(c, r) > 0)
+        .filter_map(|c| pass.tree.get(r).and_then(|t| t.get(c)).copied())
+        .fold(f64::INFINITY, f64::min);
+    Ok(least.is_finite().then(|| least + costs.offset()))
 }
 
 /// The least T_min (offset included) over every tree and placement of the request, by the

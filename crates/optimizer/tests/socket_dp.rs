@@ -507,3 +507,61 @@ proptest! {
         check_scalar_pass(&c, 5, 3);
     }
 }
+
+#[test]
+fn the_least_min_of_a_smaller_total_is_the_least_fixed_split_optimum_and_a_bound() {
+    // least_min_of_total(box, m, root) is, by definition, the least exact T_min over the count
+    // vectors D ≤ box with |D| = m and the root's socket non-empty: check it against
+    // min_optimum at every such D, on 2 sockets (box 4 × 4) and 3 (box 3 × 3 × 3). And the law
+    // the fallback's bound rests on: removing leaves never makes a tree costlier, so for every
+    // request C ≤ box with |C| > m the exact optimum is at least that least value.
+    let unlimited = Limits {
+        time_limit: None,
+        work_budget: u64::MAX,
+    };
+    let quiet = Progress::none();
+    let classes: LineClasses = sandy().into();
+    for (bounds, root) in [(vec![4u32, 4], 0u32), (vec![4, 4], 1), (vec![3, 3, 3], 2)] {
+        // Every count vector inside the box, by odometer.
+        let mut all = Vec::new();
+        let mut v = vec![0u32; bounds.len()];
+        'odometer: loop {
+            all.push(v.clone());
+            for i in 0..v.len() {
+                v[i] += 1;
+                if v[i] <= bounds[i] {
+                    continue 'odometer;
+                }
+                v[i] = 0;
+            }
+            break;
+        }
+        let exact = |d: &[u32]| {
+            socket_dp::min_optimum(&classes, d, root, None, &unlimited, &quiet)
+                .unwrap()
+                .unwrap()
+        };
+        let total_max: u32 = bounds.iter().sum();
+        for m in 2..total_max {
+            let least =
+                socket_dp::least_min_of_total(&classes, &bounds, m, root, &unlimited, &quiet)
+                    .unwrap()
+                    .unwrap();
+            let by_split = all
+                .iter()
+                .filter(|d| d.iter().sum::<u32>() == m && d[root as usize] > 0)
+                .map(|d| exact(d))
+                .fold(f64::INFINITY, f64::min);
+            assert!(
+                (least - by_split).abs() < 1e-6,
+                "{bounds:?} m = {m}: {least} vs {by_split}"
+            );
+            for c in all
+                .iter()
+                .filter(|c| c.iter().sum::<u32>() > m && c[root as usize] > 0)
+            {
+                assert!(exact(c) >= least - 1e-6, "{c:?} below the bound of m = {m}");
+            }
+        }
+    }
+}
