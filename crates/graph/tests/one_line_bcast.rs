@@ -129,6 +129,26 @@ fn an_inter_socket_edge_lands_on_the_critical_path() {
     assert!((closed.min_ns - 544.9).abs() < 1e-9);
 }
 
+/// The critical path of the CLa graph on `tree` placed on `sockets` equals the family's closed
+/// form, both bounds.
+fn graph_equals_closed_form(program: &Program, model: &Ccnuma, tree: &RootedTree, sockets: &[u32]) {
+    let places = places_on_sockets(model, sockets).unwrap();
+    let (_, min, max) = analyze(program, tree, model, &places).unwrap();
+    let closed = model.tree_costs().evaluate(tree, sockets).unwrap();
+    assert!(
+        (min.total_ns - closed.min_ns).abs() < 1e-6,
+        "T_min {tree} {sockets:?}: graph {} closed {}",
+        min.total_ns,
+        closed.min_ns
+    );
+    assert!(
+        (max.total_ns - closed.max_ns).abs() < 1e-6,
+        "T_max {tree} {sockets:?}: graph {} closed {}",
+        max.total_ns,
+        closed.max_ns
+    );
+}
+
 #[test]
 fn graph_equals_closed_form_on_every_small_tree_and_placement() {
     let m = sandy();
@@ -141,21 +161,7 @@ fn graph_equals_closed_form_on_every_small_tree_and_placement() {
                 let sockets: Vec<u32> = (0..n)
                     .map(|v| if v == 0 { 0 } else { (mask >> (v - 1)) & 1 })
                     .collect();
-                let places = places_on_sockets(sandy, &sockets).unwrap();
-                let (_, min, max) = analyze(&program, &tree, sandy, &places).unwrap();
-                let closed = costs.evaluate(&tree, &sockets).unwrap();
-                assert!(
-                    (min.total_ns - closed.min_ns).abs() < 1e-6,
-                    "T_min {tree} {sockets:?}: graph {} closed {}",
-                    min.total_ns,
-                    closed.min_ns
-                );
-                assert!(
-                    (max.total_ns - closed.max_ns).abs() < 1e-6,
-                    "T_max {tree} {sockets:?}: graph {} closed {}",
-                    max.total_ns,
-                    closed.max_ns
-                );
+                graph_equals_closed_form(&program, sandy, &tree, &sockets);
             }
         }
     }
@@ -176,7 +182,6 @@ fn graph_equals_closed_form_on_four_sockets() {
     // nodes over the 4 sockets (4^(n−1)), the root on socket 0 and on socket 3.
     let m = machine::load("xeon-e5-4650-4s").unwrap();
     let four: &Ccnuma = m.model().unwrap();
-    let costs = four.tree_costs();
     let program = bcast();
     let mut checked = 0;
     for n in 2..=5usize {
@@ -195,21 +200,7 @@ fn graph_equals_closed_form_on_four_sockets() {
                             }
                         })
                         .collect();
-                    let places = places_on_sockets(four, &sockets).unwrap();
-                    let (_, min, max) = analyze(&program, &tree, four, &places).unwrap();
-                    let closed = costs.evaluate(&tree, &sockets).unwrap();
-                    assert!(
-                        (min.total_ns - closed.min_ns).abs() < 1e-6,
-                        "T_min {tree} {sockets:?}: graph {} closed {}",
-                        min.total_ns,
-                        closed.min_ns
-                    );
-                    assert!(
-                        (max.total_ns - closed.max_ns).abs() < 1e-6,
-                        "T_max {tree} {sockets:?}: graph {} closed {}",
-                        max.total_ns,
-                        closed.max_ns
-                    );
+                    graph_equals_closed_form(&program, four, &tree, &sockets);
                     checked += 1;
                 }
             }

@@ -1552,6 +1552,49 @@ pub fn optimal(
     Ok((best, filled, table.transitions))
 }
 
+/// The scalar pass (`MinPass`) over the states of at most `total` nodes inside the box
+/// `counts`, after the checks both of its callers need; `Ok(None)` when the deadline passed.
+/// Returns the table (for its indexing), the pass and each state's node count.
+#[allow(clippy::too_many_arguments)] // one call each from the two public entries below
+fn scalar_pass(
+    costs: &LineClasses,
+    counts: &[u32],
+    root: u32,
+    incumbent: f64,
+    work: WorkEstimate,
+    total: usize,
+    limits: &Limits,
+    progress: &Progress,
+) -> Result<Option<(SocketTable, MinPass, Vec<usize>)>, SocketDpError> {
+    if counts.get(root as usize).is_none_or(|&c| c == 0) {
+        return Err(SocketDpError::Root {
+            root,
+            counts: counts.to_vec(),
+        });
+    }
+    if counts.len() > MAX_SOCKETS {
+        return Err(SocketDpError::Counts {
+            counts: counts.to_vec(),
+        });
+    }
+    limits.check(&work)?;
+    let mut table = SocketTable::shell(costs, counts, None);
+    let states = table.ranges_len();
+    let mut by_size: Vec<usize> = (0..states).collect();
+    let sizes: Vec<usize> = (0..states).map(|i| table.decode(i).iter().sum()).collect();
+    by_size.sort_by_key(|&i| (sizes[i], i));
+    let mut pass = MinPass::new(&table, incumbent).map_err(|entries| {
+        SocketDpError::Budget(crate::limits::BudgetExceeded {
+            what: "scalar socket-DP table entries".into(),
+            estimate: entries,
+            budget: MAX_FOREST_ENTRIES as u64,
+        })
+    })?;
+    let deadline = limits.deadline();
+    let ran = pass.run(&mut table, &by_size, &sizes, total, &deadline, progress);
+    Ok(ran.map(|()| (table, pass, sizes)))
+}
+
 /// The least T_min (offset included) over every tree of exactly `total` nodes, with at most
 /// `counts[s]` on each socket s and the root on `root`: the scalar pass of [`min_optimum`] over
 /// the states of at most `total` nodes, no incumbent. `Ok(None)` when the time limit passed.
@@ -1564,46 +1607,24 @@ pub fn least_min_of_total(
     limits: &Limits,
     progress: &Progress,
 ) -> Result<Option<f64>, SocketDpError> {
-    if counts.get(root as usize).is_none_or(|&c| c == 0) {
-        return Err(SocketDpError::Root {
-            root,
-            counts: counts.to_vec(),
-        });
-    }
-    if counts.len() > MAX_SOCKETS {
-        return Err(SocketDpError::Counts {
-            counts: counts.to_vec(),
-        });
-    }
-    limits.check(&truncated_estimate(counts, total))?;
-    let mut table = SocketTable::shell(costs, counts, None);
-    let states = table.ranges_len();
-    let mut by_size: Vec<usize> = (0..states).collect();
-    let sizes: Vec<usize> = (0..states).map(|i| table.decode(i).iter().sum()).collect();
-    by_size.sort_by_key(|&i| (sizes[i], i));
-    let mut pass = MinPass::new(&table, f64::INFINITY).map_err(|entries| {
-        SocketDpError::Budget(crate::limits::BudgetExceeded {
-            what: "scalar socket-DP table entries".into(),
-            estimate: entries,
-            budget: MAX_FOREST_ENTRIES as u64,
-        })
-    })?;
-    let deadline = limits.deadline();
+    let work = truncated_estimate(counts, total);
     progress.begin("lower bound from smaller trees", Some(u64::from(total) + 1));
-    let ran = pass.run(
-        &mut table,
-        &by_size,
-        &sizes,
+    let passed = scalar_pass(
+        costs,
+        counts,
+        root,
+        f64::INFINITY,
+        work,
         total as usize,
-        &deadline,
+        limits,
         progress,
     );
     progress.finish();
-    if ran.is_none() {
+    let Some((table, pass, sizes)) = passed? else {
         return Ok(None);
-    }
+    };
     let r = root as usize;
-    let least = (0..states)
+    let least = (0..table.ranges_len())
         .filter(|&c| sizes[c] == total as usize && table.component(c, r) > 0)
         .filter_map(|c| pass.tree.get(r).and_then(|t| t.get(c)).copied())
         .fold(f64::INFINITY, f64::min);
@@ -1622,38 +1643,20 @@ pub fn min_optimum(
     limits: &Limits,
     progress: &Progress,
 ) -> Result<Option<f64>, SocketDpError> {
-    if counts.get(root as usize).is_none_or(|&c| c == 0) {
-        return Err(SocketDpError::Root {
-            root,
-            counts: counts.to_vec(),
-        });
-    }
-    if counts.len() > MAX_SOCKETS {
-        return Err(SocketDpError::Counts {
-            counts: counts.to_vec(),
-        });
-    }
-    limits.check(&estimate(counts))?;
-    let mut table = SocketTable::shell(costs, counts, None);
-    let states = table.ranges_len();
-    let mut by_size: Vec<usize> = (0..states).collect();
-    let sizes: Vec<usize> = (0..states).map(|i| table.decode(i).iter().sum()).collect();
-    by_size.sort_by_key(|&i| (sizes[i], i));
     let total: usize = counts.iter().map(|&c| c as usize).sum();
-    let mut pass = MinPass::new(&table, incumbent.unwrap_or(f64::INFINITY)).map_err(|entries| {
-        SocketDpError::Budget(crate::limits::BudgetExceeded {
-            what: "scalar socket-DP table entries".into(),
-            estimate: entries,
-            budget: MAX_FOREST_ENTRIES as u64,
-        })
-    })?;
-    let deadline = limits.deadline();
-    if pass
-        .run(&mut table, &by_size, &sizes, total, &deadline, progress)
-        .is_none()
-    {
+    let Some((table, pass, _)) = scalar_pass(
+        costs,
+        counts,
+        root,
+        incumbent.unwrap_or(f64::INFINITY),
+        estimate(counts),
+        total,
+        limits,
+        progress,
+    )?
+    else {
         return Ok(None);
-    }
+    };
     let v: Vec<usize> = counts.iter().map(|&c| c as usize).collect();
     Ok(table
         .index(&v)
