@@ -77,6 +77,14 @@ pub enum SocketDpError {
     Budget(#[from] crate::limits::BudgetExceeded),
 }
 
+/// Pareto point combinations the pass may try per unit of the work budget. The up-front
+/// estimate counts transition pairs; the points per pair are known only while filling (one
+/// per pair for a Min request pruned by its scalar pass, thousands under `--objective max` on
+/// four sockets), so the pass also counts them and stops with the budget's reason. Measured:
+/// 3.6–4.4 · 10⁷ combinations a second, so the default budget of 10⁸ stops within ~10 s
+/// (docs/perf.md).
+pub const POINTS_PER_BUDGET_UNIT: u64 = 4;
+
 /// The size of the DP over the states of at most `max_total` nodes inside the box `counts`:
 /// Σ over those states d of the sub-vectors e ≤ d (Π (d_s + 1)), times the convolutions per
 /// pair as in [`estimate`]; a truncated product of polynomials, O(S · m²), saturating.
@@ -235,6 +243,12 @@ pub struct SocketTable {
     root_total: Option<u32>,
     /// Transition pairs visited.
     pub transitions: u64,
+    /// Pareto point combinations tried (the Pareto pass's real work: pairs × the points of
+    /// both operands, which the up-front estimate cannot know).
+    pub points: u64,
+    /// The Pareto pass stops (work budget) past this many point combinations:
+    /// [`POINTS_PER_BUDGET_UNIT`] × the work budget.
+    point_cap: u64,
     /// The components of every count vector, `comps[idx · S + s]`.
     comps: Vec<u32>,
     /// Per socket s, the count vectors whose subtree set `T(s, ·)` is not empty, in fill order.
@@ -347,6 +361,7 @@ impl SocketTable {
         let deadline = limits.deadline();
         let mut table = SocketTable::shell(costs, counts, prune);
         table.root_total = root_total;
+        table.point_cap = limits.work_budget.saturating_mul(POINTS_PER_BUDGET_UNIT);
         let states = table.ranges_len();
         // States in order of their total node count.
         let mut by_size: Vec<usize> = (0..states).collect();
@@ -404,7 +419,8 @@ impl SocketTable {
     ) -> Result<(Self, Filled), SocketDpError> {
         let mut start = 0;
         let mut filled = Filled::Complete;
-        for m in 0..=total {
+        let over_points = |t: &Self| t.points > t.point_cap;
+        'sizes: for m in 0..=total {
             let end = start
                 + by_size[start..]
                     .iter()
@@ -421,15 +437,31 @@ impl SocketTable {
             }
             for &d in level {
                 self.fill_groups(d);
+                if over_points(&self) {
+                    filled = Filled::Stopped(self.points_exhausted());
+                    break 'sizes;
+                }
             }
             for &r in level {
                 self.fill_nodes(r);
+                if over_points(&self) {
+                    filled = Filled::Stopped(self.points_exhausted());
+                    break 'sizes;
+                }
             }
             progress.advance(1);
         }
         progress.finish();
         self.budgets = None;
         Ok((self, filled))
+    }
+
+    /// The stop reason once [`SocketTable::points`] passed its cap: the work budget the cap was
+    /// derived from.
+    fn points_exhausted(&self) -> StopReason {
+        StopReason::WorkBudget {
+            budget: self.point_cap / POINTS_PER_BUDGET_UNIT,
+        }
     }
 
     /// Whether a subtree point is over its budget.
@@ -476,6 +508,8 @@ impl SocketTable {
             prune,
             root_total: None,
             transitions: 0,
+            points: 0,
+            point_cap: u64::MAX,
             comps: Vec::with_capacity(states * s_count),
             alive_trees: vec![Vec::new(); s_count],
             alive_groups: vec![Vec::new(); s_count],
@@ -720,6 +754,9 @@ impl SocketTable {
                     continue;
                 }
                 pairs += 1;
+                self.points = self.points.saturating_add(
+                    (self.trees[s].get(e).len() as u64).saturating_mul(rest.len() as u64),
+                );
                 for (ti, t) in self.trees[s].get(e).iter().enumerate() {
                     for (gi, g) in rest.iter().enumerate() {
                         // The parent of this group adds at least its level with k children
@@ -857,6 +894,9 @@ impl SocketTable {
                         continue;
                     }
                     pairs += 1;
+                    self.points = self.points.saturating_add(
+                        (self.groups[stage].get(d).len() as u64).saturating_mul(prevs.len() as u64),
+                    );
                     for (gi, g) in self.groups[stage].get(d).iter().enumerate() {
                         for (pi, p) in prevs.iter().enumerate() {
                             let mut q = self.add_group(sigma, stage, g, p);

@@ -146,25 +146,34 @@ fn brute_force_three_sockets_up_to_10() {
     check_against_brute_force(&sandy(), 10, 3);
 }
 
+/// Random machines with R_L < R_R < R_Q and R_I ≤ R_QI.
+fn machines() -> impl Strategy<Value = TreeCosts> {
+    (
+        0.5f64..10.0,
+        10.0f64..80.0,
+        1.0f64..150.0,
+        20.0f64..150.0,
+        0.0f64..100.0,
+    )
+        .prop_map(
+            |(local, socket, extra_remote, memory, extra_memory)| TreeCosts {
+                local,
+                socket,
+                remote: socket + extra_remote,
+                memory,
+                remote_memory: memory + extra_memory,
+            },
+        )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(12))]
     /// Random machines with R_L < R_R < R_Q and R_I ≤ R_QI, every tree and placement up to 7
     /// nodes on two sockets and 5 on three.
     #[test]
     fn equals_brute_force_on_random_machines(
-        local in 0.5f64..10.0,
-        socket in 10.0f64..80.0,
-        extra_remote in 1.0f64..150.0,
-        memory in 20.0f64..150.0,
-        extra_memory in 0.0f64..100.0,
+        c in machines(),
     ) {
-        let c = TreeCosts {
-            local,
-            socket,
-            remote: socket + extra_remote,
-            memory,
-            remote_memory: memory + extra_memory,
-        };
         check_against_brute_force(&c, 7, 2);
         check_against_brute_force(&c, 5, 3);
     }
@@ -376,19 +385,8 @@ proptest! {
     /// The same on random machines (R_L < R_R < R_Q, R_I ≤ R_QI).
     #[test]
     fn pruning_is_sound_on_random_machines(
-        local in 0.5f64..10.0,
-        socket in 10.0f64..80.0,
-        extra_remote in 1.0f64..150.0,
-        memory in 20.0f64..150.0,
-        extra_memory in 0.0f64..100.0,
+        c in machines(),
     ) {
-        let c = TreeCosts {
-            local,
-            socket,
-            remote: socket + extra_remote,
-            memory,
-            remote_memory: memory + extra_memory,
-        };
         check_pruning_keeps_the_optimum(&c, 6, 2);
         check_pruning_keeps_the_optimum(&c, 5, 3);
     }
@@ -490,19 +488,8 @@ proptest! {
     /// The scalar pass on random machines (R_L < R_R < R_Q, R_I ≤ R_QI).
     #[test]
     fn the_scalar_pass_is_exact_on_random_machines(
-        local in 0.5f64..10.0,
-        socket in 10.0f64..80.0,
-        extra_remote in 1.0f64..150.0,
-        memory in 20.0f64..150.0,
-        extra_memory in 0.0f64..100.0,
+        c in machines(),
     ) {
-        let c = TreeCosts {
-            local,
-            socket,
-            remote: socket + extra_remote,
-            memory,
-            remote_memory: memory + extra_memory,
-        };
         check_scalar_pass(&c, 6, 2);
         check_scalar_pass(&c, 5, 3);
     }
@@ -564,4 +551,36 @@ fn the_least_min_of_a_smaller_total_is_the_least_fixed_split_optimum_and_a_bound
             }
         }
     }
+}
+
+#[test]
+fn the_pareto_pass_counts_its_point_combinations_against_the_budget() {
+    // The up-front estimate counts transition pairs; without an incumbent each pair combines
+    // whole Pareto sets, so a table whose estimate just fits can still be far more work. With
+    // the budget equal to the estimate of the box 6 × 6 × 6 the pass must stop with the
+    // budget's reason after POINTS_PER_BUDGET_UNIT × budget combinations; with a budget large
+    // enough it completes, and the combinations it tried are what the first run ran out of.
+    let classes: LineClasses = sandy().into();
+    let counts = [6u32, 6, 6];
+    let budget = socket_dp::estimate(&counts).units;
+    let tight = Limits {
+        time_limit: None,
+        work_budget: budget,
+    };
+    let (table, filled) =
+        SocketTable::build(&classes, &counts, None, &tight, &Progress::none()).unwrap();
+    assert!(
+        matches!(filled, Filled::Stopped(StopReason::WorkBudget { budget: b }) if b == budget),
+        "{filled:?}, {} combinations for a budget of {budget}",
+        table.points
+    );
+    assert!(table.points > budget * socket_dp::POINTS_PER_BUDGET_UNIT);
+    let loose = Limits {
+        time_limit: None,
+        work_budget: u64::MAX,
+    };
+    let (whole, filled) =
+        SocketTable::build(&classes, &counts, None, &loose, &Progress::none()).unwrap();
+    assert!(matches!(filled, Filled::Complete));
+    assert!(whole.points > budget * socket_dp::POINTS_PER_BUDGET_UNIT);
 }
