@@ -188,7 +188,11 @@ proptest! {
         let request = Request::new(collective, n).unwrap();
         let pricer = algorithm.level_pricer(&request).unwrap();
         let mut previous = pricer.level(1);
-        prop_assert!(previous.0 > 0.0 && previous.1 >= previous.0);
+        // Both terms positive; not max ≥ min level by level: the min and max models split a
+        // tree's cost into levels differently (a random machine with R_I = 485 ns and
+        // q = o = 1 ns has a larger min term than max term at k = 1), and only the sums bound
+        // the costs, which is checked below.
+        prop_assert!(previous.0 > 0.0 && previous.1 > 0.0, "level(1) = {previous:?}");
         for k in 2..=64 {
             let term = pricer.level(k);
             prop_assert!(term.0 >= previous.0 && term.1 >= previous.1, "level({k}) below level({})", k - 1);
