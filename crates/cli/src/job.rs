@@ -43,9 +43,12 @@ pub fn compact(v: f64) -> String {
     }
 }
 
-/// Load a machine by bundled name or path (the rule is in `modelopt_model::machine`).
+/// Load a machine by bundled name or path (the rule is in `modelopt_model::machine`), with the
+/// `.cla` tree collectives the graph crate prices attached (barrier and reduce on ccNUMA).
 pub fn load_machine(name: &str) -> anyhow::Result<Machine> {
-    Ok(modelopt_model::machine::load(name)?)
+    let mut machine = modelopt_model::machine::load(name)?;
+    modelopt_graph::collectives::attach(&mut machine)?;
+    Ok(machine)
 }
 
 /// The one thread-count policy of every command (and of the Python and C bindings):

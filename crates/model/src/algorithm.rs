@@ -226,6 +226,11 @@ pub enum Space {
     /// §4, Eq. 2), enumerated as [`Params::RootedTree`] by the optimizer's `rooted_trees` module
     /// (exhaustively, or by the exact dynamic program for large n).
     RootedTrees(crate::placed_tree::RootedTreeSpace),
+    /// Every rooted tree on `threads` nodes with every socket placement, each priced whole by
+    /// [`Algorithm::cost`] as a [`Params::RootedTree`]: for costs without a per-subtree
+    /// recursion (a `.cla` program's CLa graph). Searched by the optimizer's `priced_trees`
+    /// module: exhaustively within the budget, else over documented candidates, flagged.
+    PricedTrees(crate::placed_tree::PricedTreeSpace),
 }
 
 /// One term of a cost breakdown, for explaining a prediction.

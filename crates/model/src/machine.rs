@@ -34,6 +34,19 @@ pub trait ModelFamily: Send + Sync + std::fmt::Debug {
     fn as_any(&self) -> &dyn Any;
 }
 
+/// Algorithms a crate downstream of the model contributes to machines of a family it knows,
+/// priced by means the model crate does not have (the graph crate prices `.cla` programs by
+/// their CLa graph on ccNUMA machines). Attached with [`Machine::add_algorithms`]; the
+/// machine's [`Machine::algorithms`] then lists them after the family's own.
+pub trait AlgorithmSource: Send + Sync + std::fmt::Debug {
+    /// A name unique to the source (its crate and purpose), by which a machine recognizes a
+    /// source attached twice.
+    fn name(&self) -> &'static str;
+    /// The algorithms for this machine's model (`model` is the family's concrete type, as
+    /// [`Machine::model`] downcasts it); empty for a family the source does not know.
+    fn algorithms<'m>(&'m self, model: &'m dyn Any) -> Vec<Box<dyn Algorithm + 'm>>;
+}
+
 /// A loaded, validated machine.
 #[derive(Debug)]
 pub struct Machine {
@@ -50,21 +63,39 @@ pub struct Machine {
     entry: &'static crate::registry::Family,
     text: String,
     model: Box<dyn ModelFamily>,
+    sources: Vec<std::sync::Arc<dyn AlgorithmSource>>,
 }
 
 impl Machine {
     /// Every algorithm for `collective`, in the family's order.
     pub fn algorithms_for(&self, collective: Collective) -> Vec<Box<dyn Algorithm + '_>> {
-        self.model
-            .algorithms()
+        self.algorithms()
             .into_iter()
             .filter(|a| a.collective() == collective)
             .collect()
     }
 
-    /// Every algorithm of the machine.
+    /// Every algorithm of the machine: the family's, then those of every attached
+    /// [`AlgorithmSource`] in the order they were attached.
     pub fn algorithms(&self) -> Vec<Box<dyn Algorithm + '_>> {
-        self.model.algorithms()
+        let mut all = self.model.algorithms();
+        for source in &self.sources {
+            all.extend(source.algorithms(self.model.as_any()));
+        }
+        all
+    }
+
+    /// The attached [`AlgorithmSource`]s, in the order they were attached.
+    pub fn algorithm_sources(&self) -> &[std::sync::Arc<dyn AlgorithmSource>] {
+        &self.sources
+    }
+
+    /// Attach algorithms a downstream crate contributes (see [`AlgorithmSource`]). Attaching
+    /// the same source twice is a no-op, so a front end may attach unconditionally.
+    pub fn add_algorithms(&mut self, source: std::sync::Arc<dyn AlgorithmSource>) {
+        if !self.sources.iter().any(|s| s.name() == source.name()) {
+            self.sources.push(source);
+        }
     }
 
     /// The collectives this machine has at least one algorithm for.
@@ -233,6 +264,7 @@ pub fn from_text(origin: &str, text: &str) -> Result<Machine, SpecError> {
         origin: origin.to_string(),
         text: text.to_string(),
         model: loaded.model,
+        sources: Vec::new(),
     })
 }
 

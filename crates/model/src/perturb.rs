@@ -25,6 +25,7 @@ use crate::request::{Params, Request};
 pub struct Perturber {
     origin: String,
     table: toml::Table,
+    sources: Vec<std::sync::Arc<dyn machine::AlgorithmSource>>,
 }
 
 impl Perturber {
@@ -35,6 +36,7 @@ impl Perturber {
         Ok(Perturber {
             origin: machine.origin.clone(),
             table,
+            sources: machine.algorithm_sources().to_vec(),
         })
     }
 
@@ -64,7 +66,12 @@ impl Perturber {
         }
         let text = toml::to_string(&table)
             .map_err(|e| SpecError::file(&self.origin, format!("cannot re-serialize: {e}")))?;
-        machine::from_text(&self.origin, &text)
+        let mut changed = machine::from_text(&self.origin, &text)?;
+        // The perturbed machine offers what the original offered, contributed algorithms too.
+        for source in &self.sources {
+            changed.add_algorithms(source.clone());
+        }
+        Ok(changed)
     }
 }
 

@@ -267,97 +267,177 @@ pub enum AssignError {
 impl RootedTreeSpace {
     /// How many threads run on each socket.
     pub fn nodes_per_socket(&self) -> Vec<u32> {
-        let sockets = self.thread_sockets.iter().max().map_or(1, |m| m + 1) as usize;
-        let mut counts = vec![0; sockets];
-        for &s in &self.thread_sockets {
-            counts[s as usize] += 1;
-        }
-        counts
+        nodes_per_socket(&self.thread_sockets)
     }
 
     /// The root's socket.
     pub fn root_socket(&self) -> u32 {
-        self.thread_sockets
-            .get(self.root_thread as usize)
-            .copied()
-            .unwrap_or(0)
+        socket_of(&self.thread_sockets, self.root_thread)
     }
 
-    /// Turn a tree on nodes `0..n` with node sockets into thread ids: the root becomes
-    /// `root_thread`; the other nodes of each socket take that socket's remaining threads in
-    /// ascending order, in the tree's preorder. Fails when the placement does not use each
-    /// socket exactly as often as the threads do. With a free split ([`Self::capacity`]), the
-    /// other nodes take the other thread ids in preorder and each thread runs where its node was
-    /// placed.
+    /// Turn a tree on nodes `0..n` with node sockets into thread ids: see [`assign_threads`].
     pub fn assign_threads(
         &self,
         tree: &RootedTree,
         node_sockets: &[u32],
     ) -> Result<Params, AssignError> {
-        let n = tree.len();
-        if n != self.threads as usize || node_sockets.len() != n {
-            return Err(AssignError::Size {
-                nodes: n,
-                sockets: node_sockets.len(),
-                threads: self.threads,
-            });
-        }
-        if self.capacity.is_some() {
-            return self.assign_free(tree, node_sockets);
-        }
-        let mut free: Vec<std::collections::VecDeque<u32>> =
-            vec![Default::default(); self.nodes_per_socket().len()];
-        for (t, &s) in self.thread_sockets.iter().enumerate() {
-            if t as u32 != self.root_thread {
-                free[s as usize].push_back(t as u32);
-            }
-        }
-        let mut map = vec![0u32; n];
-        let root = tree.root();
-        if node_sockets[root as usize] != self.root_socket() {
-            return Err(AssignError::RootSocket {
-                expected: self.root_socket(),
-                thread: self.root_thread,
-                got: node_sockets[root as usize],
-            });
-        }
-        map[root as usize] = self.root_thread;
-        for v in tree.preorder().into_iter().skip(1) {
-            let s = node_sockets[v as usize];
-            let t = free
-                .get_mut(s as usize)
-                .and_then(|q| q.pop_front())
-                .ok_or(AssignError::Full { node: v, socket: s })?;
-            map[v as usize] = t;
-        }
-        let relabeled = tree.relabel(&map)?;
-        Ok(Params::RootedTree {
-            parents: relabeled.parents().to_vec(),
-            sockets: self.thread_sockets.clone(),
-        })
+        assign_threads(
+            &self.thread_sockets,
+            self.root_thread,
+            self.capacity.is_some(),
+            tree,
+            node_sockets,
+        )
     }
+}
 
-    fn assign_free(&self, tree: &RootedTree, node_sockets: &[u32]) -> Result<Params, AssignError> {
-        let n = tree.len();
-        let mut map = vec![0u32; n];
-        let root = tree.root();
-        map[root as usize] = self.root_thread;
-        let mut next = 0u32;
-        for v in tree.preorder().into_iter().skip(1) {
-            if next == self.root_thread {
-                next += 1;
-            }
-            map[v as usize] = next;
+/// How many of `thread_sockets` run on each socket (sockets `0..=max`).
+pub fn nodes_per_socket(thread_sockets: &[u32]) -> Vec<u32> {
+    let sockets = thread_sockets.iter().max().map_or(1, |m| m + 1) as usize;
+    let mut counts = vec![0; sockets];
+    for &s in thread_sockets {
+        counts[s as usize] += 1;
+    }
+    counts
+}
+
+/// The socket of `thread` (0 when it has none).
+fn socket_of(thread_sockets: &[u32], thread: u32) -> u32 {
+    thread_sockets.get(thread as usize).copied().unwrap_or(0)
+}
+
+/// Turn a tree on nodes `0..n` with node sockets into thread ids: the root becomes
+/// `root_thread`; the other nodes of each socket take that socket's remaining threads in
+/// ascending order, in the tree's preorder. Fails when the placement does not use each socket
+/// exactly as often as `thread_sockets` does. With a free split (`free_split`), the other nodes
+/// take the other thread ids in preorder and each thread runs where its node was placed.
+pub fn assign_threads(
+    thread_sockets: &[u32],
+    root_thread: u32,
+    free_split: bool,
+    tree: &RootedTree,
+    node_sockets: &[u32],
+) -> Result<Params, AssignError> {
+    let n = tree.len();
+    if n != thread_sockets.len() || node_sockets.len() != n {
+        return Err(AssignError::Size {
+            nodes: n,
+            sockets: node_sockets.len(),
+            threads: thread_sockets.len() as u32,
+        });
+    }
+    if free_split {
+        return assign_free(root_thread, tree, node_sockets);
+    }
+    let sockets = nodes_per_socket(thread_sockets).len();
+    let mut free: Vec<std::collections::VecDeque<u32>> = vec![Default::default(); sockets];
+    for (t, &s) in thread_sockets.iter().enumerate() {
+        if t as u32 != root_thread {
+            free[s as usize].push_back(t as u32);
+        }
+    }
+    let mut map = vec![0u32; n];
+    let root = tree.root();
+    let root_socket = socket_of(thread_sockets, root_thread);
+    if node_sockets[root as usize] != root_socket {
+        return Err(AssignError::RootSocket {
+            expected: root_socket,
+            thread: root_thread,
+            got: node_sockets[root as usize],
+        });
+    }
+    map[root as usize] = root_thread;
+    for v in tree.preorder().into_iter().skip(1) {
+        let s = node_sockets[v as usize];
+        let t = free
+            .get_mut(s as usize)
+            .and_then(|q| q.pop_front())
+            .ok_or(AssignError::Full { node: v, socket: s })?;
+        map[v as usize] = t;
+    }
+    let relabeled = tree.relabel(&map)?;
+    Ok(Params::RootedTree {
+        parents: relabeled.parents().to_vec(),
+        sockets: thread_sockets.to_vec(),
+    })
+}
+
+fn assign_free(
+    root_thread: u32,
+    tree: &RootedTree,
+    node_sockets: &[u32],
+) -> Result<Params, AssignError> {
+    let n = tree.len();
+    let mut map = vec![0u32; n];
+    let root = tree.root();
+    map[root as usize] = root_thread;
+    let mut next = 0u32;
+    for v in tree.preorder().into_iter().skip(1) {
+        if next == root_thread {
             next += 1;
         }
-        let mut sockets = vec![0u32; n];
-        for v in 0..n {
-            sockets[map[v] as usize] = node_sockets[v];
-        }
-        let relabeled = tree.relabel(&map)?;
-        Ok(Params::RootedTree {
-            parents: relabeled.parents().to_vec(),
-            sockets,
-        })
+        map[v as usize] = next;
+        next += 1;
+    }
+    let mut sockets = vec![0u32; n];
+    for v in 0..n {
+        sockets[map[v] as usize] = node_sockets[v];
+    }
+    let relabeled = tree.relabel(&map)?;
+    Ok(Params::RootedTree {
+        parents: relabeled.parents().to_vec(),
+        sockets,
+    })
+}
+
+/// The space of rooted trees with socket placements for a collective whose cost has no
+/// per-subtree recursion the optimizer could exploit: every configuration is priced whole, by
+/// the algorithm's own [`Algorithm::cost`](crate::Algorithm::cost) on a
+/// [`Params::RootedTree`] (e.g. the CLa graph of a `.cla` program, whose critical path couples
+/// subtrees through line contention, docs/cla.md §4). The optimizer enumerates it exhaustively
+/// where its budget allows and otherwise ranks a documented set of candidate trees, flagged not
+/// exact.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PricedTreeSpace {
+    /// Threads, i.e. tree nodes.
+    pub threads: u32,
+    /// Socket of every thread id (the machine's thread placement).
+    pub thread_sockets: Vec<u32>,
+    /// The thread at the root.
+    pub root_thread: u32,
+    /// When the search may choose how many threads run on each socket: how many each socket can
+    /// hold. `None`: the split of `thread_sockets`.
+    pub capacity: Option<Vec<u32>>,
+    /// What pricing one configuration costs, in the work budget's units (an estimate the search
+    /// multiplies by the configurations it would price, before it starts).
+    pub work_per_configuration: u64,
+    /// What prices a configuration, for messages ("the CLa graph of models/barrier.cla").
+    pub priced_by: String,
+}
+
+impl PricedTreeSpace {
+    /// How many threads run on each socket.
+    pub fn nodes_per_socket(&self) -> Vec<u32> {
+        nodes_per_socket(&self.thread_sockets)
+    }
+
+    /// The root's socket.
+    pub fn root_socket(&self) -> u32 {
+        socket_of(&self.thread_sockets, self.root_thread)
+    }
+
+    /// Turn a tree on nodes `0..n` with node sockets into thread ids: see [`assign_threads`].
+    pub fn assign_threads(
+        &self,
+        tree: &RootedTree,
+        node_sockets: &[u32],
+    ) -> Result<Params, AssignError> {
+        assign_threads(
+            &self.thread_sockets,
+            self.root_thread,
+            self.capacity.is_some(),
+            tree,
+            node_sockets,
+        )
     }
 }

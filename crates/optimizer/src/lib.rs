@@ -51,6 +51,7 @@ pub mod limits;
 pub mod objective;
 pub mod parallel;
 pub mod placement;
+pub mod priced_trees;
 pub mod report;
 pub mod rooted_trees;
 pub mod search;

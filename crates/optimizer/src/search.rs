@@ -112,7 +112,7 @@ impl SearchOptions {
         }
     }
 
-    fn keep(&self) -> usize {
+    pub(crate) fn keep(&self) -> usize {
         self.top.max(1)
     }
 
@@ -214,14 +214,14 @@ impl Ranked {
 
 /// The best `keep` configurations seen, in the total order of the module docs. Identical
 /// configurations offered twice (an incumbent found again by the search) are kept once.
-struct TopK<'o> {
+pub(crate) struct TopK<'o> {
     keep: usize,
     objective: &'o Objective,
     items: BTreeMap<Key, Scored>,
 }
 
 impl<'o> TopK<'o> {
-    fn new(keep: usize, objective: &'o Objective) -> Self {
+    pub(crate) fn new(keep: usize, objective: &'o Objective) -> Self {
         TopK {
             keep,
             objective,
@@ -229,7 +229,7 @@ impl<'o> TopK<'o> {
         }
     }
 
-    fn offer(&mut self, s: Scored) {
+    pub(crate) fn offer(&mut self, s: Scored) {
         let key = s.key(self.objective);
         if self.items.len() >= self.keep {
             match self.items.last_key_value() {
@@ -252,11 +252,19 @@ impl<'o> TopK<'o> {
         }
     }
 
-    fn best_score(&self) -> Option<f64> {
+    pub(crate) fn keep(&self) -> usize {
+        self.keep
+    }
+
+    pub(crate) fn objective(&self) -> &'o Objective {
+        self.objective
+    }
+
+    pub(crate) fn best_score(&self) -> Option<f64> {
         self.items.first_key_value().map(|(_, s)| s.score)
     }
 
-    fn into_vec(self) -> Vec<Scored> {
+    pub(crate) fn into_vec(self) -> Vec<Scored> {
         self.items.into_values().collect()
     }
 }
@@ -427,6 +435,9 @@ pub fn rank_until(
         }
         Space::RootedTrees(trees) => Ok(crate::rooted_trees::rank_rooted_trees(
             algorithm, request, options, trees,
+        )?),
+        Space::PricedTrees(trees) => Ok(crate::priced_trees::rank_priced_trees(
+            algorithm, request, options, trees, deadline,
         )?),
         other => {
             let list = candidates(other).ok_or_else(|| SearchError::NotEnumerable {
@@ -1221,6 +1232,16 @@ pub fn rank_naive(
             // The rooted-tree search is exact (exhaustive or dynamic program) by itself.
             return Ok(crate::rooted_trees::rank_rooted_trees(
                 algorithm, request, options, trees,
+            )?);
+        }
+        Space::PricedTrees(trees) => {
+            // Exhaustive by itself within the budget (flagged otherwise).
+            return Ok(crate::priced_trees::rank_priced_trees(
+                algorithm,
+                request,
+                options,
+                trees,
+                Deadline::never(),
             )?);
         }
         Space::LevelDegrees { threads, ordering } => {

@@ -237,11 +237,27 @@ pub(crate) fn skipped_note(stats: &SweepStats, limit: Option<u32>) -> String {
             stats.not_applicable
         ));
     }
-    if parts.is_empty() {
+    if stats.over_budget > 0 {
+        parts.push(format!(
+            "{} whose search is larger than the work budget (raise --budget)",
+            stats.over_budget
+        ));
+    }
+    let skipped = if parts.is_empty() {
         String::new()
     } else {
         format!("; skipped: {}", parts.join(", "))
-    }
+    };
+    // Rows whose best is the best found, not a proven optimum, are said so too.
+    let inexact = if stats.not_exact > 0 {
+        format!(
+            "; {} point(s) NOT proven optimal (a work budget or time limit stopped the search: tune one point alone to see the reason and the gap)",
+            stats.not_exact
+        )
+    } else {
+        String::new()
+    };
+    format!("{skipped}{inexact}")
 }
 
 #[cfg(test)]

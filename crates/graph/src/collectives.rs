@@ -1,0 +1,245 @@
+//! The bundled `.cla` tree collectives offered on ccNUMA machines, priced by their CLa graph.
+//!
+//! | name | collective | program | free parameters |
+//! |---|---|---|---|
+//! | `cla-tree` | barrier | `models/barrier.cla` (arrival up the tree, release down it) | any rooted tree of the threads, with their sockets |
+//! | `cla-tree` | reduce | `models/small-reduce.cla` (seed 000 §4.3 in CLa form) | the same |
+//!
+//! Why the graph and not a closed form: in both programs a child's step waits on a line its
+//! parent writes (the release flag, the `ready` flag) while its siblings contend for the same
+//! line, and the reduction's slot copies pay Eq. (1)'s inter-socket congestion, which couples
+//! concurrent copies of different subtrees (docs/cla.md §4). The cost of a tree is then not a
+//! function of its subtrees' costs, so there is no dynamic program to run; the CLa graph of
+//! the program on the placed tree *is* the model (seed 001 §3, cost rules 1–5), and the
+//! optimizer searches these spaces as [`Space::PricedTrees`]: exhaustively while the budget
+//! allows (exact), over documented candidates otherwise (flagged not exact).
+//!
+//! The algorithms are contributed to a machine through [`ClaCollectives`], an
+//! [`AlgorithmSource`]: front ends call [`attach`] after loading a machine.
+
+use crate::program::Program;
+use crate::{analyze, places_on_sockets, GraphError};
+use modelopt_model::algorithm::{Space, SpaceOptions, ThreadPlacement};
+use modelopt_model::ccnuma::Ccnuma;
+use modelopt_model::machine::{AlgorithmSource, Machine};
+use modelopt_model::placed_tree::PricedTreeSpace;
+use modelopt_model::tree::RootedTree;
+use modelopt_model::{Algorithm, Collective, Cost, ModelError, Params, Request};
+use std::any::Any;
+use std::sync::{Arc, OnceLock};
+
+/// The tree barrier, `models/barrier.cla`.
+pub const BARRIER_CLA: &str = include_str!("../../../models/barrier.cla");
+/// The small reduction, `models/small-reduce.cla`.
+pub const REDUCE_CLA: &str = include_str!("../../../models/small-reduce.cla");
+
+/// Budget units one pricing costs per concrete operation of the instance. Measured: building
+/// and analysing the graph of a bundled program takes about 1 µs per operation on the
+/// development machine (docs/perf.md, "graph-priced trees"), and one budget unit is about
+/// 10 ns of work elsewhere in the optimizer (a closed-form tree evaluation is a few units).
+pub const UNITS_PER_OPERATION: u64 = 100;
+
+/// The bundled programs, parsed once.
+#[derive(Debug)]
+pub struct ClaCollectives {
+    barrier: Program,
+    reduce: Program,
+}
+
+impl ClaCollectives {
+    /// Parse the bundled programs (they are part of the build, so this fails only on a defect
+    /// of the repository, reported as the parse error).
+    pub fn new() -> Result<Self, GraphError> {
+        Ok(ClaCollectives {
+            barrier: crate::parse::parse("models/barrier.cla", BARRIER_CLA)?,
+            reduce: crate::parse::parse("models/small-reduce.cla", REDUCE_CLA)?,
+        })
+    }
+
+    /// The process-wide instance (parsed on first use).
+    pub fn shared() -> Result<Arc<Self>, GraphError> {
+        static SHARED: OnceLock<Result<Arc<ClaCollectives>, GraphError>> = OnceLock::new();
+        SHARED
+            .get_or_init(|| ClaCollectives::new().map(Arc::new))
+            .clone()
+    }
+}
+
+/// Attach the `.cla` tree collectives to a machine (a no-op for families other than ccNUMA and
+/// when already attached).
+pub fn attach(machine: &mut Machine) -> Result<(), GraphError> {
+    if machine.model::<Ccnuma>().is_some() {
+        machine.add_algorithms(ClaCollectives::shared()?);
+    }
+    Ok(())
+}
+
+impl AlgorithmSource for ClaCollectives {
+    fn name(&self) -> &'static str {
+        "modelopt-graph: .cla tree collectives"
+    }
+
+    fn algorithms<'m>(&'m self, model: &'m dyn Any) -> Vec<Box<dyn Algorithm + 'm>> {
+        let Some(machine) = model.downcast_ref::<Ccnuma>() else {
+            return Vec::new();
+        };
+        vec![
+            Box::new(ProgramTree {
+                machine,
+                program: &self.barrier,
+                collective: Collective::Barrier,
+                summary: "tree barrier: arrival up, release down (models/barrier.cla), any rooted tree placed on the sockets, priced by its CLa graph (seed 001 §3)",
+            }),
+            Box::new(ProgramTree {
+                machine,
+                program: &self.reduce,
+                collective: Collective::Reduce,
+                summary: "reduction of one item up any rooted tree placed on the sockets (models/small-reduce.cla, seed 000 §4.3), priced by its CLa graph (seed 001 §3)",
+            }),
+        ]
+    }
+}
+
+/// A `.cla` tree program as an [`Algorithm`]: its space is every placed rooted tree, its cost
+/// the critical paths of its CLa graph.
+#[derive(Debug, Clone, Copy)]
+pub struct ProgramTree<'m> {
+    machine: &'m Ccnuma,
+    program: &'m Program,
+    collective: Collective,
+    summary: &'static str,
+}
+
+impl ProgramTree<'_> {
+    fn check(&self, request: &Request) -> Result<(), ModelError> {
+        let line = u64::from(self.machine.topology.line_bytes);
+        if self.collective != Collective::Barrier && request.size_bytes() > line {
+            return Err(ModelError::SizeLimit {
+                size_bytes: request.size_bytes(),
+                limit_bytes: line,
+                what: format!("the one cache line per thread of {}", self.program.origin),
+            });
+        }
+        Ok(())
+    }
+
+    /// The concrete operations of the program on the flat tree of `threads` (one instance,
+    /// priced once): what one pricing of a tree of that size costs, about.
+    fn operations(&self, threads: u32) -> Result<u64, GraphError> {
+        let parents: Vec<Option<u32>> = (0..threads).map(|t| (t > 0).then_some(0)).collect();
+        let tree = RootedTree::from_parents(&parents).map_err(|source| GraphError::Tree {
+            tree: format!("flat tree of {threads} nodes"),
+            source,
+        })?;
+        let places = crate::default_places(self.machine, threads);
+        let instance = crate::instance::instantiate(self.program, &tree, self.machine, &places)?;
+        Ok(instance.ops.iter().map(|t| t.len() as u64).sum())
+    }
+}
+
+/// A graph failure on a configuration, as the model's error on the parameter it came from.
+fn graph_error(params: &Params, e: GraphError) -> ModelError {
+    ModelError::Parameter {
+        name: "tree".into(),
+        value: modelopt_model::error::clip(&params.to_string()),
+        reason: e.to_string(),
+    }
+}
+
+impl Algorithm for ProgramTree<'_> {
+    fn name(&self) -> &'static str {
+        "cla-tree"
+    }
+    fn collective(&self) -> Collective {
+        self.collective
+    }
+    fn summary(&self) -> &'static str {
+        self.summary
+    }
+    fn space(&self, request: &Request, options: &SpaceOptions) -> Result<Space, ModelError> {
+        self.check(request)?;
+        let threads = request.threads();
+        let root_thread = options.root.unwrap_or(0);
+        if root_thread >= threads {
+            return Err(ModelError::Parameter {
+                name: "root".into(),
+                value: root_thread.to_string(),
+                reason: format!("must be a thread id below {threads}"),
+            });
+        }
+        let topology = &self.machine.topology;
+        let capacity = match options.placement {
+            ThreadPlacement::ByThreadId => None,
+            ThreadPlacement::Optimal => {
+                let per_core = if threads <= topology.sockets * topology.cores_per_socket {
+                    1
+                } else {
+                    topology.threads_per_core
+                };
+                Some(vec![
+                    topology.cores_per_socket.saturating_mul(per_core);
+                    topology.sockets as usize
+                ])
+            }
+        };
+        let operations = self
+            .operations(threads)
+            .map_err(|e| ModelError::Parameter {
+                name: "threads".into(),
+                value: threads.to_string(),
+                reason: e.to_string(),
+            })?;
+        // The exhaustive pass enumerates socket labelings, which fixes the cost only while
+        // every thread has a core of its own: with two threads on a core, which ones share it
+        // changes the classes (R_L between hardware threads), and those assignments are not
+        // enumerated. Such requests (beyond 16 threads on the E5-2660, over 10^10 placed trees
+        // before core assignments) are priced as unaffordable, so they get the candidates,
+        // flagged not exact, never a completed pass presented as a proof.
+        let shares_cores = threads > topology.sockets.saturating_mul(topology.cores_per_socket);
+        let work_per_configuration = if shares_cores {
+            u64::MAX
+        } else {
+            operations.saturating_mul(UNITS_PER_OPERATION)
+        };
+        Ok(Space::PricedTrees(PricedTreeSpace {
+            threads,
+            thread_sockets: topology.sockets_of(threads),
+            root_thread,
+            capacity,
+            work_per_configuration,
+            priced_by: format!("the CLa graph of {}", self.program.origin),
+        }))
+    }
+    fn cost(&self, request: &Request, params: &Params) -> Result<Cost, ModelError> {
+        self.check(request)?;
+        let Params::RootedTree { parents, sockets } = params else {
+            return Err(ModelError::WrongParams {
+                algorithm: "cla-tree".into(),
+                expected: "a rooted tree (parent array and sockets)".into(),
+                got: modelopt_model::error::clip(&params.to_string()),
+            });
+        };
+        let tree = RootedTree::from_parents(parents).map_err(|e| ModelError::Parameter {
+            name: "parent".into(),
+            value: modelopt_model::error::clip(&format!("{parents:?}")),
+            reason: e.to_string(),
+        })?;
+        if tree.len() != request.threads() as usize || sockets.len() != tree.len() {
+            return Err(ModelError::Parameter {
+                name: "tree".into(),
+                value: tree.nested(),
+                reason: format!(
+                    "needs one node and one socket per thread ({} threads), got {} nodes and {} sockets",
+                    request.threads(),
+                    tree.len(),
+                    sockets.len()
+                ),
+            });
+        }
+        let places =
+            places_on_sockets(self.machine, sockets).map_err(|e| graph_error(params, e))?;
+        let (_, min, max) = analyze(self.program, &tree, self.machine, &places)
+            .map_err(|e| graph_error(params, e))?;
+        Ok(Cost::range(min.total_ns, max.total_ns))
+    }
+}

@@ -1,0 +1,190 @@
+//! The `.cla` tree collectives on ccNUMA machines: offered once attached, priced by their CLa
+//! graph (values derived by hand below), and searched exactly: the optimizer's exhaustive pass
+//! over shapes × socket labelings finds the same optimum as brute force over every labeled
+//! tree.
+
+use modelopt_graph::collectives::attach;
+use modelopt_model::machine::{self, Machine};
+use modelopt_model::tree::RootedTree;
+use modelopt_model::{Collective, Params, Request};
+use modelopt_optimizer::search::{rank, SearchOptions};
+use modelopt_optimizer::Objective;
+
+fn sandy() -> Machine {
+    let mut m = machine::load("sandy-bridge-e5-2660").unwrap();
+    attach(&mut m).unwrap();
+    m
+}
+
+/// The E5-2660's numbers with 3 cores per socket and no hyperthreads, so that 5 and 6 threads
+/// span both sockets (3 + 2, 3 + 3).
+fn small_two_socket() -> Machine {
+    let text = include_str!("../../../machines/sandy-bridge-e5-2660.toml")
+        .replace("cores_per_socket = 8", "cores_per_socket = 3")
+        .replace("threads_per_core = 2", "threads_per_core = 1")
+        .replace("max_threads = 32", "max_threads = 6");
+    let mut m = machine::from_text("small-two-socket.toml", &text).unwrap();
+    attach(&mut m).unwrap();
+    m
+}
+
+fn price(m: &Machine, collective: Collective, tree: &str, sockets: &[u32]) -> (f64, f64) {
+    let tree = RootedTree::parse(tree).unwrap();
+    let request = Request::new(collective, tree.len() as u32).unwrap();
+    let params = Params::RootedTree {
+        parents: tree.parents().to_vec(),
+        sockets: sockets.to_vec(),
+    };
+    let algorithms = m.algorithms_for(collective);
+    let cost = algorithms[0].cost(&request, &params).unwrap();
+    (cost.min_ns, cost.max_ns)
+}
+
+#[test]
+fn barrier_and_reduce_are_offered_on_ccnuma_once_attached() {
+    let bare = machine::load("sandy-bridge-e5-2660").unwrap();
+    assert_eq!(bare.collectives(), [Collective::Bcast]);
+    let mut m = sandy();
+    assert_eq!(
+        m.collectives(),
+        [Collective::Bcast, Collective::Barrier, Collective::Reduce]
+    );
+    // Attaching again changes nothing.
+    attach(&mut m).unwrap();
+    assert_eq!(m.algorithms_for(Collective::Barrier).len(), 1);
+    // Another family is left as it is.
+    let mut phi = machine::load("xeon-phi").unwrap();
+    let before = phi.algorithms().len();
+    attach(&mut phi).unwrap();
+    assert_eq!(phi.algorithms().len(), before);
+}
+
+#[test]
+fn a_flat_barrier_on_one_socket_costs_two_flags_and_a_chain_of_adds() {
+    // R_L = 2.3, R_R = 35, R_I = 70 ns (seed 001 §2.1). Flat tree of k children on socket 0:
+    // the first child's add fetches ack[0,0] from memory (R_I), each next add takes it from
+    // the previous adder's cache (R_R); the root's wait reads it (R_R), its release write
+    // fetches go[0] from memory (R_I), and under T_min the children read go[0] at once (R_R):
+    // T_min = 2·R_I + (k + 1)·R_R.
+    let m = sandy();
+    for k in 1..=7u32 {
+        let tree = format!(
+            "0({})",
+            (1..=k).map(|c| c.to_string()).collect::<Vec<_>>().join(",")
+        );
+        let (min, max) = price(&m, Collective::Barrier, &tree, &vec![0; k as usize + 1]);
+        let expected = 2.0 * 70.0 + f64::from(k + 1) * 35.0;
+        assert!(
+            (min - expected).abs() < 1e-9,
+            "k = {k}: {min} vs {expected}"
+        );
+        assert!(max >= min);
+    }
+}
+
+#[test]
+fn a_reduction_of_two_threads_by_hand() {
+    // Tree 0(1) on socket 0: the root writes ready[0] (R_I = 70); the child sees it (R_R = 35),
+    // copies its value into slot[0,0] (the slot from memory, R_I, plus its own line, R_L =
+    // 2.3), adds to ack[0,0] (from memory, R_I); the root's wait reads ack (R_R) and its copy
+    // of the one slot takes it from the child's cache (R_R + R_L):
+    // 70 + 35 + 72.3 + 70 + 35 + 37.3 = 319.6 ns.
+    let (min, _) = price(&sandy(), Collective::Reduce, "0(1)", &[0, 0]);
+    assert!((min - 319.6).abs() < 1e-9, "{min}");
+}
+
+/// Every parent array rooted at thread 0 that is a tree, with the machine's sockets: the
+/// brute-force reference (n^(n−2)·... labeled trees, 1,296 at n = 6).
+fn every_labeled_tree(n: usize, sockets: &[u32]) -> Vec<Params> {
+    let mut out = Vec::new();
+    let mut digits = vec![0u32; n - 1];
+    loop {
+        let parents: Vec<Option<u32>> = std::iter::once(None)
+            .chain(digits.iter().map(|&d| Some(d)))
+            .collect();
+        if RootedTree::from_parents(&parents).is_ok() {
+            out.push(Params::RootedTree {
+                parents,
+                sockets: sockets.to_vec(),
+            });
+        }
+        let mut i = 0;
+        loop {
+            if i == digits.len() {
+                return out;
+            }
+            digits[i] += 1;
+            if (digits[i] as usize) < n {
+                break;
+            }
+            digits[i] = 0;
+            i += 1;
+        }
+    }
+}
+
+#[test]
+fn the_exhaustive_search_equals_brute_force_over_every_labeled_tree() {
+    let m = small_two_socket();
+    for collective in [Collective::Barrier, Collective::Reduce] {
+        for n in [4u32, 5, 6] {
+            let request = Request::new(collective, n).unwrap();
+            let sockets: Vec<u32> = (0..n).map(|t| u32::from(t >= 3)).collect();
+            for objective in [Objective::Min, Objective::Max] {
+                let options = SearchOptions::new(objective, 1);
+                let algorithms = m.algorithms_for(collective);
+                let algorithm = &*algorithms[0];
+                let ranked = rank(algorithm, &request, &options).unwrap();
+                assert!(ranked.exact(), "{collective:?} n = {n}");
+                let best = ranked.best[0].score;
+                let brute = every_labeled_tree(n as usize, &sockets)
+                    .iter()
+                    .map(|p| {
+                        let c = algorithm.cost(&request, p).unwrap();
+                        objective.score(&c, request.metric()).unwrap()
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                assert!(
+                    (best - brute).abs() < 1e-9,
+                    "{collective:?} n = {n} {objective:?}: search {best}, brute force {brute}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_free_split_is_the_best_over_every_socket_vector_the_sockets_hold() {
+    // `--placement optimal`: sockets of 3 cores each, 4 threads, root thread 0 on socket 0.
+    // Brute force: every labeled tree times every socket vector with thread 0 on socket 0 and
+    // at most 3 threads a socket.
+    let m = small_two_socket();
+    for collective in [Collective::Barrier, Collective::Reduce] {
+        let request = Request::new(collective, 4).unwrap();
+        let mut options = SearchOptions::new(Objective::Min, 1);
+        options.space.placement = modelopt_model::algorithm::ThreadPlacement::Optimal;
+        let algorithms = m.algorithms_for(collective);
+        let algorithm = &*algorithms[0];
+        let ranked = rank(algorithm, &request, &options).unwrap();
+        assert!(ranked.exact());
+        let mut brute = f64::INFINITY;
+        for mask in 0u32..8 {
+            let sockets: Vec<u32> = std::iter::once(0)
+                .chain((0..3).map(|i| (mask >> i) & 1))
+                .collect();
+            if sockets.iter().filter(|&&s| s == 1).count() > 3
+                || sockets.iter().filter(|&&s| s == 0).count() > 3
+            {
+                continue;
+            }
+            for p in every_labeled_tree(4, &sockets) {
+                brute = brute.min(algorithm.cost(&request, &p).unwrap().min_ns);
+            }
+        }
+        assert!(
+            (ranked.best[0].score - brute).abs() < 1e-9,
+            "{collective:?}: search {}, brute force {brute}",
+            ranked.best[0].score
+        );
+    }
+}

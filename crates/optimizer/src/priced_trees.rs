@@ -1,0 +1,445 @@
+//! Searching a [`PricedTreeSpace`]: rooted trees placed on sockets whose cost the algorithm
+//! prices only whole ([`Algorithm::cost`] on a [`Params::RootedTree`]), with no per-subtree
+//! recursion to build a dynamic program or a bound on.
+//!
+//! The collectives behind such spaces are the `.cla` programs priced by their CLa graph (the
+//! tree barrier and the small reduction on ccNUMA machines): contention on a line couples
+//! concurrent subtrees (docs/cla.md §4), so the cost of a tree is not a function of its
+//! subtrees' costs. What a search can then promise:
+//!
+//! 1. **Candidates first.** A documented set of trees over the threads in socket order (the
+//!    flat tree; complete k-ary trees, k = 2, 3, 4, 8; the binomial tree; one leader per socket
+//!    below the root with the socket's other threads flat or binary below it) is priced before
+//!    anything else. It is cheap (a handful of pricings), so every answer is at least the best
+//!    of them.
+//! 2. **Exhaustive when affordable.** Every rooted tree (canonical level sequences, one per
+//!    unlabeled shape) times every labeling of its non-root nodes with sockets (the
+//!    multinomial of the socket counts; with a free split, every split the sockets hold) is
+//!    priced, if that many pricings, each weighted by
+//!    [`PricedTreeSpace::work_per_configuration`], fit the work budget. A completed pass is
+//!    exact: its best is the optimum over every tree and every placement, because threads of
+//!    one socket are interchangeable in the model (seed 001 footnote 2), so a shape and a
+//!    socket labeling fix the cost.
+//! 3. **Otherwise flagged.** Over budget, the best candidate is returned with
+//!    [`Exactness::Bounded`], the budget as the reason and no certified bound (none is known
+//!    for a black-box cost); a time limit during the exhaustive pass returns the best so far
+//!    the same way.
+//!
+//! Ties follow the optimizer's total order (score, tie score, then the parameters), so the
+//! answer does not depend on the order in which batches finish.
+
+use crate::limits::{Deadline, Exactness, StopReason, WorkEstimate};
+use crate::parallel;
+use crate::rooted_trees::{tree_count, LevelSequences, TreeSearchError};
+use crate::search::{Ranked, Scored, SearchOptions, SearchStats, TopK};
+use modelopt_model::placed_tree::PricedTreeSpace;
+use modelopt_model::tree::RootedTree;
+use modelopt_model::{Algorithm, Params, Request};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// How many configurations the exhaustive pass prices, without the per-configuration weight:
+/// rooted trees on n nodes times the socket labelings of the non-root nodes, summed over the
+/// splits a free placement may choose; saturating.
+pub fn configurations(space: &PricedTreeSpace) -> u64 {
+    let trees = tree_count(space.threads as usize);
+    let root = space.root_socket();
+    splits(space)
+        .iter()
+        .map(|counts| labelings(counts, root))
+        .fold(0u64, u64::saturating_add)
+        .saturating_mul(trees)
+}
+
+/// The exhaustive pass's size in budget units, for the up-front check.
+pub fn estimate(space: &PricedTreeSpace) -> WorkEstimate {
+    WorkEstimate {
+        what: format!(
+            "work units ({} rooted trees × placements, each priced by {})",
+            tree_count(space.threads as usize),
+            space.priced_by
+        ),
+        units: configurations(space).saturating_mul(space.work_per_configuration.max(1)),
+    }
+}
+
+/// The socket counts the search places nodes with: the threads' own split, or with a free
+/// split ([`PricedTreeSpace::capacity`]) every vector of counts within the capacities that sums
+/// to the threads and gives the root's socket at least the root, in lexicographic order.
+fn splits(space: &PricedTreeSpace) -> Vec<Vec<u32>> {
+    let Some(capacity) = &space.capacity else {
+        return vec![space.nodes_per_socket()];
+    };
+    let n = space.threads;
+    let root = space.root_socket() as usize;
+    let mut out = Vec::new();
+    let mut counts = vec![0u32; capacity.len()];
+    // An odometer over the counts of all sockets but the last, the last taking the rest;
+    // bounded by the capacities (at most Π (c_s + 1) steps, c_s ≤ the machine's threads).
+    loop {
+        let used: u32 = counts[..counts.len().saturating_sub(1)].iter().sum();
+        if let Some(last) = counts.len().checked_sub(1) {
+            if used <= n && n - used <= capacity[last] {
+                counts[last] = n - used;
+                if counts.get(root).is_some_and(|&c| c > 0) {
+                    out.push(counts.clone());
+                }
+            }
+        }
+        // Advance the odometer over sockets 0..last.
+        let mut i = counts.len().saturating_sub(1);
+        loop {
+            if i == 0 {
+                return out;
+            }
+            i -= 1;
+            if counts[i] < capacity[i].min(n) {
+                counts[i] += 1;
+                let last = counts.len() - 1;
+                for c in &mut counts[i + 1..last] {
+                    *c = 0;
+                }
+                break;
+            }
+        }
+    }
+}
+
+/// (n − 1)! / Π c_s! with the root taken from its socket: the distinct socket labelings of a
+/// tree's non-root nodes, saturating.
+pub(crate) fn labelings(counts: &[u32], root_socket: u32) -> u64 {
+    let mut left: Vec<u64> = counts.iter().map(|&c| u64::from(c)).collect();
+    if let Some(c) = left.get_mut(root_socket as usize) {
+        *c = c.saturating_sub(1);
+    }
+    let mut total: u128 = 1;
+    let mut placed: u64 = 0;
+    for c in left {
+        for i in 1..=c {
+            // total · C(placed + i, i) built incrementally: × (placed + i) / i stays integral.
+            total = total.saturating_mul(u128::from(placed + i)) / u128::from(i);
+            if total > u128::from(u64::MAX) {
+                return u64::MAX;
+            }
+        }
+        placed += c;
+    }
+    total as u64
+}
+
+/// The next distinct permutation of a multiset in lexicographic order; false after the last.
+fn next_permutation(v: &mut [u32]) -> bool {
+    let Some(i) = (1..v.len()).rev().find(|&i| v[i - 1] < v[i]) else {
+        return false;
+    };
+    let pivot = i - 1;
+    let Some(j) = (i..v.len()).rev().find(|&j| v[j] > v[pivot]) else {
+        return false;
+    };
+    v.swap(pivot, j);
+    v[i..].reverse();
+    true
+}
+
+/// The candidate trees of step 1 of the module docs, on thread ids with the threads' sockets.
+/// Threads are taken in socket order: the root, then the root socket's other threads, then
+/// each other socket's threads, ascending.
+pub fn candidates(space: &PricedTreeSpace) -> Vec<Params> {
+    let n = space.threads as usize;
+    let root = space.root_thread;
+    let root_socket = space.root_socket();
+    let mut by_socket: Vec<Vec<u32>> = vec![Vec::new(); space.nodes_per_socket().len()];
+    for (t, &s) in space.thread_sockets.iter().enumerate() {
+        if t as u32 != root {
+            by_socket[s as usize].push(t as u32);
+        }
+    }
+    let mut order = vec![root];
+    order.extend(&by_socket[root_socket as usize]);
+    for (s, threads) in by_socket.iter().enumerate() {
+        if s as u32 != root_socket {
+            order.extend(threads);
+        }
+    }
+    let mut shapes: Vec<Vec<Option<u32>>> = Vec::new();
+    // Complete k-ary trees in socket order (k = n − 1 is the flat tree).
+    for k in [n.saturating_sub(1).max(1), 2, 3, 4, 8] {
+        let mut parents = vec![None; n];
+        for i in 1..n {
+            parents[order[i] as usize] = Some(order[(i - 1) / k]);
+        }
+        shapes.push(parents);
+    }
+    // The binomial tree: position i's parent is i without its highest set bit.
+    let mut parents = vec![None; n];
+    for i in 1..n {
+        let top = 1usize << (usize::BITS - 1 - i.leading_zeros());
+        parents[order[i] as usize] = Some(order[i - top]);
+    }
+    shapes.push(parents);
+    // One leader per other socket below the root; each socket's other threads flat (or
+    // binary) below its leader, the root's socket's below the root.
+    for binary in [false, true] {
+        let mut parents = vec![None; n];
+        for (s, threads) in by_socket.iter().enumerate() {
+            let (head, rest): (u32, &[u32]) = if s as u32 == root_socket {
+                (root, threads)
+            } else {
+                match threads.split_first() {
+                    Some((&leader, rest)) => {
+                        parents[leader as usize] = Some(root);
+                        (leader, rest)
+                    }
+                    None => continue,
+                }
+            };
+            let group: Vec<u32> = std::iter::once(head).chain(rest.iter().copied()).collect();
+            for i in 1..group.len() {
+                let p = if binary { (i - 1) / 2 } else { 0 };
+                parents[group[i] as usize] = Some(group[p]);
+            }
+        }
+        shapes.push(parents);
+    }
+    let mut out: Vec<Params> = Vec::new();
+    for parents in shapes {
+        let params = Params::RootedTree {
+            parents,
+            sockets: space.thread_sockets.clone(),
+        };
+        if !out.contains(&params) {
+            out.push(params);
+        }
+    }
+    out
+}
+
+/// Rank an algorithm over its [`PricedTreeSpace`] as the module docs describe, within
+/// `options.limits` (the deadline given).
+pub fn rank_priced_trees(
+    algorithm: &dyn Algorithm,
+    request: &Request,
+    options: &SearchOptions,
+    space: &PricedTreeSpace,
+    deadline: Deadline,
+) -> Result<Ranked, TreeSearchError> {
+    if space.threads < 2 {
+        return Err(TreeSearchError::Threads {
+            threads: space.threads.into(),
+            reason: "a collective needs at least 2 threads".into(),
+        });
+    }
+    let objective = &options.objective;
+    let mut stats = SearchStats::default();
+    let mut top = TopK::new(options.keep(), objective);
+    let price = |params: Params, stats: &mut SearchStats| -> Option<Scored> {
+        if !options.matches_fixed(&params) {
+            return None;
+        }
+        stats.evaluated += 1;
+        let scored = algorithm.cost(request, &params).ok().and_then(|cost| {
+            objective
+                .score(&cost, request.metric())
+                .filter(|s| s.is_finite())
+                .map(|score| Scored {
+                    params,
+                    cost,
+                    score,
+                })
+        });
+        if scored.is_none() {
+            stats.infeasible += 1;
+        }
+        scored
+    };
+    for params in candidates(space) {
+        if let Some(s) = price(params, &mut stats) {
+            top.offer(s);
+        }
+    }
+    let estimate = estimate(space);
+    let progress = &options.progress;
+    let stopped = if estimate.units > options.limits.work_budget {
+        Some(StopReason::WorkBudget {
+            budget: options.limits.work_budget,
+        })
+    } else {
+        let total = configurations(space);
+        progress.begin(
+            &format!(
+                "{}: exhaustive search over {total} placed trees, each priced by {}",
+                algorithm.name(),
+                space.priced_by
+            ),
+            Some(total),
+        );
+        let stopped = exhaustive(space, &price, &mut top, &mut stats, deadline, progress);
+        progress.finish();
+        stopped
+    };
+    let exactness = match stopped {
+        None => Exactness::Exact,
+        Some(reason) => Exactness::bounded(reason, top.best_score().unwrap_or(f64::INFINITY), None),
+    };
+    Ok(Ranked {
+        best: top.into_vec(),
+        stats,
+        exactness,
+    })
+}
+
+/// Trees per parallel batch of the exhaustive pass.
+const TREES_PER_BATCH: usize = 16;
+
+/// Step 2 of the module docs. Batches of trees are priced in parallel, each into its own top
+/// list, merged in batch order (the total order makes the merge independent of scheduling). The
+/// clock is read after every pricing (each builds a graph, microseconds). `None` when
+/// complete, else why it stopped.
+fn exhaustive(
+    space: &PricedTreeSpace,
+    price: &(dyn Fn(Params, &mut SearchStats) -> Option<Scored> + Sync),
+    top: &mut TopK<'_>,
+    stats: &mut SearchStats,
+    deadline: Deadline,
+    progress: &crate::limits::Progress,
+) -> Option<StopReason> {
+    let n = space.threads as usize;
+    let root_socket = space.root_socket();
+    let keep = top.keep();
+    let objective = top.objective();
+    let stopped = AtomicBool::new(false);
+    for counts in splits(space) {
+        // The non-root nodes' sockets as a sorted multiset; its distinct permutations are the
+        // labelings.
+        let mut first: Vec<u32> = Vec::with_capacity(n - 1);
+        for (s, &c) in counts.iter().enumerate() {
+            let c = if s as u32 == root_socket {
+                c.saturating_sub(1)
+            } else {
+                c
+            };
+            first.extend(std::iter::repeat_n(s as u32, c as usize));
+        }
+        let mut trees = LevelSequences::new(n);
+        let batches = std::iter::from_fn(|| {
+            if stopped.load(Ordering::Relaxed) {
+                return None;
+            }
+            let mut batch = Vec::with_capacity(TREES_PER_BATCH);
+            while batch.len() < TREES_PER_BATCH {
+                match trees.next_tree() {
+                    Some(levels) => batch.push(levels.to_vec()),
+                    None => break,
+                }
+            }
+            (!batch.is_empty()).then_some(batch)
+        });
+        let results = parallel::map_iter(batches, |batch| {
+            let mut local = TopK::new(keep, objective);
+            let mut local_stats = SearchStats::default();
+            'trees: for levels in batch {
+                let Ok(tree) = RootedTree::from_levels(&levels) else {
+                    continue;
+                };
+                let root = tree.root() as usize;
+                let mut labels = first.clone();
+                loop {
+                    if stopped.load(Ordering::Relaxed) {
+                        break 'trees;
+                    }
+                    // The root keeps its socket; the other nodes take the labels in id order.
+                    let mut node_sockets = labels.clone();
+                    node_sockets.insert(root.min(node_sockets.len()), root_socket);
+                    if let Ok(params) = space.assign_threads(&tree, &node_sockets) {
+                        if let Some(s) = price(params, &mut local_stats) {
+                            local.offer(s);
+                        }
+                    }
+                    progress.advance(1);
+                    if deadline.passed() {
+                        stopped.store(true, Ordering::Relaxed);
+                    }
+                    if !next_permutation(&mut labels) {
+                        break;
+                    }
+                }
+            }
+            (local, local_stats)
+        });
+        for (local, local_stats) in results {
+            stats.evaluated += local_stats.evaluated;
+            stats.infeasible += local_stats.infeasible;
+            for s in local.into_vec() {
+                top.offer(s);
+            }
+        }
+        if stopped.load(Ordering::Relaxed) {
+            return Some(deadline.reason());
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn space(
+        thread_sockets: Vec<u32>,
+        root_thread: u32,
+        capacity: Option<Vec<u32>>,
+    ) -> PricedTreeSpace {
+        PricedTreeSpace {
+            threads: thread_sockets.len() as u32,
+            thread_sockets,
+            root_thread,
+            capacity,
+            work_per_configuration: 1,
+            priced_by: "a test".into(),
+        }
+    }
+
+    #[test]
+    fn next_permutation_lists_each_distinct_arrangement_once() {
+        // The multiset {0, 0, 1, 1, 2}: 5! / (2!·2!·1!) = 30 distinct arrangements.
+        let mut v = vec![0, 0, 1, 1, 2];
+        let mut seen = std::collections::BTreeSet::new();
+        loop {
+            assert!(seen.insert(v.clone()));
+            if !next_permutation(&mut v) {
+                break;
+            }
+        }
+        assert_eq!(seen.len(), 30);
+        assert_eq!(labelings(&[3, 2, 1], 0), 30); // the root takes one of socket 0's three
+    }
+
+    #[test]
+    fn free_splits_respect_capacity_and_keep_the_root() {
+        // 4 threads, sockets holding 3 and 2, root on socket 0: (c0, c1) with c0 + c1 = 4,
+        // c0 ≤ 3, c1 ≤ 2, c0 ≥ 1 → (2, 2), (3, 1).
+        let s = space(vec![0, 0, 0, 1], 0, Some(vec![3, 2]));
+        assert_eq!(splits(&s), vec![vec![2, 2], vec![3, 1]]);
+        // Labelings: C(3, 2) + C(3, 1) = 6, times 4 rooted trees on 4 nodes.
+        assert_eq!(configurations(&s), 24);
+        let fixed = space(vec![0, 0, 0, 1], 0, None);
+        assert_eq!(splits(&fixed), vec![vec![3, 1]]);
+    }
+
+    #[test]
+    fn every_candidate_is_a_tree_of_all_threads_rooted_at_the_root() {
+        let s = space(vec![0, 0, 0, 1, 1, 1, 1], 4, None);
+        let all = candidates(&s);
+        // flat, 2-, 3-, 4-, 8-ary (8-ary = flat at 7 threads, kept once), binomial, leaders
+        // flat and binary: 7 distinct.
+        assert_eq!(all.len(), 7);
+        for p in &all {
+            let Params::RootedTree { parents, sockets } = p else {
+                panic!("{p:?}");
+            };
+            let tree = RootedTree::from_parents(parents).unwrap();
+            assert_eq!(tree.len(), 7);
+            assert_eq!(tree.root(), 4);
+            assert_eq!(sockets, &s.thread_sockets);
+        }
+    }
+}
