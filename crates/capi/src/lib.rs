@@ -159,11 +159,22 @@ pub unsafe extern "C" fn modelopt_machine_load(
         entry(err, || {
             let name = text(name_or_path, "machine")?
                 .ok_or_else(|| "machine: NULL name or path".to_string())?;
-            let machine = machine::load(name).map_err(|e| job_error(&JobError::from(e)))?;
+            let machine = machine::load(name)
+                .map_err(JobError::from)
+                .and_then(with_cla_collectives)
+                .map_err(|e| job_error(&e))?;
             let name = c_string(&machine.name);
             Ok(Box::new(modelopt_machine { machine, name }))
         })
     }
+}
+
+/// A loaded machine with the `.cla` tree collectives attached (barrier and reduce on ccNUMA,
+/// priced by the graph crate), as the CLI loads it.
+fn with_cla_collectives(mut machine: Machine) -> Result<Machine, JobError> {
+    modelopt_graph::collectives::attach(&mut machine)
+        .map_err(|e| JobError::Invalid(format!("the bundled .cla programs: {e}")))?;
+    Ok(machine)
 }
 
 /// Free a machine (NULL is ignored). Results tuned on it stay valid.

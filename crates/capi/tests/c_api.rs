@@ -94,6 +94,34 @@ fn barrier_dissemination_degree_and_rounds() {
 }
 
 #[test]
+fn a_ccnuma_machine_offers_the_cla_tree_reduction() {
+    let m = load("sandy-bridge-e5-2660");
+    let mut err = ptr::null_mut();
+    let r = unsafe {
+        modelopt_tune_with(
+            m,
+            MODELOPT_REDUCE,
+            2,
+            0,
+            ptr::null(),
+            ptr::null(),
+            ptr::null(),
+            1,
+            false,
+            &mut err,
+        )
+    };
+    assert!(!r.is_null());
+    unsafe {
+        // Tree 0(1) on socket 0 (seed 001 §2.1 values): R_I + R_R + (R_I + R_L) + R_I + R_R +
+        // (R_R + R_L) = 70 + 35 + 72.3 + 70 + 35 + 37.3 = 319.6 ns, the graph crate's derivation.
+        assert!((modelopt_result_t_min_ns(r) - 319.6).abs() < 1e-9);
+        modelopt_result_free(r);
+        modelopt_machine_free(m);
+    }
+}
+
+#[test]
 fn bad_input_is_an_error_message_never_a_crash() {
     let m = load("xeon-phi");
     let mut err = ptr::null_mut();

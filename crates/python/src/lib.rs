@@ -38,6 +38,14 @@ fn to_py(error: &JobError) -> PyErr {
     ModelOptError::new_err(one_line(error))
 }
 
+/// A loaded machine with the `.cla` tree collectives attached (barrier and reduce on ccNUMA,
+/// priced by the graph crate), as the CLI loads it.
+fn with_cla_collectives(mut machine: Machine) -> Result<Machine, JobError> {
+    modelopt_graph::collectives::attach(&mut machine)
+        .map_err(|e| JobError::Invalid(format!("the bundled .cla programs: {e}")))?;
+    Ok(machine)
+}
+
 /// Run `f` and turn a panic into a `ModelOptError` (no unwinding into the interpreter).
 fn guarded<T>(f: impl FnOnce() -> Result<T, JobError>) -> PyResult<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
@@ -98,7 +106,9 @@ impl PyMachine {
         let machine = guarded(|| {
             let bare = name.strip_suffix(".toml").unwrap_or(name);
             match modelopt_model::registry::bundled().find(|(n, _)| *n == bare) {
-                Some((n, text)) => Ok(machine::from_text(&format!("bundled:{n}"), text)?),
+                Some((n, text)) => {
+                    with_cla_collectives(machine::from_text(&format!("bundled:{n}"), text)?)
+                }
                 None => Err(JobError::Invalid(format!(
                     "{name}: unknown bundled machine (bundled: {}; Machine.from_file reads a TOML file)",
                     machine::bundled_names().join(", ")
@@ -173,7 +183,7 @@ impl PyMachine {
 
 impl PyMachine {
     fn load(py: Python<'_>, name: &str) -> PyResult<PyMachine> {
-        let machine = py.detach(|| guarded(|| Ok(machine::load(name)?)))?;
+        let machine = py.detach(|| guarded(|| with_cla_collectives(machine::load(name)?)))?;
         Ok(PyMachine {
             machine: Arc::new(machine),
         })

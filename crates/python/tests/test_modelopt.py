@@ -71,6 +71,16 @@ def test_barrier_dissemination_degree():
     assert best.alternatives == []
 
 
+def test_ccnuma_barrier_and_reduce_are_offered():
+    m = modelopt.Machine.bundled("sandy-bridge-e5-2660")
+    assert {"bcast", "barrier", "reduce"} <= set(m.collectives)
+    best = modelopt.tune(m, "barrier", threads=4)
+    # The flat tree of 3 children on socket 0: T_min = 2 R_I + (k + 1) R_R = 2*70 + 4*35 = 280 ns
+    # (seed 001 §2.1 values; crates/graph/tests/collectives.rs derives the formula).
+    assert best.params["tree"] == "0(1,2,3)"
+    assert best.t_min_ns == 280.0
+
+
 @pytest.mark.parametrize("name", modelopt.bundled_machines())
 def test_every_bundled_machine_equals_the_cli_json(name):
     m = modelopt.Machine.bundled(name)
