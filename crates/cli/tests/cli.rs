@@ -947,3 +947,19 @@ fn the_four_socket_machine_prices_by_hand_and_says_its_estimates() {
     ]);
     assert!(text.contains("search      exact"), "{text}");
 }
+
+#[test]
+fn barrier_and_reduce_on_a_ccnuma_machine() {
+    // One socket, 4 threads: the flat barrier costs 2·R_I + (k + 1)·R_R = 2·70 + 4·35 = 280 ns
+    // (crates/graph/tests/collectives.rs derives it); every tree and placement was priced.
+    let text = stdout_of(&["barrier", "-m", "sandy-bridge-e5-2660", "-n", "4"]);
+    assert!(text.contains("best: cla-tree tree=0(1,2,3) sockets=0,0,0,0"), "{text}");
+    assert!(text.contains("280.0"), "{text}");
+    assert!(text.contains("search      exact"), "{text}");
+    insta::assert_snapshot!("barrier_sandy_4_text", text);
+    // 16 threads: 15 rooted trees on 16 nodes times C(15, 7) labelings is far over the
+    // default budget, so the answer is the best candidate, said plainly.
+    let text = stdout_of(&["reduce", "-m", "sandy-bridge-e5-2660", "-n", "16"]);
+    assert!(text.contains("NOT proven optimal"), "{text}");
+    assert!(!text.contains("search      exact"), "{text}");
+}

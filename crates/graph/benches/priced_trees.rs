@@ -1,0 +1,37 @@
+//! The graph-priced tree search of the ccNUMA barrier and reduction (docs/perf.md,
+//! "Graph-priced trees: barrier and reduce on ccNUMA"): whole searches as `modelopt barrier|reduce
+//! --machine sandy-bridge-e5-2660 --threads N` runs them, at the sizes the default budget lets
+//! the exhaustive pass run (8 threads: one socket; 10 threads: 8 + 2 on two sockets), and one
+//! over budget (16 threads: the candidates only).
+//!
+//! RAYON_NUM_THREADS=1 cargo bench -p modelopt-graph --bench priced_trees -- --warm-up-time 1 --measurement-time 5
+//! RAYON_NUM_THREADS=2 cargo bench -p modelopt-graph --bench priced_trees -- --warm-up-time 1 --measurement-time 5
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use modelopt_graph::collectives::attach;
+use modelopt_model::{machine, Collective, Request};
+use modelopt_optimizer::search::{rank, SearchOptions};
+use modelopt_optimizer::Objective;
+
+fn priced_trees(c: &mut Criterion) {
+    let mut m = machine::load("sandy-bridge-e5-2660").unwrap();
+    attach(&mut m).unwrap();
+    let mut g = c.benchmark_group("priced-trees");
+    g.sample_size(10);
+    for collective in [Collective::Barrier, Collective::Reduce] {
+        for threads in [8u32, 10, 16] {
+            let request = Request::new(collective, threads).unwrap();
+            let options = SearchOptions::new(Objective::Min, 5);
+            let algorithms = m.algorithms_for(collective);
+            let algorithm = &*algorithms[0];
+            let label = format!("{collective}/{threads}");
+            g.bench_with_input(BenchmarkId::from_parameter(label), &request, |b, r| {
+                b.iter(|| rank(algorithm, r, &options).map(|x| x.best.len()))
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, priced_trees);
+criterion_main!(benches);
