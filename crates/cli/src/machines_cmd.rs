@@ -2,7 +2,7 @@
 
 use crate::args::{MachinesAction, MachinesArgs};
 use crate::job::load_machine;
-use modelopt_model::machine::{bundled_names, load};
+use modelopt_model::machine::bundled_names;
 use std::fmt::Write as _;
 
 /// Run `machines` and return its output.
@@ -12,7 +12,7 @@ pub fn run(args: &MachinesArgs) -> anyhow::Result<String> {
         None => {
             let machines = bundled_names()
                 .into_iter()
-                .map(load)
+                .map(load_machine)
                 .collect::<Result<Vec<_>, _>>()?;
             let collectives: Vec<String> = machines
                 .iter()

@@ -953,7 +953,10 @@ fn barrier_and_reduce_on_a_ccnuma_machine() {
     // One socket, 4 threads: the flat barrier costs 2·R_I + (k + 1)·R_R = 2·70 + 4·35 = 280 ns
     // (crates/graph/tests/collectives.rs derives it); every tree and placement was priced.
     let text = stdout_of(&["barrier", "-m", "sandy-bridge-e5-2660", "-n", "4"]);
-    assert!(text.contains("best: cla-tree tree=0(1,2,3) sockets=0,0,0,0"), "{text}");
+    assert!(
+        text.contains("best: cla-tree tree=0(1,2,3) sockets=0,0,0,0"),
+        "{text}"
+    );
     assert!(text.contains("280.0"), "{text}");
     assert!(text.contains("search      exact"), "{text}");
     insta::assert_snapshot!("barrier_sandy_4_text", text);
