@@ -192,21 +192,16 @@ impl Algorithm for ProgramTree<'_> {
         // The exhaustive pass enumerates socket labelings, which fixes the cost only while
         // every thread has a core of its own: with two threads on a core, which ones share it
         // changes the classes (R_L between hardware threads), and those assignments are not
-        // enumerated. Such requests (beyond 16 threads on the E5-2660, over 10^10 placed trees
-        // before core assignments) are priced as unaffordable, so they get the candidates,
-        // flagged not exact, never a completed pass presented as a proof.
-        let shares_cores = threads > topology.sockets.saturating_mul(topology.cores_per_socket);
-        let work_per_configuration = if shares_cores {
-            u64::MAX
-        } else {
-            operations.saturating_mul(UNITS_PER_OPERATION)
-        };
+        // enumerated, so such requests never get a completed pass presented as a proof.
+        let sockets_fix_cost =
+            threads <= topology.sockets.saturating_mul(topology.cores_per_socket);
         Ok(Space::PricedTrees(PricedTreeSpace {
             threads,
             thread_sockets: topology.sockets_of(threads),
             root_thread,
             capacity,
-            work_per_configuration,
+            work_per_configuration: operations.saturating_mul(UNITS_PER_OPERATION),
+            sockets_fix_cost,
             priced_by: format!("the CLa graph of {}", self.program.origin),
         }))
     }

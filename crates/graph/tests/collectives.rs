@@ -188,3 +188,30 @@ fn a_free_split_is_the_best_over_every_socket_vector_the_sockets_hold() {
         );
     }
 }
+
+#[test]
+fn over_budget_the_answer_is_flagged_and_never_worse_than_a_candidate() {
+    // 12 threads on the E5-2660 (8 + 4): 4,766 shapes × C(11, 4) = 330 labelings is over the
+    // default budget, so the answer comes from the candidates and the local search after them.
+    let m = sandy();
+    for collective in [Collective::Barrier, Collective::Reduce] {
+        for objective in [Objective::Min, Objective::Max] {
+            let request = Request::new(collective, 12).unwrap();
+            let options = SearchOptions::new(objective, 1);
+            let algorithms = m.algorithms_for(collective);
+            let algorithm = &*algorithms[0];
+            let ranked = rank(algorithm, &request, &options).unwrap();
+            assert!(!ranked.exact());
+            let modelopt_model::Space::PricedTrees(space) =
+                algorithm.space(&request, &options.space).unwrap()
+            else {
+                panic!("not a priced-tree space");
+            };
+            for candidate in modelopt_optimizer::priced_trees::candidates(&space) {
+                let c = algorithm.cost(&request, &candidate).unwrap();
+                let score = objective.score(&c, request.metric()).unwrap();
+                assert!(ranked.best[0].score <= score + 1e-9, "{collective:?} {objective:?}");
+            }
+        }
+    }
+}

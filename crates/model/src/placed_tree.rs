@@ -411,6 +411,12 @@ pub struct PricedTreeSpace {
     /// What pricing one configuration costs, in the work budget's units (an estimate the search
     /// multiplies by the configurations it would price, before it starts).
     pub work_per_configuration: u64,
+    /// Whether a tree shape and a socket label per node fix the cost, i.e. threads of one
+    /// socket are interchangeable for the pricing. Only then does enumerating shapes × socket
+    /// labelings cover every configuration (and prove an optimum); when false (e.g. two
+    /// threads sharing a core, which makes which threads share it matter) the search never
+    /// claims exactness.
+    pub sockets_fix_cost: bool,
     /// What prices a configuration, for messages ("the CLa graph of models/barrier.cla").
     pub priced_by: String,
 }

@@ -20,10 +20,14 @@
 //!    exact: its best is the optimum over every tree and every placement, because threads of
 //!    one socket are interchangeable in the model (seed 001 footnote 2), so a shape and a
 //!    socket labeling fix the cost.
-//! 3. **Otherwise flagged.** Over budget, the best candidate is returned with
-//!    [`Exactness::Bounded`], the budget as the reason and no certified bound (none is known
-//!    for a black-box cost); a time limit during the exhaustive pass returns the best so far
-//!    the same way.
+//! 3. **Otherwise improved, and flagged.** Over budget (or when socket labels do not fix the
+//!    cost, [`PricedTreeSpace::sockets_fix_cost`]), the best candidate is improved by steepest
+//!    descent ([`improve`]: every re-parenting of a thread and every exchange of two threads on
+//!    different sockets, priced in parallel, the best taken while it is better) until a local
+//!    optimum, the work budget (each pricing counted) or the deadline. The result is returned
+//!    with [`Exactness::Bounded`], the budget as the reason and no certified bound (none is
+//!    known for a black-box cost); a time limit during the exhaustive pass returns the best so
+//!    far the same way.
 //!
 //! Ties follow the optimizer's total order (score, tie score, then the parameters), so the
 //! answer does not depend on the order in which batches finish.
@@ -258,10 +262,21 @@ pub fn rank_priced_trees(
     }
     let estimate = estimate(space);
     let progress = &options.progress;
-    let stopped = if estimate.units > options.limits.work_budget {
-        Some(StopReason::WorkBudget {
-            budget: options.limits.work_budget,
-        })
+    let budget = options.limits.work_budget;
+    let stopped = if !space.sockets_fix_cost || estimate.units > budget {
+        progress.begin(
+            &format!(
+                "{}: the exhaustive search is not affordable; improving the best candidate tree by local search, each tree priced by {}",
+                algorithm.name(),
+                space.priced_by
+            ),
+            None,
+        );
+        improve(
+            space, &price, &mut top, &mut stats, budget, deadline, progress,
+        );
+        progress.finish();
+        Some(StopReason::WorkBudget { budget })
     } else {
         let total = configurations(space);
         progress.begin(
@@ -285,6 +300,132 @@ pub fn rank_priced_trees(
         stats,
         exactness,
     })
+}
+
+/// The neighbours of a tree on thread ids for [`improve`]: every re-parenting of a non-root
+/// thread under a thread outside its subtree, then every exchange of two non-root threads on
+/// different sockets (sockets stay with threads, so this moves a thread to another place in the
+/// tree), in a fixed order.
+fn neighbours(parents: &[Option<u32>], thread_sockets: &[u32]) -> Vec<Vec<Option<u32>>> {
+    let n = parents.len();
+    let mut out = Vec::new();
+    // Whether u lies in v's subtree: walk up from u (depth ≤ n, a loop, not recursion).
+    let below = |u: usize, v: usize| {
+        let mut x = Some(u as u32);
+        let mut steps = 0;
+        while let Some(y) = x {
+            if y as usize == v {
+                return true;
+            }
+            x = parents[y as usize];
+            steps += 1;
+            if steps > n {
+                return true; // not a tree; treat as forbidden
+            }
+        }
+        false
+    };
+    for v in 0..n {
+        let Some(old) = parents[v] else {
+            continue;
+        };
+        for u in 0..n {
+            if u as u32 == old || below(u, v) {
+                continue;
+            }
+            let mut next = parents.to_vec();
+            next[v] = Some(u as u32);
+            out.push(next);
+        }
+    }
+    for a in 0..n {
+        for b in a + 1..n {
+            if parents[a].is_none()
+                || parents[b].is_none()
+                || thread_sockets.get(a) == thread_sockets.get(b)
+            {
+                continue;
+            }
+            let swap = |x: u32| {
+                if x as usize == a {
+                    b as u32
+                } else if x as usize == b {
+                    a as u32
+                } else {
+                    x
+                }
+            };
+            let mut next = vec![None; n];
+            for (v, p) in parents.iter().enumerate() {
+                next[swap(v as u32) as usize] = p.map(swap);
+            }
+            out.push(next);
+        }
+    }
+    out
+}
+
+/// Step 3 of the module docs: steepest descent from the best configuration found so far, over
+/// [`neighbours`], priced in parallel and chosen in the optimizer's total order, until no
+/// neighbour is better, the work budget is spent (each pricing counts
+/// [`PricedTreeSpace::work_per_configuration`]) or the deadline passes. A heuristic: the result
+/// is reported not exact whatever happens here.
+fn improve(
+    space: &PricedTreeSpace,
+    price: &(dyn Fn(Params, &mut SearchStats) -> Option<Scored> + Sync),
+    top: &mut TopK<'_>,
+    stats: &mut SearchStats,
+    budget: u64,
+    deadline: Deadline,
+    progress: &crate::limits::Progress,
+) {
+    let per = space.work_per_configuration.max(1);
+    let mut spent = stats.evaluated.saturating_mul(per);
+    let objective = top.objective();
+    let Some(mut current) = top.first().cloned() else {
+        return;
+    };
+    loop {
+        let Params::RootedTree { parents, sockets } = &current.params else {
+            return;
+        };
+        let moves = neighbours(parents, sockets);
+        let cost = (moves.len() as u64).saturating_mul(per);
+        if moves.is_empty() || spent.saturating_add(cost) > budget || deadline.passed() {
+            return;
+        }
+        spent += cost;
+        let priced = parallel::map_owned(moves, |next| {
+            let mut local = SearchStats::default();
+            let scored = price(
+                Params::RootedTree {
+                    parents: next,
+                    sockets: sockets.clone(),
+                },
+                &mut local,
+            );
+            (scored, local)
+        });
+        progress.advance(priced.len() as u64);
+        let mut best: Option<Scored> = None;
+        for (scored, local) in priced {
+            stats.evaluated += local.evaluated;
+            stats.infeasible += local.infeasible;
+            if let Some(s) = scored {
+                if best
+                    .as_ref()
+                    .is_none_or(|b| s.key(objective) < b.key(objective))
+                {
+                    best = Some(s.clone());
+                }
+                top.offer(s);
+            }
+        }
+        match best {
+            Some(b) if b.key(objective) < current.key(objective) => current = b,
+            _ => return,
+        }
+    }
 }
 
 /// Trees per parallel batch of the exhaustive pass.
@@ -394,6 +535,7 @@ mod tests {
             root_thread,
             capacity,
             work_per_configuration: 1,
+            sockets_fix_cost: true,
             priced_by: "a test".into(),
         }
     }
@@ -423,6 +565,25 @@ mod tests {
         assert_eq!(configurations(&s), 24);
         let fixed = space(vec![0, 0, 0, 1], 0, None);
         assert_eq!(splits(&fixed), vec![vec![3, 1]]);
+    }
+
+    #[test]
+    fn neighbours_are_every_reparenting_and_every_cross_socket_exchange() {
+        // The chain 0 → 1 → 2 with threads 0, 1 on socket 0 and 2 on socket 1. Re-parentings:
+        // 1 may go under nothing else (0 is its parent, 2 is below it); 2 may go under 0.
+        // Exchanges: only (1, 2) crosses sockets (0 is the root): 0 → 2 → 1.
+        let parents = vec![None, Some(0), Some(1)];
+        let all = neighbours(&parents, &[0, 0, 1]);
+        assert_eq!(
+            all,
+            vec![vec![None, Some(0), Some(0)], vec![None, Some(2), Some(0)]]
+        );
+        // Every neighbour of a bigger tree is a tree with the same root.
+        let parents = vec![None, Some(0), Some(0), Some(1), Some(1), Some(2)];
+        for next in neighbours(&parents, &[0, 0, 0, 1, 1, 1]) {
+            let tree = RootedTree::from_parents(&next).unwrap();
+            assert_eq!(tree.root(), 0);
+        }
     }
 
     #[test]

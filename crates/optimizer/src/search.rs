@@ -170,10 +170,10 @@ pub struct Scored {
     pub score: f64,
 }
 
-type Key = (i64, i64, Params);
+pub(crate) type Key = (i64, i64, Params);
 
 impl Scored {
-    fn key(&self, objective: &Objective) -> Key {
+    pub(crate) fn key(&self, objective: &Objective) -> Key {
         (
             score_key(self.score),
             score_key(objective.tie_score(&self.cost)),
@@ -258,6 +258,10 @@ impl<'o> TopK<'o> {
 
     pub(crate) fn objective(&self) -> &'o Objective {
         self.objective
+    }
+
+    pub(crate) fn first(&self) -> Option<&Scored> {
+        self.items.first_key_value().map(|(_, s)| s)
     }
 
     pub(crate) fn best_score(&self) -> Option<f64> {
