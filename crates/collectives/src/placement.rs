@@ -146,6 +146,7 @@ mod tests {
             cores_per_socket: cores,
             threads_per_core: smt,
             line_bytes: 64,
+            domains_per_socket: 1,
         }
         .sockets_of(threads)
     }

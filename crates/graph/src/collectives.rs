@@ -4,6 +4,13 @@
 //! |---|---|---|---|
 //! | `cla-tree` | barrier | `models/barrier.cla` (arrival up the tree, release down it) | any rooted tree of the threads, with their sockets |
 //! | `cla-tree` | reduce | `models/small-reduce.cla` (seed 000 §4.3 in CLa form) | the same |
+//! | `cla-tree` | bcast | `models/one-line-bcast.cla` (seed 001 Fig. 1), only on machines with several L3 domains per socket | the same |
+//!
+//! The broadcast has the closed form of Eq. (2), which the ccnuma family prices and the exact
+//! socket DP searches; that form knows one line class within a socket, so on a machine whose
+//! sockets hold several L3 domains (chiplets) the family offers no broadcast and this module
+//! offers the program priced by its graph instead, where every pair of threads is classified by
+//! its lowest common level (R_R within a domain, R_D across domains, R_Q across sockets).
 //!
 //! Why the graph and not a closed form: in both programs a child's step waits on a line its
 //! parent writes (the release flag, the `ready` flag) while its siblings contend for the same
@@ -32,6 +39,8 @@ use std::sync::{Arc, OnceLock};
 pub const BARRIER_CLA: &str = include_str!("../../../models/barrier.cla");
 /// The small reduction, `models/small-reduce.cla`.
 pub const REDUCE_CLA: &str = include_str!("../../../models/small-reduce.cla");
+/// The one-line broadcast, `models/one-line-bcast.cla`.
+pub const BCAST_CLA: &str = include_str!("../../../models/one-line-bcast.cla");
 
 /// Budget units one pricing costs per concrete operation of the instance. Measured: building
 /// and analysing the graph of a bundled program takes about 1 µs per operation on the
@@ -44,6 +53,7 @@ pub const UNITS_PER_OPERATION: u64 = 100;
 pub struct ClaCollectives {
     barrier: Program,
     reduce: Program,
+    bcast: Program,
 }
 
 impl ClaCollectives {
@@ -53,6 +63,7 @@ impl ClaCollectives {
         Ok(ClaCollectives {
             barrier: crate::parse::parse("models/barrier.cla", BARRIER_CLA)?,
             reduce: crate::parse::parse("models/small-reduce.cla", REDUCE_CLA)?,
+            bcast: crate::parse::parse("models/one-line-bcast.cla", BCAST_CLA)?,
         })
     }
 
@@ -83,7 +94,16 @@ impl AlgorithmSource for ClaCollectives {
         let Some(machine) = model.downcast_ref::<Ccnuma>() else {
             return Vec::new();
         };
-        vec![
+        let mut all: Vec<Box<dyn Algorithm + 'm>> = Vec::new();
+        if machine.topology.domains_per_socket > 1 {
+            all.push(Box::new(ProgramTree {
+                machine,
+                program: &self.bcast,
+                collective: Collective::Bcast,
+                summary: "one-line broadcast over any rooted tree placed on the sockets (seed 001, Fig. 1; models/one-line-bcast.cla), priced by its CLa graph with one class per level of the hierarchy",
+            }));
+        }
+        all.extend::<[Box<dyn Algorithm + 'm>; 2]>([
             Box::new(ProgramTree {
                 machine,
                 program: &self.barrier,
@@ -96,7 +116,8 @@ impl AlgorithmSource for ClaCollectives {
                 collective: Collective::Reduce,
                 summary: "reduction of one item up any rooted tree placed on the sockets (models/small-reduce.cla, seed 000 §4.3), priced by its CLa graph (seed 001 §3)",
             }),
-        ]
+        ]);
+        all
     }
 }
 
@@ -168,8 +189,19 @@ impl Algorithm for ProgramTree<'_> {
             });
         }
         let topology = &self.machine.topology;
+        let chiplets = topology.domains_per_socket > 1;
         let capacity = match options.placement {
             ThreadPlacement::ByThreadId => None,
+            ThreadPlacement::Optimal if chiplets => {
+                return Err(ModelError::Parameter {
+                    name: "placement".into(),
+                    value: "optimal".into(),
+                    reason: format!(
+                        "choosing how many threads run on each socket is not offered on a machine with L3 domains ({} per socket) yet: the threads run by thread id",
+                        topology.domains_per_socket
+                    ),
+                })
+            }
             ThreadPlacement::Optimal => {
                 let per_core = if threads <= topology.sockets * topology.cores_per_socket {
                     1
@@ -195,9 +227,17 @@ impl Algorithm for ProgramTree<'_> {
         // enumerated, so such requests never get a completed pass presented as a proof.
         let sockets_fix_cost =
             threads <= topology.sockets.saturating_mul(topology.cores_per_socket);
+        // Threads of one L3 domain are interchangeable; with one domain a socket, of one socket.
+        let thread_groups = (0..threads)
+            .map(|t| {
+                let p = topology.place(t);
+                p.socket * topology.domains_per_socket.max(1) + p.domain
+            })
+            .collect();
         Ok(Space::PricedTrees(PricedTreeSpace {
             threads,
             thread_sockets: topology.sockets_of(threads),
+            thread_groups,
             root_thread,
             capacity,
             work_per_configuration: operations.saturating_mul(UNITS_PER_OPERATION),

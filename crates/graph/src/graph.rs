@@ -894,38 +894,70 @@ impl ClaGraph {
         }
         let poller_socket = pricer.socket(g.poller);
         let mut rest: Vec<NodeIndex> = g.members.iter().copied().filter(|&m| m != entry).collect();
-        let e = place(entry);
         match bound {
             Bound::Min => {
-                // Visit the entry's core, its socket, the other sockets, the poller's socket last:
-                // the cheapest order under class costs, with the fewest QPI transfers.
-                rest.sort_by_key(|&m| {
-                    let p = place(m);
-                    let socket_rank = if p.socket == e.socket {
-                        0
-                    } else if p.socket == poller_socket {
-                        2
-                    } else {
-                        1
-                    };
-                    (
-                        socket_rank,
-                        p.socket,
-                        u8::from(p.core != e.core),
-                        p.core,
-                        th(m),
-                    )
-                });
-                let mut order = vec![entry];
-                order.extend(rest);
-                let mut costs = Vec::with_capacity(order.len());
-                costs.push(pricer.write(&g.before, th(entry)));
-                for w in order.windows(2) {
-                    costs.push(pricer.x(th(w[0]), th(w[1])));
+                // Visit the entry's core, its L3 domain, the other domains of its socket, the
+                // poller's domain last; then the other sockets, the poller's socket last: the
+                // cheapest order under class costs, with the fewest QPI transfers. When several
+                // writes share the latest start, any of them may be the entry: the cheapest
+                // (arrival plus the poller's read of the last writer) is taken, the first member
+                // on ties.
+                let latest = start[entry.index()];
+                let poller_domain = (poller_socket, pricer.places[g.poller as usize].domain);
+                type Choice = (f64, f64, NodeIndex, Vec<NodeIndex>, Vec<f64>);
+                let mut best: Option<Choice> = None;
+                for &cand in &g.members {
+                    if start[cand.index()] != latest {
+                        continue;
+                    }
+                    let e = place(cand);
+                    let mut rest: Vec<NodeIndex> =
+                        g.members.iter().copied().filter(|&m| m != cand).collect();
+                    rest.sort_by_key(|&m| {
+                        let p = place(m);
+                        let socket_rank = if p.socket == e.socket {
+                            0
+                        } else if p.socket == poller_socket {
+                            2
+                        } else {
+                            1
+                        };
+                        let domain_rank = if p.domain == e.domain {
+                            0
+                        } else if (p.socket, p.domain) == poller_domain {
+                            2
+                        } else {
+                            1
+                        };
+                        (
+                            socket_rank,
+                            p.socket,
+                            domain_rank,
+                            p.domain,
+                            u8::from(p.core != e.core),
+                            p.core,
+                            th(m),
+                        )
+                    });
+                    let mut order = vec![cand];
+                    order.extend(rest);
+                    let mut costs = Vec::with_capacity(order.len());
+                    costs.push(pricer.write(&g.before, th(cand)));
+                    for w in order.windows(2) {
+                        costs.push(pricer.x(th(w[0]), th(w[1])));
+                    }
+                    let arrival = latest + costs.iter().sum::<f64>();
+                    let last = *order.last().unwrap_or(&cand);
+                    let total = arrival + pricer.x(th(last), g.poller);
+                    if best.as_ref().is_none_or(|(t, ..)| total < *t) {
+                        best = Some((total, arrival, last, order, costs));
+                    }
                 }
-                let arrival = start[entry.index()] + costs.iter().sum::<f64>();
-                let last = *order.last().unwrap_or(&entry);
-                (arrival, last, order, costs)
+                match best {
+                    Some((_, arrival, last, order, costs)) => (arrival, last, order, costs),
+                    // Unreachable: the entry itself has the latest start.
+                    None => (latest, entry, vec![entry], vec![0.0]),
+                }
             }
             Bound::Max => {
                 // Every write steals the line from the poller, which re-reads it; the last re-read

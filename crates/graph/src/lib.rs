@@ -77,11 +77,7 @@ pub fn places_on_sockets(machine: &Ccnuma, sockets: &[u32]) -> Result<Vec<Place>
             )));
         }
         used[s as usize] += 1;
-        out.push(Place {
-            socket: s,
-            core: k % topo.cores_per_socket,
-            hw: k / topo.cores_per_socket,
-        });
+        out.push(topo.place_of(s, k % topo.cores_per_socket, k / topo.cores_per_socket));
     }
     Ok(out)
 }

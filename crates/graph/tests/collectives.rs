@@ -210,8 +210,66 @@ fn over_budget_the_answer_is_flagged_and_never_worse_than_a_candidate() {
             for candidate in modelopt_optimizer::priced_trees::candidates(&space) {
                 let c = algorithm.cost(&request, &candidate).unwrap();
                 let score = objective.score(&c, request.metric()).unwrap();
-                assert!(ranked.best[0].score <= score + 1e-9, "{collective:?} {objective:?}");
+                assert!(
+                    ranked.best[0].score <= score + 1e-9,
+                    "{collective:?} {objective:?}"
+                );
             }
         }
+    }
+}
+
+/// The chiplet machine's numbers on 2 sockets × 2 L3 domains × 2 cores, no hyperthreads:
+/// threads 0, 1 share domain 0 of socket 0, threads 2, 3 domain 1; threads 4–7 are socket 1.
+fn small_chiplet() -> Machine {
+    let text = include_str!("../../../machines/chiplet-2s-4x8.toml")
+        .replace("cores_per_socket = 32", "cores_per_socket = 4")
+        .replace("domains_per_socket = 4", "domains_per_socket = 2")
+        .replace("threads_per_core = 2", "threads_per_core = 1")
+        .replace("max_threads = 128", "max_threads = 8");
+    let mut m = machine::from_text("small-chiplet.toml", &text).unwrap();
+    attach(&mut m).unwrap();
+    m
+}
+
+#[test]
+fn a_chiplet_barrier_by_hand_pays_the_domain_class_across_chiplets() {
+    // Tree 0(1,2) on socket 0: thread 1 shares the root's L3 domain, thread 2 does not.
+    // R_R = 35, R_D = 164.5, R_I = 122 ns (machines/chiplet-2s-4x8.toml). Best order of the
+    // two adds: thread 2 first (ack from memory, R_I), thread 1 next (from thread 2's cache in
+    // the other domain, R_D); the root reads ack from thread 1 (R_R), writes go from memory
+    // (R_I), and thread 2 reads it across domains (R_D), the last release:
+    // 122 + 164.5 + 35 + 122 + 164.5 = 608 ns.
+    let (min, _) = price(&small_chiplet(), Collective::Barrier, "0(1,2)", &[0, 0, 0]);
+    assert!((min - 608.0).abs() < 1e-9, "{min}");
+}
+
+#[test]
+fn on_chiplets_the_exhaustive_search_equals_brute_force_over_every_labeled_tree() {
+    // 6 threads: domain 0 = {0, 1}, domain 1 = {2, 3}, socket 1 = {4, 5}. Labelings by domain.
+    let m = small_chiplet();
+    for collective in [Collective::Bcast, Collective::Barrier, Collective::Reduce] {
+        let n = 6u32;
+        let request = Request::new(collective, n).unwrap();
+        let sockets: Vec<u32> = (0..n).map(|t| u32::from(t >= 4)).collect();
+        let options = SearchOptions::new(Objective::Min, 1);
+        let algorithms = m.algorithms_for(collective);
+        assert_eq!(
+            algorithms.len(),
+            1,
+            "{collective:?}: the graph-priced program only"
+        );
+        let algorithm = &*algorithms[0];
+        let ranked = rank(algorithm, &request, &options).unwrap();
+        assert!(ranked.exact(), "{collective:?}");
+        let brute = every_labeled_tree(n as usize, &sockets)
+            .iter()
+            .map(|p| algorithm.cost(&request, p).unwrap().min_ns)
+            .fold(f64::INFINITY, f64::min);
+        assert!(
+            (ranked.best[0].score - brute).abs() < 1e-9,
+            "{collective:?}: search {}, brute force {brute}",
+            ranked.best[0].score
+        );
     }
 }

@@ -403,10 +403,15 @@ pub struct PricedTreeSpace {
     pub threads: u32,
     /// Socket of every thread id (the machine's thread placement).
     pub thread_sockets: Vec<u32>,
+    /// The interchangeability class of every thread id: exchanging two threads of one group
+    /// never changes a cost (the socket on a machine whose socket is one L3 domain; the L3
+    /// domain, numbered across sockets, on a chiplet machine). Labelings and exchanges are by
+    /// group; equal to `thread_sockets` when sockets are the finest level.
+    pub thread_groups: Vec<u32>,
     /// The thread at the root.
     pub root_thread: u32,
     /// When the search may choose how many threads run on each socket: how many each socket can
-    /// hold. `None`: the split of `thread_sockets`.
+    /// hold. `None`: the split of `thread_sockets`. Only offered when groups are sockets.
     pub capacity: Option<Vec<u32>>,
     /// What pricing one configuration costs, in the work budget's units (an estimate the search
     /// multiplies by the configurations it would price, before it starts).
@@ -432,18 +437,38 @@ impl PricedTreeSpace {
         socket_of(&self.thread_sockets, self.root_thread)
     }
 
-    /// Turn a tree on nodes `0..n` with node sockets into thread ids: see [`assign_threads`].
+    /// How many threads each group holds.
+    pub fn nodes_per_group(&self) -> Vec<u32> {
+        nodes_per_socket(&self.thread_groups)
+    }
+
+    /// The root's group.
+    pub fn root_group(&self) -> u32 {
+        socket_of(&self.thread_groups, self.root_thread)
+    }
+
+    /// Turn a tree on nodes `0..n` with a group per node into thread ids (see
+    /// [`assign_threads`], with groups in the place of sockets); the threads keep their sockets.
+    /// With a free split, groups are sockets and each thread runs where its node was placed.
     pub fn assign_threads(
         &self,
         tree: &RootedTree,
-        node_sockets: &[u32],
+        node_groups: &[u32],
     ) -> Result<Params, AssignError> {
-        assign_threads(
-            &self.thread_sockets,
+        let free = self.capacity.is_some();
+        let params = assign_threads(
+            &self.thread_groups,
             self.root_thread,
-            self.capacity.is_some(),
+            free,
             tree,
-            node_sockets,
-        )
+            node_groups,
+        )?;
+        Ok(match params {
+            Params::RootedTree { parents, .. } if !free => Params::RootedTree {
+                parents,
+                sockets: self.thread_sockets.clone(),
+            },
+            other => other,
+        })
     }
 }

@@ -71,6 +71,10 @@ pub const FAMILIES: &[Family] = &[
                 "xeon-e5-4650-4s",
                 include_str!("../../../machines/xeon-e5-4650-4s.toml"),
             ),
+            (
+                "chiplet-2s-4x8",
+                include_str!("../../../machines/chiplet-2s-4x8.toml"),
+            ),
         ],
         cache_states: true,
         metrics: LATENCY,

@@ -13,17 +13,18 @@
 //!    anything else. It is cheap (a handful of pricings), so every answer is at least the best
 //!    of them.
 //! 2. **Exhaustive when affordable.** Every rooted tree (canonical level sequences, one per
-//!    unlabeled shape) times every labeling of its non-root nodes with sockets (the
-//!    multinomial of the socket counts; with a free split, every split the sockets hold) is
+//!    unlabeled shape) times every labeling of its non-root nodes with groups
+//!    ([`PricedTreeSpace::thread_groups`]: sockets, or L3 domains on chiplet machines; the
+//!    multinomial of the group counts; with a free split, every split the sockets hold) is
 //!    priced, if that many pricings, each weighted by
 //!    [`PricedTreeSpace::work_per_configuration`], fit the work budget. A completed pass is
 //!    exact: its best is the optimum over every tree and every placement, because threads of
-//!    one socket are interchangeable in the model (seed 001 footnote 2), so a shape and a
-//!    socket labeling fix the cost.
-//! 3. **Otherwise improved, and flagged.** Over budget (or when socket labels do not fix the
+//!    one group are interchangeable in the model (seed 001 footnote 2 for sockets), so a shape
+//!    and a group labeling fix the cost.
+//! 3. **Otherwise improved, and flagged.** Over budget (or when group labels do not fix the
 //!    cost, [`PricedTreeSpace::sockets_fix_cost`]), the best candidate is improved by steepest
-//!    descent ([`improve`]: every re-parenting of a thread and every exchange of two threads on
-//!    different sockets, priced in parallel, the best taken while it is better) until a local
+//!    descent ([`improve`]: every re-parenting of a thread and every exchange of two threads of
+//!    different groups, priced in parallel, the best taken while it is better) until a local
 //!    optimum, the work budget (each pricing counted) or the deadline. The result is returned
 //!    with [`Exactness::Bounded`], the budget as the reason and no certified bound (none is
 //!    known for a black-box cost); a time limit during the exhaustive pass returns the best so
@@ -46,7 +47,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// splits a free placement may choose; saturating.
 pub fn configurations(space: &PricedTreeSpace) -> u64 {
     let trees = tree_count(space.threads as usize);
-    let root = space.root_socket();
+    let root = space.root_group();
     splits(space)
         .iter()
         .map(|counts| labelings(counts, root))
@@ -66,15 +67,16 @@ pub fn estimate(space: &PricedTreeSpace) -> WorkEstimate {
     }
 }
 
-/// The socket counts the search places nodes with: the threads' own split, or with a free
-/// split ([`PricedTreeSpace::capacity`]) every vector of counts within the capacities that sums
-/// to the threads and gives the root's socket at least the root, in lexicographic order.
+/// The group counts the search places nodes with: the threads' own split, or with a free split
+/// ([`PricedTreeSpace::capacity`], where groups are sockets) every vector of counts within the
+/// capacities that sums to the threads and gives the root's socket at least the root, in
+/// lexicographic order.
 fn splits(space: &PricedTreeSpace) -> Vec<Vec<u32>> {
     let Some(capacity) = &space.capacity else {
-        return vec![space.nodes_per_socket()];
+        return vec![space.nodes_per_group()];
     };
     let n = space.threads;
-    let root = space.root_socket() as usize;
+    let root = space.root_group() as usize;
     let mut out = Vec::new();
     let mut counts = vec![0u32; capacity.len()];
     // An odometer over the counts of all sockets but the last, the last taking the rest;
@@ -303,10 +305,10 @@ pub fn rank_priced_trees(
 }
 
 /// The neighbours of a tree on thread ids for [`improve`]: every re-parenting of a non-root
-/// thread under a thread outside its subtree, then every exchange of two non-root threads on
-/// different sockets (sockets stay with threads, so this moves a thread to another place in the
-/// tree), in a fixed order.
-fn neighbours(parents: &[Option<u32>], thread_sockets: &[u32]) -> Vec<Vec<Option<u32>>> {
+/// thread under a thread outside its subtree, then every exchange of two non-root threads of
+/// different groups (sockets stay with threads, so this moves a thread to another place in the
+/// tree; threads of one group are interchangeable), in a fixed order.
+fn neighbours(parents: &[Option<u32>], thread_groups: &[u32]) -> Vec<Vec<Option<u32>>> {
     let n = parents.len();
     let mut out = Vec::new();
     // Whether u lies in v's subtree: walk up from u (depth ≤ n, a loop, not recursion).
@@ -342,7 +344,7 @@ fn neighbours(parents: &[Option<u32>], thread_sockets: &[u32]) -> Vec<Vec<Option
         for b in a + 1..n {
             if parents[a].is_none()
                 || parents[b].is_none()
-                || thread_sockets.get(a) == thread_sockets.get(b)
+                || thread_groups.get(a) == thread_groups.get(b)
             {
                 continue;
             }
@@ -389,7 +391,7 @@ fn improve(
         let Params::RootedTree { parents, sockets } = &current.params else {
             return;
         };
-        let moves = neighbours(parents, sockets);
+        let moves = neighbours(parents, &space.thread_groups);
         let cost = (moves.len() as u64).saturating_mul(per);
         if moves.is_empty() || spent.saturating_add(cost) > budget || deadline.passed() {
             return;
@@ -444,7 +446,7 @@ fn exhaustive(
     progress: &crate::limits::Progress,
 ) -> Option<StopReason> {
     let n = space.threads as usize;
-    let root_socket = space.root_socket();
+    let root_socket = space.root_group();
     let keep = top.keep();
     let objective = top.objective();
     let stopped = AtomicBool::new(false);
@@ -531,6 +533,7 @@ mod tests {
     ) -> PricedTreeSpace {
         PricedTreeSpace {
             threads: thread_sockets.len() as u32,
+            thread_groups: thread_sockets.clone(),
             thread_sockets,
             root_thread,
             capacity,

@@ -16,7 +16,16 @@ use crate::request::{Collective, Cost, Params, Request};
 use crate::tree::RootedTree;
 
 /// Every algorithm of the family, borrowing the model.
+///
+/// The closed form of Eq. (2) knows one line class within a socket: on a machine whose sockets
+/// hold several L3 domains (`topology.domains_per_socket > 1`) it would price a cross-domain
+/// transfer as R_R, so the family offers nothing there; the graph crate's `.cla` algorithms
+/// (priced by the CLa graph, which classifies every pair by its lowest common level) are the
+/// broadcast, barrier and reduction of such machines.
 pub fn all(model: &Ccnuma) -> Vec<Box<dyn Algorithm + '_>> {
+    if model.topology.domains_per_socket > 1 {
+        return Vec::new();
+    }
     vec![Box::new(ClaTreeBroadcast::new(model))]
 }
 

@@ -31,6 +31,9 @@ use spec::CcnumaSpec;
 pub struct Place {
     /// Socket (NUMA region).
     pub socket: u32,
+    /// L3 domain (chiplet, core complex) within the socket: cores `d·c .. (d+1)·c − 1` with
+    /// c = cores per domain. Always 0 on a machine whose socket is one L3 domain.
+    pub domain: u32,
     /// Core within the socket.
     pub core: u32,
     /// Hardware thread within the core.
@@ -45,8 +48,11 @@ pub enum PairClass {
     SameThread,
     /// Two hardware threads of one core, sharing L1/L2 (priced R_L, see `docs/cla.md`).
     SameCore,
-    /// Two cores of one socket (R_R).
+    /// Two cores of one L3 domain of one socket (R_R); on a machine whose socket is one L3
+    /// domain, any two cores of one socket.
     SameSocket,
+    /// Two L3 domains (chiplets) of one socket (R_D, `line.remote_domain`).
+    OtherDomain,
     /// Two sockets (R_Q).
     OtherSocket,
 }
@@ -63,9 +69,27 @@ pub struct Topology {
     pub threads_per_core: u32,
     /// Cache line size in bytes.
     pub line_bytes: u32,
+    /// L3 domains (chiplets, core complexes) per socket, each of `cores_per_socket /
+    /// domains_per_socket` consecutive cores; 1 when a socket shares one L3 (seed 001's machine).
+    pub domains_per_socket: u32,
 }
 
 impl Topology {
+    /// Cores of one L3 domain.
+    pub fn cores_per_domain(&self) -> u32 {
+        (self.cores_per_socket / self.domains_per_socket.max(1)).max(1)
+    }
+
+    /// The place of core `core` of socket `socket`, hardware thread `hw`.
+    pub fn place_of(&self, socket: u32, core: u32, hw: u32) -> Place {
+        Place {
+            socket,
+            domain: core / self.cores_per_domain(),
+            core,
+            hw,
+        }
+    }
+
     /// Hardware threads of the machine.
     pub fn hardware_threads(&self) -> u32 {
         self.sockets * self.cores_per_socket * self.threads_per_core
@@ -79,11 +103,11 @@ impl Topology {
         let cores = (self.sockets * self.cores_per_socket).max(1);
         let hw = (thread / cores) % self.threads_per_core.max(1);
         let slot = thread % cores;
-        Place {
-            socket: slot / self.cores_per_socket.max(1),
-            core: slot % self.cores_per_socket.max(1),
+        self.place_of(
+            slot / self.cores_per_socket.max(1),
+            slot % self.cores_per_socket.max(1),
             hw,
-        }
+        )
     }
 
     /// The sockets of threads `0..threads` under [`Topology::place`].
@@ -104,6 +128,8 @@ impl Topology {
     pub fn classify(a: Place, b: Place) -> PairClass {
         if a.socket != b.socket {
             PairClass::OtherSocket
+        } else if a.domain != b.domain {
+            PairClass::OtherDomain
         } else if a.core != b.core {
             PairClass::SameSocket
         } else if a.hw != b.hw {
@@ -119,8 +145,11 @@ impl Topology {
 pub struct LineCosts {
     /// R_L: line in the accessing core's cache.
     pub local: f64,
-    /// R_R: another core of the same socket.
+    /// R_R: another core of the same socket (of the same L3 domain, when sockets have several).
     pub remote: f64,
+    /// R_D: a core of another L3 domain of the same socket (`remote` when a socket is one
+    /// domain).
+    pub remote_domain: f64,
     /// R_Q: a cache of another socket.
     pub remote_socket: f64,
     /// R_I: memory of the local NUMA region.
@@ -135,6 +164,7 @@ impl LineCosts {
         match class {
             PairClass::SameThread | PairClass::SameCore => self.local,
             PairClass::SameSocket => self.remote,
+            PairClass::OtherDomain => self.remote_domain,
             PairClass::OtherSocket => self.remote_socket,
         }
     }
@@ -236,7 +266,24 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
         cores_per_socket: ctx.count(&t.cores_per_socket, "topology.cores_per_socket")?,
         threads_per_core: ctx.count(&t.threads_per_core, "topology.threads_per_core")?,
         line_bytes: ctx.line_size(&t.line_bytes, "topology.line_bytes")?,
+        domains_per_socket: match &t.domains_per_socket {
+            None => 1,
+            Some(d) => ctx.count(d, "topology.domains_per_socket")?,
+        },
     };
+    if !topology
+        .cores_per_socket
+        .is_multiple_of(topology.domains_per_socket)
+    {
+        return Err(ctx.error(
+            "topology.domains_per_socket",
+            format!(
+                "must divide topology.cores_per_socket = {} (got {}): every L3 domain has as many cores",
+                topology.cores_per_socket, topology.domains_per_socket
+            ),
+        ));
+    }
+    let chiplets = topology.domains_per_socket > 1;
     let hardware = u64::from(topology.sockets)
         * u64::from(topology.cores_per_socket)
         * u64::from(topology.threads_per_core);
@@ -267,9 +314,29 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
         None if one_socket => Ok(same),
         None => Err(needed(key)),
     };
+    let remote_domain = match &spec.line.remote_domain {
+        Some(p) if chiplets => ns(p, "line.remote_domain", Domain::Positive)?,
+        Some(_) => {
+            return Err(ctx.error(
+                "line.remote_domain",
+                "is only read on a machine with topology.domains_per_socket > 1; remove it or describe the domains",
+            ))
+        }
+        None if chiplets => {
+            return Err(ctx.error(
+                "line.remote_domain",
+                format!(
+                    "is required on a machine with {} L3 domains per socket",
+                    topology.domains_per_socket
+                ),
+            ))
+        }
+        None => remote,
+    };
     let line = LineCosts {
         local,
         remote,
+        remote_domain,
         remote_socket: other_socket(&spec.line.remote_socket, "line.remote_socket", remote)?,
         invalid,
         invalid_remote_socket: other_socket(
@@ -283,8 +350,18 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
         (line.local, line.remote, "line.local", "line.remote"),
         (
             line.remote,
-            line.remote_socket,
+            line.remote_domain,
             "line.remote",
+            "line.remote_domain",
+        ),
+        (
+            line.remote_domain,
+            line.remote_socket,
+            if chiplets {
+                "line.remote_domain"
+            } else {
+                "line.remote"
+            },
             "line.remote_socket",
         ),
         (
@@ -432,6 +509,7 @@ mod tests {
             cores_per_socket: 8,
             threads_per_core: 2,
             line_bytes: 64,
+            domains_per_socket: 1,
         }
     }
 
@@ -442,6 +520,7 @@ mod tests {
             t.place(0),
             Place {
                 socket: 0,
+                domain: 0,
                 core: 0,
                 hw: 0
             }
@@ -452,6 +531,7 @@ mod tests {
             t.place(16),
             Place {
                 socket: 0,
+                domain: 0,
                 core: 0,
                 hw: 1
             }
@@ -594,6 +674,63 @@ not_measured = [{ key = "line.remote_socket", reason = "one socket" }]
             .unwrap_err()
             .to_string();
         assert!(e.contains("not measured"), "{e}");
+    }
+
+    #[test]
+    fn l3_domains_are_a_level_between_core_and_socket() {
+        // The bundled chiplet machine: 2 sockets × 4 domains × 8 cores × 2 threads. Thread t
+        // runs on core t mod 64 (socket by socket), in domain (core mod 32) / 8.
+        let m = crate::machine::load("chiplet-2s-4x8").unwrap();
+        let c: &Ccnuma = m.model().unwrap();
+        let t = c.topology;
+        assert_eq!(t.cores_per_domain(), 8);
+        assert_eq!(t.place(9).domain, 1);
+        assert_eq!(t.place(40).domain, 1); // socket 1, core 8
+        let class = |a, b| Topology::classify(t.place(a), t.place(b));
+        assert_eq!(class(0, 7), PairClass::SameSocket); // one domain
+        assert_eq!(class(0, 8), PairClass::OtherDomain);
+        assert_eq!(class(0, 32), PairClass::OtherSocket);
+        assert_eq!(class(0, 64), PairClass::SameCore);
+        assert_eq!(c.line.transfer(PairClass::OtherDomain), 164.5);
+        // The closed form of Eq. (2) has one class within a socket: not offered here.
+        assert!(algorithms::all(c).is_empty());
+        // On a machine whose socket is one domain, R_D is R_R.
+        let sandy = crate::machine::load("sandy-bridge-e5-2660").unwrap();
+        let s: &Ccnuma = sandy.model().unwrap();
+        assert_eq!(s.topology.domains_per_socket, 1);
+        assert_eq!(s.line.remote_domain, s.line.remote);
+    }
+
+    #[test]
+    fn domain_fields_are_checked_with_their_keys() {
+        let chiplet = include_str!("../../../../machines/chiplet-2s-4x8.toml");
+        let e = |text: &str| {
+            crate::machine::from_text("c.toml", text)
+                .unwrap_err()
+                .to_string()
+        };
+        // 32 cores cannot make 5 equal domains.
+        let five = chiplet.replace("domains_per_socket = 4", "domains_per_socket = 5");
+        assert!(
+            e(&five).contains("topology.domains_per_socket"),
+            "{}",
+            e(&five)
+        );
+        // Several domains need R_D.
+        let start = chiplet.find("remote_domain").unwrap();
+        let end = start + chiplet[start..].find('\n').unwrap() + 1;
+        let without = format!("{}{}", &chiplet[..start], &chiplet[end..]);
+        let msg = e(&without);
+        assert!(
+            msg.contains("line.remote_domain") && msg.contains("required"),
+            "{msg}"
+        );
+        // One domain a socket refuses it (it would never be read).
+        let one = chiplet.replace("domains_per_socket = 4", "domains_per_socket = 1");
+        assert!(e(&one).contains("line.remote_domain"), "{}", e(&one));
+        // A farther line cannot be cheaper: R_D between R_R and R_Q.
+        let cheap = chiplet.replace("value = 164.5", "value = 20.0");
+        assert!(e(&cheap).contains("line.remote_domain"), "{}", e(&cheap));
     }
 
     #[test]

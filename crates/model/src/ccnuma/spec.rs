@@ -109,6 +109,10 @@ pub struct TopologySpec {
     pub threads_per_core: Spanned<u32>,
     /// Cache line size in bytes.
     pub line_bytes: Spanned<u32>,
+    /// L3 domains (chiplets, core complexes) per socket; 1 when omitted. Must divide
+    /// `cores_per_socket`; with more than one, `line.remote_domain` is required.
+    #[serde(default)]
+    pub domains_per_socket: Option<Spanned<u32>>,
 }
 
 /// The five line-transfer classes.
@@ -119,6 +123,10 @@ pub struct LineSpec {
     pub local: Param,
     /// R_R: the line is in another core's cache on the same socket.
     pub remote: Param,
+    /// R_D: the line is in a core's cache in another L3 domain of the same socket. Required
+    /// when `topology.domains_per_socket > 1`, refused otherwise.
+    #[serde(default)]
+    pub remote_domain: Option<Param>,
     /// R_Q: the line is in a cache of another socket (over the interconnect). Required when
     /// `topology.sockets > 1`; a one-socket machine may omit it.
     #[serde(default)]
