@@ -36,6 +36,14 @@
 //! T_min it may have inside a tree of T_min T*. The Pareto pass then keeps only points within
 //! their budgets, so the tie-break by T_max runs over the few points of optimal trees.
 //!
+//! ## Time limits
+//! Both passes check the deadline after every state (a size level of four sockets × 16 takes
+//! seconds; one state milliseconds at most), and the backward pass after every state of its
+//! level walk. [`least_min_of_total`] is anytime: stopped, it reports the least T_min of the
+//! largest size all of whose states were complete, still a lower bound (the least T_min over t
+//! nodes never decreases with t). A pass whose deadline has passed before it starts allocates
+//! nothing.
+//!
 //! ## Complexity
 //! With N_s threads on socket s, there are Π_s (N_s + 1) count vectors and
 //! Π_s (N_s + 1)(N_s + 2)/2 pairs (d ≤ r) per convolution; the DP runs S group convolutions and
