@@ -1365,10 +1365,12 @@ fn stopgap_bound(
 ) -> Result<f64, TreeSearchError> {
     let n = space.threads;
     let bound = socket_dp::lower_bound(&line_classes(space)?, n, counts.len() as u32);
-    Ok(match truncated_bound(space, counts, n, root_socket, ctl, share) {
-        Some(b) => bound.max(b),
-        None => bound,
-    })
+    Ok(
+        match truncated_bound(space, counts, n, root_socket, ctl, share) {
+            Some(b) => bound.max(b),
+            None => bound,
+        },
+    )
 }
 
 /// A certified lower bound on every tree and placement of `counts` from the exact optima of

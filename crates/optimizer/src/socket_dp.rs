@@ -1652,6 +1652,10 @@ pub fn optimal(
     Ok((best, filled, table.transitions))
 }
 
+/// What [`scalar_pass`] leaves: the table (for its indexing), the pass, each state's node
+/// count, and how far the pass got.
+type ScalarRun = (SocketTable, MinPass, Vec<usize>, Ran);
+
 /// The scalar pass (`MinPass`) over the states of at most `total` nodes inside the box
 /// `counts`, after the checks both of its callers need. Returns the table (for its indexing),
 /// the pass, each state's node count and how far the pass got before the deadline; `None` when
@@ -1667,7 +1671,7 @@ fn scalar_pass(
     total: usize,
     limits: &Limits,
     progress: &Progress,
-) -> Result<Option<(SocketTable, MinPass, Vec<usize>, Ran)>, SocketDpError> {
+) -> Result<Option<ScalarRun>, SocketDpError> {
     if counts.get(root as usize).is_none_or(|&c| c == 0) {
         return Err(SocketDpError::Root {
             root,

@@ -106,8 +106,14 @@ fn a_time_limit_stop_certifies_at_least_what_the_budget_refusal_does() {
         }
         let (why, lb, gap) = certificate(&stopped);
         assert!(matches!(why, StopReason::TimeLimit { .. }), "{why:?}");
-        assert!(lb >= refused_lb - 1e-9, "{counts:?}: bound {lb} < {refused_lb}");
-        assert!(gap <= refused_gap + 1e-9, "{counts:?}: gap {gap} > {refused_gap}");
+        assert!(
+            lb >= refused_lb - 1e-9,
+            "{counts:?}: bound {lb} < {refused_lb}"
+        );
+        assert!(
+            gap <= refused_gap + 1e-9,
+            "{counts:?}: gap {gap} > {refused_gap}"
+        );
     }
 }
 
