@@ -384,8 +384,14 @@ impl SocketTable {
             (Some(p), Some(root)) if p.objective == Objective::Min => Some((p, root)),
             _ => None,
         };
-        let scalar = scalar
-            .and_then(|(p, root)| MinPass::new(&table, p.incumbent).ok().map(|m| (p, root, m)));
+        let scalar =
+            match scalar.map(|(p, root)| (p, root, MinPass::new(&table, p.incumbent, &deadline))) {
+                Some((p, root, Ok(pass))) => Some((p, root, pass)),
+                Some((_, _, Err(NotBuilt::Stopped))) => {
+                    return Ok((table, Filled::Stopped(deadline.reason())));
+                }
+                Some((_, _, Err(NotBuilt::TooLarge(_)))) | None => None,
+            };
         let passes = if scalar.is_some() { 2 } else { 1 };
         progress.begin(
             "socket DP over count vectors",
@@ -1105,6 +1111,15 @@ const MAX_FOREST_ENTRIES: usize = 32 << 20;
 /// Slack of the budgets (ns): float sums in another order must not prune an optimum.
 const SLACK: f64 = 1e-6;
 
+/// Why [`MinPass::new`] built no pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NotBuilt {
+    /// Its tables would hold this many entries, over [`MAX_FOREST_ENTRIES`].
+    TooLarge(u64),
+    /// The deadline passed while they were being filled.
+    Stopped,
+}
+
 /// How far a pass of [`MinPass`] got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Ran {
@@ -1119,9 +1134,11 @@ enum Ran {
 }
 
 impl MinPass {
-    /// The forest and node tables hold states × (S·K + 4·S³) values; `Err(that count)` when it
-    /// is over [`MAX_FOREST_ENTRIES`] (the Pareto pass then runs alone, still exact).
-    fn new(table: &SocketTable, incumbent: f64) -> Result<Self, u64> {
+    /// The forest and node tables hold states × (S·K + 4·S³) values;
+    /// `Err(NotBuilt::TooLarge(that count))` when it is over [`MAX_FOREST_ENTRIES`] (the Pareto
+    /// pass then runs alone, still exact). Filling up to 256 MiB takes ~0.1 s and cannot be
+    /// interrupted, so the deadline is checked after each table: `Err(NotBuilt::Stopped)`.
+    fn new(table: &SocketTable, incumbent: f64, deadline: &Deadline) -> Result<Self, NotBuilt> {
         let s_count = table.radix.len();
         let states = table.ranges_len();
         let w = 2 * s_count;
@@ -1146,15 +1163,31 @@ impl MinPass {
             .saturating_add(4 * s_count * s_count * s_count);
         let entries = states.saturating_mul(per_state);
         if entries > MAX_FOREST_ENTRIES {
-            return Err(entries as u64);
+            return Err(NotBuilt::TooLarge(entries as u64));
+        }
+        let mut forests = Vec::with_capacity(s_count);
+        let mut nodes = Vec::with_capacity(s_count);
+        for _ in 0..s_count {
+            if deadline_passed(deadline) {
+                return Err(NotBuilt::Stopped);
+            }
+            forests.push(vec![f64::INFINITY; states * most_trees]);
+            let mut stages = Vec::with_capacity(s_count);
+            for _ in 0..s_count {
+                stages.push(vec![f64::INFINITY; states * w]);
+            }
+            nodes.push(stages);
+        }
+        if deadline_passed(deadline) {
+            return Err(NotBuilt::Stopped);
         }
         Ok(MinPass {
             tree: vec![vec![f64::INFINITY; states]; s_count],
-            forests: vec![vec![f64::INFINITY; states * most_trees]; s_count],
+            forests,
             most_trees,
             finite_k: vec![vec![(0, 0); states]; s_count],
             group_min: vec![vec![f64::INFINITY; states]; s_count],
-            nodes: vec![vec![vec![f64::INFINITY; states * w]; s_count]; s_count],
+            nodes,
             alive_trees: vec![Vec::new(); s_count],
             alive_groups: vec![Vec::new(); s_count],
             incumbent,
@@ -1188,7 +1221,15 @@ impl MinPass {
         let rr = c.socket;
         self.out_tree = vec![vec![f64::NEG_INFINITY; states]; s_count];
         self.out_group = vec![vec![f64::NEG_INFINITY; states]; s_count];
-        self.out_nodes = vec![vec![vec![f64::NEG_INFINITY; states * w]; s_count]; s_count];
+        self.out_nodes = Vec::with_capacity(s_count);
+        for _ in 0..s_count {
+            // Up to 128 MiB in all: not to be filled past the deadline.
+            if deadline_passed(deadline) {
+                return false;
+            }
+            self.out_nodes
+                .push(vec![vec![f64::NEG_INFINITY; states * w]; s_count]);
+        }
         self.out_tree[root][whole] = self.tree[root][whole];
         let mut subs = Vec::new();
         let sizes: Vec<usize> = by_size
@@ -1693,13 +1734,17 @@ fn scalar_pass(
     let mut by_size: Vec<usize> = (0..states).collect();
     let sizes: Vec<usize> = (0..states).map(|i| table.decode(i).iter().sum()).collect();
     by_size.sort_by_key(|&i| (sizes[i], i));
-    let mut pass = MinPass::new(&table, incumbent).map_err(|entries| {
-        SocketDpError::Budget(crate::limits::BudgetExceeded {
-            what: "scalar socket-DP table entries".into(),
-            estimate: entries,
-            budget: MAX_FOREST_ENTRIES as u64,
-        })
-    })?;
+    let mut pass = match MinPass::new(&table, incumbent, &deadline) {
+        Ok(pass) => pass,
+        Err(NotBuilt::Stopped) => return Ok(None),
+        Err(NotBuilt::TooLarge(entries)) => {
+            return Err(SocketDpError::Budget(crate::limits::BudgetExceeded {
+                what: "scalar socket-DP table entries".into(),
+                estimate: entries,
+                budget: MAX_FOREST_ENTRIES as u64,
+            }))
+        }
+    };
     let ran = pass.run(&mut table, &by_size, &sizes, total, &deadline, progress);
     Ok(Some((table, pass, sizes, ran)))
 }
