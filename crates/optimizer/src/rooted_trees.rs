@@ -1103,11 +1103,13 @@ fn free_split(
 }
 
 /// The answer of a free split whose DP stopped (or was refused): each split's [`stopgap_tree`]
-/// (splits without one are skipped), and one bound for all of them, [`stopgap_bound`] over the
-/// box of capacities. Bounding each split on its own would cost a truncated pass per split
-/// (minutes at 40 threads on four sockets, which have hundreds of splits); the least of those
-/// per-split bounds at a given m equals the one box pass at m, since every count vector of m
-/// nodes in the box lies below some split of n.
+/// (splits without one are skipped; once the deadline has passed, the splits not yet seen),
+/// and one bound for all of them, [`stopgap_bound`] over the box of capacities. Bounding each
+/// split on its own would cost a truncated pass per split (minutes at 40 threads on four
+/// sockets, which have hundreds of splits); the least of those per-split bounds at a given m
+/// equals the one box pass at m, since every count vector of m nodes in the box lies below some
+/// split of n. (A split alone may afford a larger m than the box, so per-split passes could
+/// certify more; on the requests of docs/perf.md the gaps are the same.)
 fn split_stopgaps(
     space: &RootedTreeSpace,
     splits: &[Vec<u32>],
@@ -1118,9 +1120,16 @@ fn split_stopgaps(
     share: u64,
 ) -> Result<(Vec<Stopgap>, f64), TreeSearchError> {
     let mut trees = Vec::with_capacity(splits.len());
+    let one = dp_in(&*space.pricing, space.threads, objective, ctl)?;
     for counts in splits {
+        // Hundreds of splits of a few milliseconds each: past the deadline the splits not yet
+        // seen get no tree (the best of those seen is still an answer, and the bound below
+        // holds for every split).
+        if ctl.deadline.passed() && !trees.is_empty() {
+            break;
+        }
         let fixed = fixed_split(space, counts);
-        match stopgap_tree(&fixed, counts, root_socket, objective, ctl) {
+        match stopgap_tree_with(&fixed, counts, root_socket, objective, ctl, &one) {
             Ok(t) => trees.push(t),
             Err(TreeSearchError::NoPlacement { .. }) => {}
             Err(e) => return Err(e),
@@ -1300,8 +1309,21 @@ fn stopgap_tree(
     objective: &Objective,
     ctl: &Control,
 ) -> Result<Stopgap, TreeSearchError> {
+    let one = dp_in(&*space.pricing, space.threads, objective, ctl)?;
+    stopgap_tree_with(space, counts, root_socket, objective, ctl, &one)
+}
+
+/// [`stopgap_tree`] with the one-socket DP tree `one` of the request's n threads already built
+/// (the same for every split of a free split).
+fn stopgap_tree_with(
+    space: &RootedTreeSpace,
+    counts: &[u32],
+    root_socket: u32,
+    objective: &Objective,
+    ctl: &Control,
+    one: &TreeOptimum,
+) -> Result<Stopgap, TreeSearchError> {
     let n = space.threads;
-    let one = dp_in(&*space.pricing, n, objective, ctl)?;
     // (ranking key, preorder levels, socket by node id, cost) of the best so far.
     type Placed = ((i64, i64), Vec<u32>, Vec<u32>, Cost);
     let mut best: Option<Placed> = None;
@@ -1315,7 +1337,7 @@ fn stopgap_tree(
             cost,
         ));
     }
-    for levels in [one.levels, flat_levels(n)] {
+    for levels in [one.levels.clone(), flat_levels(n)] {
         let tree = RootedTree::from_levels(&levels).map_err(malformed)?;
         let exact_placement =
             counts.len() <= 2 && n <= FALLBACK_PLACEMENT_DP_LIMIT && !ctl.deadline.passed();
