@@ -28,9 +28,25 @@
 //! [`optimal`] searches trees and placements together: `dp` (and `auto`) with the exact socket
 //! DP of [`crate::socket_dp`] over (root socket, nodes per socket); `exhaustive` with every tree
 //! and its best placement ([`crate::placement::dp`] on two sockets, every labeling on more).
+//!
+//! ## Stopped searches
+//! A socket DP over the work budget is refused before it starts and answers the *stopgap*: the
+//! best of three simple placed trees (`stopgap_tree`) with a certified bound (`stopgap_bound`:
+//! the recurrence [`socket_dp::lower_bound`], raised by the least exact T_min over trees of
+//! m < n nodes, one scalar pass over half the budget). A DP within the budget builds the same
+//! trees first (they are its incumbent) and, when a time limit is set, the bound too, over the
+//! share the refusal gets at the default budget. So a stop by the time limit answers at once,
+//! with no work past the deadline, and with a certificate never weaker than the refusal's: a
+//! user who grants more budget and time cannot get a weaker answer (the regression: 64 threads
+//! on four sockets, 111.4 % refused, 156.8 % and 5–11 s late after a 90 s limit). Without a time
+//! limit nothing is spent up front: only the budget can stop the DP, and the bound is computed
+//! after it. Every phase checks the one deadline of the call (`Control`) at least once per DP
+//! state, per size of the one-socket DP (every 64) or per tree of an exhaustive search; the
+//! placement DP, which cannot be interrupted, is skipped once the deadline has passed.
 
 use crate::limits::{
     BudgetExceeded, Deadline, Exactness, Limits, Progress, StopReason, WorkEstimate,
+    DEFAULT_WORK_BUDGET,
 };
 use crate::objective::{score_key, Objective};
 use crate::parallel;
@@ -868,10 +884,11 @@ pub fn optimal(
 ///
 /// Every method knows its size before it starts ([`WorkEstimate`]). An enumeration over the work
 /// budget is refused ([`TreeSearchError::Budget`]); a DP over the budget, or any method stopped
-/// by `limits.time_limit`, returns the best tree it can afford (the one-socket DP tree and the
-/// flat tree, placed), marked [`Exactness::Bounded`] with why it stopped, the certified lower
-/// bound of [`socket_dp::lower_bound`] (or the one-socket optimum) and the gap. One deadline
-/// covers the whole call.
+/// by `limits.time_limit`, returns the best tree it can afford (the socket-aware leaders tree,
+/// the one-socket DP tree and the flat tree, placed), marked [`Exactness::Bounded`] with why it
+/// stopped, a certified lower bound and the gap (module docs, "Stopped searches"). One deadline
+/// covers the whole call; a socket DP stopped by it answers with a certificate at least as
+/// strong as the one the refusal at the default budget gives.
 pub fn optimal_with(
     space: &RootedTreeSpace,
     method: TreeSearch,
@@ -969,13 +986,36 @@ fn free_split(
         }
         TreeSearch::Dp | TreeSearch::Auto => {
             let estimate = socket_dp::estimate(&box_counts);
-            let built = if ctl.limits.check(&estimate).is_ok() {
+            let within = ctl.limits.check(&estimate).is_ok();
+            // Under a time limit, the stopped search's answer is built before the DP, as in
+            // `socket_optimum`: after a stop it answers at once, and as well as the refusal.
+            let early = match ctl.limits.time_limit {
+                Some(_) if within => Some(split_stopgaps(
+                    space,
+                    &splits,
+                    &box_counts,
+                    root_socket,
+                    objective,
+                    ctl,
+                    stopgap_share(ctl.limits),
+                )?),
+                _ => None,
+            };
+            let built = if within {
                 // An incumbent over every split prunes the table: the optimum of the whole space
                 // scores at most the incumbent, and every partial point of its tree at most its
                 // score, so it survives; a split whose points all score above the incumbent
                 // cannot hold the optimum. Without it a table over the box of four sockets × 8
                 // walks every Pareto point and runs for minutes.
                 let incumbent = split_incumbent(space, &splits, root_socket, objective, ctl)?;
+                let incumbent = match &early {
+                    Some((trees, _)) => trees
+                        .iter()
+                        .map(|t| t.score(objective))
+                        .chain(incumbent)
+                        .reduce(f64::min),
+                    None => incumbent,
+                };
                 let (table, filled) = socket_dp::SocketTable::build_splits(
                     &line_classes(space)?,
                     &box_counts,
@@ -1003,17 +1043,28 @@ fn free_split(
                     }
                 }
                 Err(reason) => {
-                    for counts in &splits {
-                        let fixed = fixed_split(space, counts);
-                        results.push(fallback(
-                            &fixed,
-                            counts,
-                            root_socket,
-                            objective,
-                            ctl,
-                            reason,
-                        )?);
-                    }
+                    let (trees, bound) = match (early, reason) {
+                        (Some(early), StopReason::TimeLimit { .. }) => early,
+                        (early, _) => {
+                            // Over the budget, or out of Pareto points: the refusal's answer,
+                            // never below the bound in hand.
+                            let (trees, late) = split_stopgaps(
+                                space,
+                                &splits,
+                                &box_counts,
+                                root_socket,
+                                objective,
+                                ctl,
+                                ctl.limits.work_budget / TRUNCATED_SHARE,
+                            )?;
+                            (trees, early.map_or(late, |(_, b)| b.max(late)))
+                        }
+                    };
+                    results.extend(
+                        trees
+                            .into_iter()
+                            .map(|t| t.answer(objective, reason, bound)),
+                    );
                 }
             }
         }
@@ -1049,6 +1100,43 @@ fn free_split(
         found.exactness = Exactness::bounded(stopped, score(objective, &found.cost), bound);
     }
     Ok(found)
+}
+
+/// The answer of a free split whose DP stopped (or was refused): each split's [`stopgap_tree`]
+/// (splits without one are skipped; once the deadline has passed, the splits not yet seen),
+/// and one bound for all of them, [`stopgap_bound`] over the box of capacities. Bounding each
+/// split on its own would cost a truncated pass per split (minutes at 40 threads on four
+/// sockets, which have hundreds of splits); the least of those per-split bounds at a given m
+/// equals the one box pass at m, since every count vector of m nodes in the box lies below some
+/// split of n. (A split alone may afford a larger m than the box, so per-split passes could
+/// certify more; on the requests of docs/perf.md the gaps are the same.)
+fn split_stopgaps(
+    space: &RootedTreeSpace,
+    splits: &[Vec<u32>],
+    box_counts: &[u32],
+    root_socket: u32,
+    objective: &Objective,
+    ctl: &Control,
+    share: u64,
+) -> Result<(Vec<Stopgap>, f64), TreeSearchError> {
+    let mut trees = Vec::with_capacity(splits.len());
+    let one = dp_in(&*space.pricing, space.threads, objective, ctl)?;
+    for counts in splits {
+        // Hundreds of splits of a few milliseconds each: past the deadline the splits not yet
+        // seen get no tree (the best of those seen is still an answer, and the bound below
+        // holds for every split).
+        if ctl.deadline.passed() && !trees.is_empty() {
+            break;
+        }
+        let fixed = fixed_split(space, counts);
+        match stopgap_tree_with(&fixed, counts, root_socket, objective, ctl, &one) {
+            Ok(t) => trees.push(t),
+            Err(TreeSearchError::NoPlacement { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let bound = stopgap_bound(space, box_counts, root_socket, ctl, share)?;
+    Ok((trees, bound))
 }
 
 /// The best score of two simple trees over every split: the flat tree and the one-socket
@@ -1158,9 +1246,8 @@ fn placed_optimum(
 const FALLBACK_PLACEMENT_DP_LIMIT: u32 = 512;
 
 /// The best tree a search stopped early (or over its budget) can still afford, for fixed socket
-/// counts: the one-socket DP tree (itself bounded by the time and budget left) and the flat tree,
-/// each placed exactly when small enough, else by [`preorder_labels`]. Marked not exact, with
-/// `reason` and the certified [`socket_dp::lower_bound`].
+/// counts ([`stopgap_tree`]), marked not exact with `reason` and the certified bound of
+/// [`stopgap_bound`] over half the work budget.
 fn fallback(
     space: &RootedTreeSpace,
     counts: &[u32],
@@ -1169,8 +1256,74 @@ fn fallback(
     ctl: &Control,
     reason: StopReason,
 ) -> Result<TreeOptimum, TreeSearchError> {
+    let tree = stopgap_tree(space, counts, root_socket, objective, ctl)?;
+    let bound = stopgap_bound(
+        space,
+        counts,
+        root_socket,
+        ctl,
+        ctl.limits.work_budget / TRUNCATED_SHARE,
+    )?;
+    Ok(tree.answer(objective, reason, bound))
+}
+
+/// A placed tree of the request that is not proven optimal, before it is marked with why the
+/// search stopped and its bound.
+#[derive(Debug, Clone)]
+struct Stopgap {
+    levels: Vec<u32>,
+    /// Socket of each node (by preorder position).
+    sockets: Vec<u32>,
+    cost: Cost,
+    /// Work of the one-socket DP that built a candidate.
+    trees: u64,
+}
+
+impl Stopgap {
+    fn score(&self, objective: &Objective) -> f64 {
+        score(objective, &self.cost)
+    }
+
+    /// The answer of a search that stopped for `reason`, certified by `bound`.
+    fn answer(self, objective: &Objective, reason: StopReason, bound: f64) -> TreeOptimum {
+        let best = score(objective, &self.cost);
+        TreeOptimum {
+            levels: self.levels,
+            sockets: self.sockets,
+            cost: self.cost,
+            trees: self.trees,
+            exactness: Exactness::bounded(reason, best, Some(bound)),
+        }
+    }
+}
+
+/// The best of three simple placed trees for fixed socket counts: the socket-aware
+/// [`leaders_tree`], the one-socket DP tree (itself bounded by the time and budget left) and
+/// the flat tree, the last two placed exactly by the two-socket placement DP when small enough
+/// (and time is left: that DP cannot be interrupted), else by [`preorder_labels`]. Ties: that
+/// order. Each part is bounded by the deadline, so this costs O(n²) at most after a stop.
+fn stopgap_tree(
+    space: &RootedTreeSpace,
+    counts: &[u32],
+    root_socket: u32,
+    objective: &Objective,
+    ctl: &Control,
+) -> Result<Stopgap, TreeSearchError> {
+    let one = dp_in(&*space.pricing, space.threads, objective, ctl)?;
+    stopgap_tree_with(space, counts, root_socket, objective, ctl, &one)
+}
+
+/// [`stopgap_tree`] with the one-socket DP tree `one` of the request's n threads already built
+/// (the same for every split of a free split).
+fn stopgap_tree_with(
+    space: &RootedTreeSpace,
+    counts: &[u32],
+    root_socket: u32,
+    objective: &Objective,
+    ctl: &Control,
+    one: &TreeOptimum,
+) -> Result<Stopgap, TreeSearchError> {
     let n = space.threads;
-    let one = dp_in(&*space.pricing, n, objective, ctl)?;
     // (ranking key, preorder levels, socket by node id, cost) of the best so far.
     type Placed = ((i64, i64), Vec<u32>, Vec<u32>, Cost);
     let mut best: Option<Placed> = None;
@@ -1184,9 +1337,11 @@ fn fallback(
             cost,
         ));
     }
-    for levels in [one.levels, flat_levels(n)] {
+    for levels in [one.levels.clone(), flat_levels(n)] {
         let tree = RootedTree::from_levels(&levels).map_err(malformed)?;
-        let placed = if counts.len() <= 2 && n <= FALLBACK_PLACEMENT_DP_LIMIT {
+        let exact_placement =
+            counts.len() <= 2 && n <= FALLBACK_PLACEMENT_DP_LIMIT && !ctl.deadline.passed();
+        let placed = if exact_placement {
             placement::dp(&tree, counts, root_socket, &*space.pricing, objective)
                 .map(|p| (p.sockets, p.cost))
         } else {
@@ -1211,18 +1366,33 @@ fn fallback(
         counts: counts.to_vec(),
         root: root_socket,
     })?;
-    let bound = socket_dp::lower_bound(&line_classes(space)?, n, counts.len() as u32);
-    let bound = match truncated_bound(space, counts, root_socket, ctl) {
-        Some(b) => bound.max(b),
-        None => bound,
-    };
-    Ok(TreeOptimum {
+    Ok(Stopgap {
         levels,
         sockets,
         cost,
         trees: one.trees,
-        exactness: Exactness::bounded(reason, score(objective, &cost), Some(bound)),
     })
+}
+
+/// The certified lower bound a stopped search reports for fixed counts (or, for a free split,
+/// the box of the sockets' capacities: then it holds for every split): the recurrence
+/// [`socket_dp::lower_bound`], raised by [`truncated_bound`] over `share` work units (anytime:
+/// whatever the deadline leaves of it).
+fn stopgap_bound(
+    space: &RootedTreeSpace,
+    counts: &[u32],
+    root_socket: u32,
+    ctl: &Control,
+    share: u64,
+) -> Result<f64, TreeSearchError> {
+    let n = space.threads;
+    let bound = socket_dp::lower_bound(&line_classes(space)?, n, counts.len() as u32);
+    Ok(
+        match truncated_bound(space, counts, n, root_socket, ctl, share) {
+            Some(b) => bound.max(b),
+            None => bound,
+        },
+    )
 }
 
 /// A certified lower bound on every tree and placement of `counts` from the exact optima of
@@ -1233,16 +1403,25 @@ fn fallback(
 /// Hence T_min, and every objective's score (at least T_min), is at least the least T_min over
 /// every tree of m such nodes — one scalar pass of the socket DP over the states of at most m
 /// nodes. m is the largest below n whose pass (transition pairs × m forest sizes) costs at most
-/// 1/[`TRUNCATED_SHARE`] of the work budget; `None` when no m ≥ 2 fits, the pricing has no socket-line form, or the time is up.
+/// `affordable` work units; when the deadline stops the pass, the least T_min of its largest
+/// complete size (still a bound: [`socket_dp::least_min_of_total`]). `None` when no m ≥ 2
+/// fits, the pricing has no socket-line form, or the time is up before trees of 2 nodes.
+///
+/// `counts` may also be a box of capacities holding more than the `n` threads (a free split):
+/// every split of n within the box then reduces to m nodes within the box, so the bound holds
+/// for every split at once.
 fn truncated_bound(
     space: &RootedTreeSpace,
     counts: &[u32],
+    n: u32,
     root_socket: u32,
     ctl: &Control,
+    affordable: u64,
 ) -> Option<f64> {
+    if ctl.deadline.passed() {
+        return None;
+    }
     let classes = space.pricing.line_classes()?;
-    let n: u32 = counts.iter().sum();
-    let affordable = ctl.limits.work_budget / TRUNCATED_SHARE;
     let box_of = |m: u32| -> Vec<u32> { counts.iter().map(|&c| c.min(m)).collect() };
     let mut chosen = None;
     for m in 2..n {
@@ -1313,6 +1492,13 @@ fn leaders_tree(
 }
 
 /// The exact socket DP, or (over the budget, or stopped by the time limit) the [`fallback`].
+///
+/// Within the budget, the fallback's tree ([`stopgap_tree`]) is built first: it is the DP's
+/// incumbent, and the answer if the DP stops. Under a time limit its certified bound
+/// ([`stopgap_bound`]) is computed first too, over the share of the work budget the refusal
+/// path gets at the default budget, so that a stop by the time limit answers at once (no work
+/// after the deadline) with a certificate never weaker than the refusal's: a user who grants
+/// more budget and time never gets a weaker answer than one who does not.
 fn socket_optimum(
     space: &RootedTreeSpace,
     counts: &[u32],
@@ -1320,7 +1506,6 @@ fn socket_optimum(
     objective: &Objective,
     ctl: &Control,
 ) -> Result<TreeOptimum, TreeSearchError> {
-    let n = space.threads;
     if ctl.limits.check(&socket_dp::estimate(counts)).is_err() {
         return fallback(
             space,
@@ -1331,34 +1516,24 @@ fn socket_optimum(
             ctl.over_budget(),
         );
     }
-    // The incumbent: the best of the flat tree and the one-socket optimum, each placed (exactly
-    // on two sockets; on more, threads taken in preorder, each node on its thread's socket).
-    // The DP is within budget here, so n is small and these take microseconds.
-    let mut incumbent: Option<f64> = None;
-    let side = SideSearch::new();
-    let plain = side.control(Deadline::never());
-    for levels in [
-        flat_levels(n),
-        dp_in(&*space.pricing, n, objective, &plain)?.levels,
-    ] {
-        let tree = RootedTree::from_levels(&levels).map_err(malformed)?;
-        let cost = if counts.len() <= 2 && n <= FALLBACK_PLACEMENT_DP_LIMIT {
-            placement::dp(&tree, counts, root_socket, &*space.pricing, objective).map(|p| p.cost)
-        } else {
-            preorder_labels(&tree, counts, root_socket)
-                .and_then(|labels| space.pricing.evaluate(&tree, &labels).ok())
-        };
-        if let Some(c) = cost {
-            let s = score(objective, &c);
-            incumbent = Some(incumbent.map_or(s, |i: f64| i.min(s)));
-        }
-    }
+    // The DP is within budget here, so n is small and the simple trees take microseconds.
+    let stopgap = stopgap_tree(space, counts, root_socket, objective, ctl)?;
+    let early_bound = match ctl.limits.time_limit {
+        Some(_) => Some(stopgap_bound(
+            space,
+            counts,
+            root_socket,
+            ctl,
+            stopgap_share(ctl.limits),
+        )?),
+        None => None,
+    };
     let (found, filled, transitions) = socket_dp::optimal(
         &line_classes(space)?,
         counts,
         root_socket,
         objective,
-        incumbent,
+        Some(stopgap.score(objective)),
         &ctl.remaining(),
         ctl.progress,
     )?;
@@ -1368,7 +1543,22 @@ fn socket_optimum(
     match filled {
         socket_dp::Filled::Stopped(reason) => {
             let reason = ctl.command_reason(reason);
-            let mut t = fallback(space, counts, root_socket, objective, ctl, reason)?;
+            let bound = match (early_bound, reason) {
+                (Some(b), StopReason::TimeLimit { .. }) => b,
+                // Stopped by the work budget (Pareto points): the refusal's bound, in the time
+                // left, and never below the one in hand.
+                (early, _) => {
+                    let late = stopgap_bound(
+                        space,
+                        counts,
+                        root_socket,
+                        ctl,
+                        ctl.limits.work_budget / TRUNCATED_SHARE,
+                    )?;
+                    early.map_or(late, |b| b.max(late))
+                }
+            };
+            let mut t = stopgap.answer(objective, reason, bound);
             t.trees += transitions;
             Ok(t)
         }
@@ -1377,6 +1567,14 @@ fn socket_optimum(
             root: root_socket,
         }),
     }
+}
+
+/// The work the bound computed before a time-limited exact search may take: what the refusal
+/// path takes at the default budget (1/[`TRUNCATED_SHARE`] of it), or at a smaller budget the
+/// user set. A larger budget does not buy a costlier bound up front, which would delay every
+/// exact answer; it still buys the exact search.
+fn stopgap_share(limits: &Limits) -> u64 {
+    limits.work_budget.min(DEFAULT_WORK_BUDGET) / TRUNCATED_SHARE
 }
 
 /// A labeling of `tree` with `counts[s]` nodes on socket s and the root on `root_socket`: the
@@ -1486,10 +1684,18 @@ fn exhaustive_placed(
         ),
         Some(trees_total),
     );
+    let deadline = ctl.deadline;
     let results: Vec<(Found, u64)> = parallel::map_iter(batches, |buf| {
         let mut best: Found = None;
         let mut trees = 0u64;
         for chunk in buf.chunks_exact(nn) {
+            // Placing one tree on more than two sockets tries every labeling (up to the
+            // budget's share), so a batch of 1,024 trees can take seconds: check the deadline
+            // per tree, not only per batch.
+            if deadline.passed() {
+                stopped.store(true, AtomicOrdering::Relaxed);
+                break;
+            }
             let levels: Vec<u32> = chunk.iter().map(|&l| u32::from(l)).collect();
             trees += 1;
             let (lb_min, lb_max) = space.pricing.placement_lower_bound(&levels, sockets);

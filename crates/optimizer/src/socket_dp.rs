@@ -36,6 +36,14 @@
 //! T_min it may have inside a tree of T_min T*. The Pareto pass then keeps only points within
 //! their budgets, so the tie-break by T_max runs over the few points of optimal trees.
 //!
+//! ## Time limits
+//! Both passes check the deadline after every state (a size level of four sockets × 16 takes
+//! seconds; one state milliseconds at most), and the backward pass after every state of its
+//! level walk. [`least_min_of_total`] is anytime: stopped, it reports the least T_min of the
+//! largest size all of whose states were complete, still a lower bound (the least T_min over t
+//! nodes never decreases with t). A pass whose deadline has passed before it starts allocates
+//! nothing.
+//!
 //! ## Complexity
 //! With N_s threads on socket s, there are Π_s (N_s + 1) count vectors and
 //! Π_s (N_s + 1)(N_s + 2)/2 pairs (d ≤ r) per convolution; the DP runs S group convolutions and
@@ -360,6 +368,10 @@ impl SocketTable {
         limits.check(&estimate)?;
         let deadline = limits.deadline();
         let mut table = SocketTable::shell(costs, counts, prune);
+        if deadline_passed(&deadline) {
+            // No time left (e.g. a caller's bound took it): not even the scalar tables.
+            return Ok((table, Filled::Stopped(deadline.reason())));
+        }
         table.root_total = root_total;
         table.point_cap = limits.work_budget.saturating_mul(POINTS_PER_BUDGET_UNIT);
         let states = table.ranges_len();
@@ -372,8 +384,14 @@ impl SocketTable {
             (Some(p), Some(root)) if p.objective == Objective::Min => Some((p, root)),
             _ => None,
         };
-        let scalar = scalar
-            .and_then(|(p, root)| MinPass::new(&table, p.incumbent).ok().map(|m| (p, root, m)));
+        let scalar =
+            match scalar.map(|(p, root)| (p, root, MinPass::new(&table, p.incumbent, &deadline))) {
+                Some((p, root, Ok(pass))) => Some((p, root, pass)),
+                Some((_, _, Err(NotBuilt::Stopped))) => {
+                    return Ok((table, Filled::Stopped(deadline.reason())));
+                }
+                Some((_, _, Err(NotBuilt::TooLarge(_)))) | None => None,
+            };
         let passes = if scalar.is_some() { 2 } else { 1 };
         progress.begin(
             "socket DP over count vectors",
@@ -381,7 +399,7 @@ impl SocketTable {
         );
         if let Some((p, root, mut pass)) = scalar {
             match pass.run(&mut table, &by_size, &sizes, total, &deadline, progress) {
-                Some(()) => {
+                Ran::Complete => {
                     let v: Vec<usize> = counts.iter().map(|&c| c as usize).collect();
                     let best = table
                         .index(&v)
@@ -395,11 +413,14 @@ impl SocketTable {
                             incumbent: p.incumbent.min(exact),
                         });
                         let whole = table.ranges_len() - 1;
-                        pass.backward(&table, &by_size, root as usize, whole);
+                        if !pass.backward(&table, &by_size, root as usize, whole, &deadline) {
+                            progress.finish();
+                            return Ok((table, Filled::Stopped(deadline.reason())));
+                        }
                         table.budgets = Some(Box::new(pass));
                     }
                 }
-                None => {
+                Ran::Stopped { .. } => {
                     progress.finish();
                     return Ok((table, Filled::Stopped(deadline.reason())));
                 }
@@ -441,11 +462,19 @@ impl SocketTable {
                     filled = Filled::Stopped(self.points_exhausted());
                     break 'sizes;
                 }
+                if deadline_passed(&deadline) {
+                    filled = Filled::Stopped(deadline.reason());
+                    break 'sizes;
+                }
             }
             for &r in level {
                 self.fill_nodes(r);
                 if over_points(&self) {
                     filled = Filled::Stopped(self.points_exhausted());
+                    break 'sizes;
+                }
+                if deadline_passed(&deadline) {
+                    filled = Filled::Stopped(deadline.reason());
                     break 'sizes;
                 }
             }
@@ -1082,10 +1111,34 @@ const MAX_FOREST_ENTRIES: usize = 32 << 20;
 /// Slack of the budgets (ns): float sums in another order must not prune an optimum.
 const SLACK: f64 = 1e-6;
 
+/// Why [`MinPass::new`] built no pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NotBuilt {
+    /// Its tables would hold this many entries, over [`MAX_FOREST_ENTRIES`].
+    TooLarge(u64),
+    /// The deadline passed while they were being filled.
+    Stopped,
+}
+
+/// How far a pass of [`MinPass`] got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ran {
+    /// Every state up to the requested size was filled.
+    Complete,
+    /// The deadline passed: the states of fewer than `sizes_done` nodes are complete, larger
+    /// ones are partial and must not be read.
+    Stopped {
+        /// Sizes 0, 1, …, `sizes_done − 1` are complete.
+        sizes_done: usize,
+    },
+}
+
 impl MinPass {
-    /// The forest and node tables hold states × (S·K + 4·S³) values; `Err(that count)` when it
-    /// is over [`MAX_FOREST_ENTRIES`] (the Pareto pass then runs alone, still exact).
-    fn new(table: &SocketTable, incumbent: f64) -> Result<Self, u64> {
+    /// The forest and node tables hold states × (S·K + 4·S³) values;
+    /// `Err(NotBuilt::TooLarge(that count))` when it is over [`MAX_FOREST_ENTRIES`] (the Pareto
+    /// pass then runs alone, still exact). Filling up to 256 MiB takes ~0.1 s and cannot be
+    /// interrupted, so the deadline is checked after each table: `Err(NotBuilt::Stopped)`.
+    fn new(table: &SocketTable, incumbent: f64, deadline: &Deadline) -> Result<Self, NotBuilt> {
         let s_count = table.radix.len();
         let states = table.ranges_len();
         let w = 2 * s_count;
@@ -1110,15 +1163,31 @@ impl MinPass {
             .saturating_add(4 * s_count * s_count * s_count);
         let entries = states.saturating_mul(per_state);
         if entries > MAX_FOREST_ENTRIES {
-            return Err(entries as u64);
+            return Err(NotBuilt::TooLarge(entries as u64));
+        }
+        let mut forests = Vec::with_capacity(s_count);
+        let mut nodes = Vec::with_capacity(s_count);
+        for _ in 0..s_count {
+            if deadline_passed(deadline) {
+                return Err(NotBuilt::Stopped);
+            }
+            forests.push(vec![f64::INFINITY; states * most_trees]);
+            let mut stages = Vec::with_capacity(s_count);
+            for _ in 0..s_count {
+                stages.push(vec![f64::INFINITY; states * w]);
+            }
+            nodes.push(stages);
+        }
+        if deadline_passed(deadline) {
+            return Err(NotBuilt::Stopped);
         }
         Ok(MinPass {
             tree: vec![vec![f64::INFINITY; states]; s_count],
-            forests: vec![vec![f64::INFINITY; states * most_trees]; s_count],
+            forests,
             most_trees,
             finite_k: vec![vec![(0, 0); states]; s_count],
             group_min: vec![vec![f64::INFINITY; states]; s_count],
-            nodes: vec![vec![vec![f64::INFINITY; states * w]; s_count]; s_count],
+            nodes,
             alive_trees: vec![Vec::new(); s_count],
             alive_groups: vec![Vec::new(); s_count],
             incumbent,
@@ -1135,7 +1204,16 @@ impl MinPass {
     /// the terms the transition adds). By induction from the root, every part of every tree
     /// of least T_min is within its entry's budget: its true value is at most O and the other
     /// operand's least value is at most its true value.
-    fn backward(&mut self, t: &SocketTable, by_size: &[usize], root: usize, whole: usize) {
+    /// `false` when the deadline passed first (checked after every state; the budgets are then
+    /// incomplete and must not be used).
+    fn backward(
+        &mut self,
+        t: &SocketTable,
+        by_size: &[usize],
+        root: usize,
+        whole: usize,
+        deadline: &Deadline,
+    ) -> bool {
         let s_count = t.radix.len();
         let w = 2 * s_count;
         let states = t.ranges_len();
@@ -1143,7 +1221,15 @@ impl MinPass {
         let rr = c.socket;
         self.out_tree = vec![vec![f64::NEG_INFINITY; states]; s_count];
         self.out_group = vec![vec![f64::NEG_INFINITY; states]; s_count];
-        self.out_nodes = vec![vec![vec![f64::NEG_INFINITY; states * w]; s_count]; s_count];
+        self.out_nodes = Vec::with_capacity(s_count);
+        for _ in 0..s_count {
+            // Up to 128 MiB in all: not to be filled past the deadline.
+            if deadline_passed(deadline) {
+                return false;
+            }
+            self.out_nodes
+                .push(vec![vec![f64::NEG_INFINITY; states * w]; s_count]);
+        }
         self.out_tree[root][whole] = self.tree[root][whole];
         let mut subs = Vec::new();
         let sizes: Vec<usize> = by_size
@@ -1165,6 +1251,9 @@ impl MinPass {
             end = start;
             // Node stages, ascending (a stage feeds the next one and smaller r).
             for &r in level {
+                if deadline_passed(deadline) {
+                    return false;
+                }
                 for sigma in 0..s_count {
                     for stage in 0..s_count {
                         let last = stage + 1 == s_count;
@@ -1236,6 +1325,9 @@ impl MinPass {
             }
             // Groups: a forest of k trees within budget B has M + (k − 1)·R_R ≤ B.
             for &d in level {
+                if deadline_passed(deadline) {
+                    return false;
+                }
                 for s in 0..s_count {
                     let b = self.out_group[s][d];
                     if b == f64::NEG_INFINITY {
@@ -1295,6 +1387,7 @@ impl MinPass {
                 }
             }
         }
+        true
     }
 
     /// T_min bound (offset added) over the incumbent by more than 1e-6 ns.
@@ -1302,7 +1395,8 @@ impl MinPass {
         offset + min > self.incumbent + 1e-6
     }
 
-    /// Fill every state in size order; `None` when the deadline passed.
+    /// Fill every state in size order, checking the deadline after every state (one state of a
+    /// size level can take milliseconds on four sockets, a whole level seconds).
     fn run(
         &mut self,
         table: &mut SocketTable,
@@ -1311,7 +1405,7 @@ impl MinPass {
         total: usize,
         deadline: &Deadline,
         progress: &Progress,
-    ) -> Option<()> {
+    ) -> Ran {
         let mut start = 0;
         let mut subs = Vec::new();
         for m in 0..=total {
@@ -1322,21 +1416,28 @@ impl MinPass {
                     .count();
             let level = &by_size[start..end];
             start = end;
+            let stopped = Ran::Stopped { sizes_done: m };
             if deadline_passed(deadline) {
-                return None;
+                return stopped;
             }
             for &c in level {
                 self.fill_trees(table, c);
             }
             for &d in level {
                 self.fill_groups(table, d, &mut subs);
+                if deadline_passed(deadline) {
+                    return stopped;
+                }
             }
             for &r in level {
                 self.fill_nodes(table, r, &mut subs);
+                if deadline_passed(deadline) {
+                    return stopped;
+                }
             }
             progress.advance(1);
         }
-        Some(())
+        Ran::Complete
     }
 
     fn fill_trees(&mut self, t: &SocketTable, c: usize) {
@@ -1592,9 +1693,15 @@ pub fn optimal(
     Ok((best, filled, table.transitions))
 }
 
+/// What [`scalar_pass`] leaves: the table (for its indexing), the pass, each state's node
+/// count, and how far the pass got.
+type ScalarRun = (SocketTable, MinPass, Vec<usize>, Ran);
+
 /// The scalar pass (`MinPass`) over the states of at most `total` nodes inside the box
-/// `counts`, after the checks both of its callers need; `Ok(None)` when the deadline passed.
-/// Returns the table (for its indexing), the pass and each state's node count.
+/// `counts`, after the checks both of its callers need. Returns the table (for its indexing),
+/// the pass, each state's node count and how far the pass got before the deadline; `None` when
+/// the deadline had passed before the tables were allocated (up to 256 MiB: not to be spent
+/// when no time is left).
 #[allow(clippy::too_many_arguments)] // one call each from the two public entries below
 fn scalar_pass(
     costs: &LineClasses,
@@ -1605,7 +1712,7 @@ fn scalar_pass(
     total: usize,
     limits: &Limits,
     progress: &Progress,
-) -> Result<Option<(SocketTable, MinPass, Vec<usize>)>, SocketDpError> {
+) -> Result<Option<ScalarRun>, SocketDpError> {
     if counts.get(root as usize).is_none_or(|&c| c == 0) {
         return Err(SocketDpError::Root {
             root,
@@ -1618,27 +1725,40 @@ fn scalar_pass(
         });
     }
     limits.check(&work)?;
+    let deadline = limits.deadline();
+    if deadline_passed(&deadline) {
+        return Ok(None);
+    }
     let mut table = SocketTable::shell(costs, counts, None);
     let states = table.ranges_len();
     let mut by_size: Vec<usize> = (0..states).collect();
     let sizes: Vec<usize> = (0..states).map(|i| table.decode(i).iter().sum()).collect();
     by_size.sort_by_key(|&i| (sizes[i], i));
-    let mut pass = MinPass::new(&table, incumbent).map_err(|entries| {
-        SocketDpError::Budget(crate::limits::BudgetExceeded {
-            what: "scalar socket-DP table entries".into(),
-            estimate: entries,
-            budget: MAX_FOREST_ENTRIES as u64,
-        })
-    })?;
-    let deadline = limits.deadline();
+    let mut pass = match MinPass::new(&table, incumbent, &deadline) {
+        Ok(pass) => pass,
+        Err(NotBuilt::Stopped) => return Ok(None),
+        Err(NotBuilt::TooLarge(entries)) => {
+            return Err(SocketDpError::Budget(crate::limits::BudgetExceeded {
+                what: "scalar socket-DP table entries".into(),
+                estimate: entries,
+                budget: MAX_FOREST_ENTRIES as u64,
+            }))
+        }
+    };
     let ran = pass.run(&mut table, &by_size, &sizes, total, &deadline, progress);
-    Ok(ran.map(|()| (table, pass, sizes)))
+    Ok(Some((table, pass, sizes, ran)))
 }
 
 /// The least T_min (offset included) over every tree of exactly `total` nodes, with at most
 /// `counts[s]` on each socket s and the root on `root`: the scalar pass of [`min_optimum`] over
-/// the states of at most `total` nodes, no incumbent. `Ok(None)` when the time limit passed.
-/// Refuses when [`truncated_estimate`] is over the budget.
+/// the states of at most `total` nodes, no incumbent. Refuses when [`truncated_estimate`] is
+/// over the budget.
+///
+/// Anytime: when the time limit passes first, the least T_min over the trees of the largest
+/// size t ≥ 2 whose states were all complete. That is still a lower bound on the answer for
+/// `total`: removing a leaf (never the root) from a tree within the box never makes it costlier
+/// (the argument of `rooted_trees`' truncated bound), so the least over t nodes is
+/// non-decreasing in t. `Ok(None)` when not even the trees of 2 nodes were complete.
 pub fn least_min_of_total(
     costs: &LineClasses,
     counts: &[u32],
@@ -1660,12 +1780,17 @@ pub fn least_min_of_total(
         progress,
     );
     progress.finish();
-    let Some((table, pass, sizes)) = passed? else {
+    let Some((table, pass, sizes, ran)) = passed? else {
         return Ok(None);
+    };
+    let size = match ran {
+        Ran::Complete => total as usize,
+        Ran::Stopped { sizes_done } if sizes_done >= 3 => sizes_done - 1,
+        Ran::Stopped { .. } => return Ok(None),
     };
     let r = root as usize;
     let least = (0..table.ranges_len())
-        .filter(|&c| sizes[c] == total as usize && table.component(c, r) > 0)
+        .filter(|&c| sizes[c] == size && table.component(c, r) > 0)
         .filter_map(|c| pass.tree.get(r).and_then(|t| t.get(c)).copied())
         .fold(f64::INFINITY, f64::min);
     Ok(least.is_finite().then(|| least + costs.offset()))
@@ -1684,7 +1809,7 @@ pub fn min_optimum(
     progress: &Progress,
 ) -> Result<Option<f64>, SocketDpError> {
     let total: usize = counts.iter().map(|&c| c as usize).sum();
-    let Some((table, pass, _)) = scalar_pass(
+    let Some((table, pass, _, ran)) = scalar_pass(
         costs,
         counts,
         root,
@@ -1697,6 +1822,9 @@ pub fn min_optimum(
     else {
         return Ok(None);
     };
+    if ran != Ran::Complete {
+        return Ok(None);
+    }
     let v: Vec<usize> = counts.iter().map(|&c| c as usize).collect();
     Ok(table
         .index(&v)

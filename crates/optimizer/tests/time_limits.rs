@@ -1,0 +1,220 @@
+//! Searches stopped by a time limit (issue 8, item 2): they obey the limit, and their answer is
+//! never weaker than the one the same request gets when the work budget refuses the exact search
+//! up front (the regression: 64 threads on four sockets answered "at most 111.4 % above the
+//! optimum" when refused in 0.2 s, but "156.8 %" after a 90 s time limit, and ended 5–11 s late).
+//!
+//! The machine is the bundled four-socket `xeon-e5-4650-4s` (every number an estimate, see its
+//! file): R_L 1.87, R_R 28.5, R_Q 113.7, R_I 70.0, R_QI 119.3 ns.
+
+use modelopt_model::ccnuma::bcast::TreeCosts;
+use modelopt_model::placed_tree::{LineClasses, RootedTreeSpace};
+use modelopt_optimizer::limits::{Limits, Progress, StopReason, DEFAULT_WORK_BUDGET};
+use modelopt_optimizer::rooted_trees::{self, TreeOptimum, TreeSearch};
+use modelopt_optimizer::socket_dp;
+use modelopt_optimizer::{Exactness, Objective};
+use std::time::{Duration, Instant};
+
+fn e5_4650() -> TreeCosts {
+    TreeCosts {
+        local: 1.87,
+        socket: 28.5,
+        remote: 113.7,
+        memory: 70.0,
+        remote_memory: 119.3,
+    }
+}
+
+/// Threads numbered socket by socket, `counts[s]` on socket s, the root the first thread of
+/// `root_socket`.
+fn space(counts: &[u32], root_socket: u32) -> RootedTreeSpace {
+    let mut thread_sockets = Vec::new();
+    for (s, &c) in counts.iter().enumerate() {
+        thread_sockets.extend(std::iter::repeat_n(s as u32, c as usize));
+    }
+    let root_thread = thread_sockets
+        .iter()
+        .position(|&s| s == root_socket)
+        .unwrap() as u32;
+    RootedTreeSpace {
+        threads: thread_sockets.len() as u32,
+        thread_sockets,
+        root_thread,
+        pricing: std::sync::Arc::new(e5_4650()),
+        capacity: None,
+    }
+}
+
+/// The time limit of the law test (see there).
+const LAW_LIMIT: Duration = Duration::from_secs(6);
+
+fn run(space: &RootedTreeSpace, time_limit: Option<Duration>, budget: u64) -> TreeOptimum {
+    rooted_trees::optimal_with(
+        space,
+        TreeSearch::Dp,
+        &Objective::Min,
+        &Limits {
+            time_limit,
+            work_budget: budget,
+        },
+        &Progress::none(),
+    )
+    .unwrap()
+}
+
+/// (why it stopped, lower bound, gap %) of a bounded answer.
+fn certificate(t: &TreeOptimum) -> (StopReason, f64, f64) {
+    match t.exactness {
+        Exactness::Bounded {
+            stopped,
+            lower_bound: Some(lb),
+            gap_percent: Some(gap),
+        } => (stopped, lb, gap),
+        other => panic!("a bounded answer with a gap expected, got {other:?}"),
+    }
+}
+
+/// The law of the regression: with more budget and a time limit that stops the exact search,
+/// the certificate is at least the refusal's. Requests whose exact socket DP is over the
+/// default budget of 10⁸ (so the refusal path answers at the default) but within 10¹²:
+/// - 4 × 16 (the reported 64 threads): Π (16+1)(16+2)/2 = 153⁴ ≈ 5.5 · 10⁸ pairs × 16
+///   convolutions ≈ 8.8 · 10⁹;
+/// - 2 × 100 (200 threads): (101 · 102 / 2)² = 5151² ≈ 2.65 · 10⁷ pairs × 6 ≈ 1.6 · 10⁸;
+/// - a free split (`--placement optimal`) of 40 threads over four sockets of 16: its table
+///   covers the box 16⁴, the same 8.8 · 10⁹.
+///
+/// The exact DP of each does not finish in the limit (4 × 16 did not finish in 300 s in a
+/// release build, docs/perf.md; 2 × 100 is ~(100/64)⁴ ≈ 6 times 2 × 64's second of release
+/// time, far more in a test build), while the bound and trees built before it are what the
+/// refusal computes at the default budget, which takes ~0.1–0.4 s in release. So after the stop
+/// the answer is the refusal's: the same tree and the same bound, hence the same gap.
+///
+/// The law needs the limit to leave the refusal's own work time (a stop before the bound is
+/// complete reports the part done, a weaker but still certified bound): `LAW_LIMIT` is many
+/// times what that work takes in a debug build (the two fixed-split refusals together: 1.6 s
+/// here).
+#[test]
+fn a_time_limit_stop_certifies_at_least_what_the_budget_refusal_does() {
+    let mut free = space(&[16, 16, 8, 0], 0);
+    free.capacity = Some(vec![16, 16, 16, 16]);
+    let cases = [
+        (space(&[16, 16, 16, 16], 0), vec![16u32, 16, 16, 16]),
+        (space(&[100, 100], 1), vec![100, 100]),
+        (free, vec![16, 16, 16, 16]),
+    ];
+    for (s, counts) in cases {
+        let estimate = socket_dp::estimate(&counts).units;
+        assert!(estimate > DEFAULT_WORK_BUDGET && estimate < 1_000_000_000_000);
+        let refused = run(&s, None, DEFAULT_WORK_BUDGET);
+        let (why, refused_lb, refused_gap) = certificate(&refused);
+        assert!(matches!(why, StopReason::WorkBudget { .. }), "{why:?}");
+        let stopped = run(&s, Some(LAW_LIMIT), 1_000_000_000_000);
+        assert!(stopped.cost.min_ns <= refused.cost.min_ns + 1e-9);
+        if stopped.exact() {
+            // A machine fast enough to finish: gap 0, which is the law too.
+            continue;
+        }
+        let (why, lb, gap) = certificate(&stopped);
+        assert!(matches!(why, StopReason::TimeLimit { .. }), "{why:?}");
+        assert!(
+            lb >= refused_lb - 1e-9,
+            "{counts:?}: bound {lb} < {refused_lb}"
+        );
+        assert!(
+            gap <= refused_gap + 1e-9,
+            "{counts:?}: gap {gap} > {refused_gap}"
+        );
+    }
+}
+
+/// Where the exact optimum is computable, every certificate a stop can give is below it, however
+/// early the stop: a limit of 0 (the closed-form bound alone), and limits that stop the bound's
+/// pass at some size level (then the least T_min of the largest complete size is reported).
+#[test]
+fn a_stopped_searchs_bound_never_exceeds_the_exact_optimum() {
+    for (counts, root) in [
+        (vec![5u32, 5], 0u32),
+        (vec![3, 3, 3, 3], 2),
+        (vec![4, 2, 3], 1),
+    ] {
+        let s = space(&counts, root);
+        let exact = run(&s, None, u64::MAX);
+        assert!(exact.exact());
+        for micros in [0u64, 50, 200, 1_000, 5_000] {
+            let t = run(&s, Some(Duration::from_micros(micros)), u64::MAX);
+            if t.exact() {
+                assert!((t.cost.min_ns - exact.cost.min_ns).abs() < 1e-6);
+                continue;
+            }
+            let (_, lb, _) = certificate(&t);
+            assert!(
+                lb <= exact.cost.min_ns + 1e-6,
+                "{counts:?} after {micros} µs: bound {lb} over the optimum {}",
+                exact.cost.min_ns
+            );
+            assert!(t.cost.min_ns >= exact.cost.min_ns - 1e-6);
+        }
+    }
+}
+
+/// The law that makes the bound's pass anytime: the least T_min over the trees of t nodes within
+/// a box (root on its socket) never decreases with t, since removing a leaf (never the root)
+/// never makes a tree costlier. So the largest complete size level of a stopped pass bounds the
+/// request from below. Checked for every t on the box 4 × 4 × 4 × 4 against the exact optimum
+/// of the whole box.
+#[test]
+fn the_least_min_of_t_nodes_never_decreases_with_t() {
+    let classes: LineClasses = e5_4650().into();
+    let unlimited = Limits {
+        time_limit: None,
+        work_budget: u64::MAX,
+    };
+    let quiet = Progress::none();
+    let counts = [4u32, 4, 4, 4];
+    let whole = socket_dp::min_optimum(&classes, &counts, 0, None, &unlimited, &quiet)
+        .unwrap()
+        .unwrap();
+    let mut previous = f64::NEG_INFINITY;
+    for t in 2..16 {
+        let least = socket_dp::least_min_of_total(&classes, &counts, t, 0, &unlimited, &quiet)
+            .unwrap()
+            .unwrap();
+        assert!(least >= previous - 1e-9, "t = {t}: {least} < {previous}");
+        assert!(least <= whole + 1e-9, "t = {t}: {least} > {whole}");
+        previous = least;
+    }
+}
+
+/// Every phase checks the deadline: a 1 s limit ends well within 3 s (generous for a loaded CI
+/// machine; on the development machine it ends within 1 s + max(0.25 s, 2 %)). Each of these
+/// ran 5–150 s past its limit, or unbounded, before: the exact DP of 4 × 16 (one size level of
+/// its scalar pass takes seconds), the same under `--objective max` (Pareto pass), and a free
+/// split of 40 threads over four sockets of 16 (a truncated pass per split after the stop).
+#[test]
+fn a_time_limit_is_obeyed() {
+    let limit = Duration::from_secs(1);
+    let mut free = space(&[16, 16, 8, 0], 0);
+    free.capacity = Some(vec![16, 16, 16, 16]);
+    let cases = [
+        (space(&[16, 16, 16, 16], 0), Objective::Min),
+        (space(&[16, 16, 16, 16], 0), Objective::Max),
+        (free, Objective::Min),
+    ];
+    for (s, objective) in cases {
+        let started = Instant::now();
+        let t = rooted_trees::optimal_with(
+            &s,
+            TreeSearch::Dp,
+            &objective,
+            &Limits {
+                time_limit: Some(limit),
+                work_budget: 1_000_000_000_000,
+            },
+            &Progress::none(),
+        )
+        .unwrap();
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(3), "{objective:?}: {took:?}");
+        let (why, _, _) = certificate(&t);
+        assert!(matches!(why, StopReason::TimeLimit { .. }), "{why:?}");
+    }
+}
