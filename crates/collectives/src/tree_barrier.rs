@@ -37,12 +37,13 @@
 //! | `wait go[parent] == 1` | R1 |
 //! | `role root inner` / `write go[me] 1` | R2 (a release store) |
 //!
-//! **Epochs.** The program describes one call, with counters starting at 0 and a flag going to
-//! 1. Here the counters and flags only grow, so one object serves calls with epochs 1, 2, 3, ...:
-//! in epoch e the count `children_on(s)` becomes e · children_on(s) and the flag value 1 becomes
-//! e, and `==` becomes `≥`. That is the same condition: a child adds for epoch e+1 only after R1
-//! of epoch e, which follows its parent's A1 of epoch e, so a parent in A1 of epoch e sees at most
-//! e · children_on(s), and a go flag reaches e+1 only after every thread has arrived at e+1.
+//! **Epochs.** The program describes one call, with counters starting at 0 and each go flag
+//! going from 0 to 1. Here the counters and flags only grow, so one object serves calls with
+//! epochs 1, 2, 3, ...: in epoch e the count `children_on(s)` becomes e · children_on(s), the
+//! flag value 1 becomes e, and `==` becomes `≥`. That is the same condition: a child adds for
+//! epoch e+1 only after R1 of epoch e, which follows its parent's A1 of epoch e, so a parent in A1
+//! of epoch e sees at most e · children_on(s), and a go flag reaches e+1 only after every thread
+//! has arrived at e+1.
 //! (Resetting the counters instead would add a write the model does not price.)
 //!
 //! **Why it is a barrier.** A node passes A1 only once every child on every socket has done A2,
