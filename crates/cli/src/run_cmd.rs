@@ -1034,8 +1034,9 @@ fn render_text(report: &RunReport) -> String {
         ),
         None => writeln!(
             out,
-            "prediction: none ({} has no model of this collective)",
-            report.machine
+            "prediction: none ({} has no model of the {} this command runs)",
+            report.machine,
+            report.collective.name()
         ),
     };
     let _ = writeln!(out, "placement: {}", report.placement);
