@@ -1441,6 +1441,46 @@ mod tests {
     }
 
     #[test]
+    fn the_barrier_that_runs_is_the_one_the_machine_models() {
+        // ccNUMA files model the barrier as models/barrier.cla (`cla-tree`, attached by
+        // load_machine): the tree barrier runs. Xeon Phi and the E5-2670 model it as the
+        // dissemination barrier; the Cell chip has a barrier model of its own family, which
+        // prices neither implementation: the dissemination barrier runs there, unpriced.
+        let of = |name: &str, c: RunCollective| {
+            Implementation::of(c, &crate::job::load_machine(name).unwrap())
+        };
+        for name in ["sandy-bridge-e5-2660", "xeon-e5-4650-4s"] {
+            assert_eq!(
+                of(name, RunCollective::Barrier),
+                Implementation::TreeBarrier
+            );
+        }
+        for name in ["xeon-phi", "sandy-bridge-e5-2670", "cell-chip"] {
+            assert_eq!(
+                of(name, RunCollective::Barrier),
+                Implementation::DisseminationBarrier
+            );
+        }
+        let sandy = crate::job::load_machine("sandy-bridge-e5-2660").unwrap();
+        assert_eq!(
+            RunCollective::Barrier.model_algorithm(&sandy),
+            Some("cla-tree")
+        );
+        // The reduction the runner has is seed 000's, which the ccNUMA file does not model.
+        assert_eq!(RunCollective::Reduce.model_algorithm(&sandy), None);
+        assert_eq!(
+            of("xeon-phi", RunCollective::Bcast),
+            Implementation::OneLineBroadcast
+        );
+        assert_eq!(
+            of("xeon-phi", RunCollective::Reduce),
+            Implementation::SmallTreeReduce
+        );
+        assert!(Implementation::TreeBarrier.takes_trees());
+        assert!(!Implementation::DisseminationBarrier.takes_trees());
+    }
+
+    #[test]
     fn degree_lists() {
         let dissemination = Implementation::DisseminationBarrier;
         match CandidateSpecs::parse(dissemination, "", "optimal, all,3").unwrap() {
