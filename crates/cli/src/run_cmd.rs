@@ -1,8 +1,12 @@
 //! `modelopt run COLLECTIVE`: execute the collective the model prices on this host, with real
 //! pinned threads, and show the measured latencies next to the predicted T_min and T_max.
 //!
-//! Candidates are trees (`--tree`, broadcast and reduction) or degrees (`--degree`, barrier);
-//! `optimal` is what the optimizer finds for the machine file. Each candidate is run
+//! What runs is the implementation the machine file's model prices ([`Implementation`]): the
+//! one-line broadcast, the small reduction, and for the barrier the tree barrier of
+//! `models/barrier.cla` where the machine models the barrier as `cla-tree` (the ccNUMA files),
+//! else the dissemination barrier. Candidates are trees (`--tree`: broadcast, reduction, tree
+//! barrier) or degrees (`--degree`: dissemination barrier); naming the other kind is a one-line
+//! error that names the right flag. `optimal` is what the optimizer finds for the machine file. Each candidate is run
 //! `--iterations` times by [`modelopt_collectives::runner`] (every iteration started on a
 //! timestamp interval and checked), priced with the machine's `Algorithm::cost`, and ranked both
 //! ways. Candidates that are the same job (on 2 threads every tree is `0(1)`) run once, under all
@@ -29,6 +33,7 @@ use modelopt_collectives::placement::{pin_by_socket, Package, PlacementError};
 use modelopt_collectives::reduce::SmallTreeReduce;
 use modelopt_collectives::runner::{self, allowed_cpus, assign_cpus, select_cpus};
 use modelopt_collectives::stats::kendall_tau_b;
+use modelopt_collectives::tree_barrier::TreeBarrier;
 use modelopt_collectives::{shapes, Job, Shape, Summary};
 use modelopt_host::topology::{self as host_topology, Topology as HostTopology};
 use modelopt_model::ccnuma::tree::RootedTree;
@@ -47,7 +52,8 @@ use std::time::Duration;
 pub enum RunCollective {
     /// The one-line broadcast over a rooted tree (seed 001 Fig. 1).
     Bcast,
-    /// The dissemination barrier of degree m (seed 000 Fig. 4.3).
+    /// A barrier: the tree barrier of models/barrier.cla where the machine models it so
+    /// (ccNUMA files), else the dissemination barrier of degree m (seed 000 Fig. 4.3).
     Barrier,
     /// The small reduction up a tree (seed 000 §4.3).
     Reduce,
@@ -63,16 +69,6 @@ impl RunCollective {
         }
     }
 
-    /// The starting state of each kind of line, as the implementation's model assumes and as
-    /// this build forces it ([`modelopt_collectives::coherence`]).
-    fn initial_states(self) -> Vec<InitialState> {
-        match self {
-            RunCollective::Bcast => OneLineBroadcast::initial_states(),
-            RunCollective::Barrier => DisseminationBarrier::initial_states(),
-            RunCollective::Reduce => SmallTreeReduce::initial_states(),
-        }
-    }
-
     fn collective(self) -> Collective {
         match self {
             RunCollective::Bcast => Collective::Bcast,
@@ -81,12 +77,92 @@ impl RunCollective {
         }
     }
 
-    /// The model algorithm that prices this implementation, by family.
+    /// The model algorithms that price an implementation `run` has, by family, in order of
+    /// preference: `cla-tree` prices the one-line broadcast and the tree barrier on ccNUMA
+    /// files, `small-tree` the seed 000 trees, `dissemination` the dissemination barrier.
     fn algorithm_names(self) -> &'static [&'static str] {
         match self {
             RunCollective::Bcast => &["cla-tree", "small-tree"],
-            RunCollective::Barrier => &["dissemination"],
+            RunCollective::Barrier => &["dissemination", "cla-tree"],
             RunCollective::Reduce => &["small-tree"],
+        }
+    }
+
+    /// The first of [`RunCollective::algorithm_names`] that `machine` offers: the model that
+    /// prices what `run` executes, if the machine has one.
+    fn model_algorithm(self, machine: &Machine) -> Option<&'static str> {
+        let offered: Vec<&'static str> = machine
+            .algorithms_for(self.collective())
+            .iter()
+            .map(|a| a.name())
+            .collect();
+        self.algorithm_names()
+            .iter()
+            .copied()
+            .find(|n| offered.contains(n))
+    }
+}
+
+/// The implementation `run` executes for a collective on a machine: the one its model prices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Implementation {
+    /// [`OneLineBroadcast`] over a tree (`--tree`).
+    OneLineBroadcast,
+    /// [`DisseminationBarrier`] of degree m (`--degree`): machines whose barrier model is
+    /// `dissemination`, and machines with no barrier model the runner has.
+    DisseminationBarrier,
+    /// [`TreeBarrier`] of `models/barrier.cla` over a tree (`--tree`): machines whose barrier
+    /// model is `cla-tree` (the ccNUMA files).
+    TreeBarrier,
+    /// [`SmallTreeReduce`] over a tree (`--tree`).
+    SmallTreeReduce,
+}
+
+impl Implementation {
+    /// What `run collective` executes on `machine`.
+    pub fn of(collective: RunCollective, machine: &Machine) -> Self {
+        match collective {
+            RunCollective::Bcast => Implementation::OneLineBroadcast,
+            RunCollective::Reduce => Implementation::SmallTreeReduce,
+            RunCollective::Barrier => match collective.model_algorithm(machine) {
+                Some("cla-tree") => Implementation::TreeBarrier,
+                _ => Implementation::DisseminationBarrier,
+            },
+        }
+    }
+
+    /// Whether its candidates are trees (`--tree`) rather than degrees (`--degree`).
+    fn takes_trees(self) -> bool {
+        self != Implementation::DisseminationBarrier
+    }
+
+    /// Whether it keeps one many-to-one line per (node, socket holding children), laid out for
+    /// the sockets the threads run on.
+    fn has_socket_lines(self) -> bool {
+        matches!(
+            self,
+            Implementation::OneLineBroadcast | Implementation::TreeBarrier
+        )
+    }
+
+    /// The starting state of each kind of line, as the implementation's model assumes and as
+    /// this build forces it ([`modelopt_collectives::coherence`]).
+    fn initial_states(self) -> Vec<InitialState> {
+        match self {
+            Implementation::OneLineBroadcast => OneLineBroadcast::initial_states(),
+            Implementation::DisseminationBarrier => DisseminationBarrier::initial_states(),
+            Implementation::TreeBarrier => TreeBarrier::initial_states(),
+            Implementation::SmallTreeReduce => SmallTreeReduce::initial_states(),
+        }
+    }
+
+    /// The job that runs `tree`.
+    fn tree_job(self, tree: RootedTree) -> Job {
+        match self {
+            Implementation::SmallTreeReduce => Job::Reduce(tree),
+            Implementation::TreeBarrier => Job::TreeBarrier(tree),
+            _ => Job::Broadcast(tree),
         }
     }
 }
@@ -111,13 +187,16 @@ pub struct RunArgs {
     /// Threads taking part (at least 2; at most the CPUs this process may use).
     #[arg(long, short = 'n')]
     pub threads: u32,
-    /// Trees (bcast, reduce), comma-separated: optimal, flat, binary, binomial, k-ary:K,
-    /// levels:K1/K2/..., or an explicit tree such as 0(1(3),2).
-    #[arg(long, default_value = "optimal,flat,binary,binomial")]
-    pub tree: String,
-    /// Barrier degrees m, comma-separated: optimal, all (every m the rounds rule allows), or numbers.
-    #[arg(long, default_value = "optimal,all")]
-    pub degree: String,
+    /// Trees (bcast, reduce, and barrier on machines that model it as a tree: the ccNUMA files),
+    /// comma-separated: optimal, flat, binary, binomial, k-ary:K, levels:K1/K2/..., or an
+    /// explicit tree such as 0(1(3),2) [default: optimal,flat,binary,binomial].
+    #[arg(long)]
+    pub tree: Option<String>,
+    /// Dissemination barrier degrees m (barrier on machines that do not model it as a tree),
+    /// comma-separated: optimal, all (every m the rounds rule allows), or numbers [default:
+    /// optimal,all].
+    #[arg(long)]
+    pub degree: Option<String>,
     /// Timed, checked iterations per candidate.
     #[arg(long, default_value_t = 1000)]
     pub iterations: u64,
@@ -161,7 +240,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
         args.host.gap_us,
     )?;
     check_threads(&machine, args.threads, args.extrapolate)?;
-    let specs = CandidateSpecs::parse(args.collective, &args.tree, &args.degree)?;
+    let specs = setup.candidate_specs(args.tree.as_deref(), args.degree.as_deref())?;
     let report = setup.measure(args.threads, &specs)?;
     let out = match args.format {
         RunFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
@@ -176,6 +255,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
 pub(crate) struct Setup<'m> {
     pub machine: &'m Machine,
     pub collective: RunCollective,
+    /// What runs: the implementation the machine's model prices.
+    pub implementation: Implementation,
     /// The CPUs threads may use: `--cpus` as given, else every CPU of the affinity mask.
     pub cpus: Vec<usize>,
     pub oversubscribe: bool,
@@ -383,6 +464,7 @@ impl<'m> Setup<'m> {
         Ok(Setup {
             machine,
             collective,
+            implementation: Implementation::of(collective, machine),
             cpus,
             oversubscribe,
             iterations,
@@ -442,11 +524,41 @@ impl<'m> Setup<'m> {
         Ok((cpus, sockets))
     }
 
+    /// The candidates `--tree` and `--degree` name (`None`: the flag was not given), for what
+    /// runs on this machine: trees for the broadcast, the reduction and the tree barrier,
+    /// degrees for the dissemination barrier. The flag of the other kind is refused in one line
+    /// naming the right one.
+    pub fn candidate_specs(
+        &self,
+        trees: Option<&str>,
+        degrees: Option<&str>,
+    ) -> anyhow::Result<CandidateSpecs> {
+        let name = &self.machine.name;
+        match (self.implementation, trees, degrees) {
+            (Implementation::TreeBarrier, _, Some(_)) => bail!(
+                "--degree: {name} models the barrier as a tree (`cla-tree`, models/barrier.cla), so `run barrier` executes the tree barrier: name trees with --tree"
+            ),
+            (Implementation::DisseminationBarrier, Some(_), _) => bail!(
+                "--tree: {name} has no tree model of the barrier, so `run barrier` executes the dissemination barrier: name degrees with --degree"
+            ),
+            (i, _, Some(_)) if i.takes_trees() => bail!(
+                "--degree: `run {}` runs trees: name them with --tree (--degree is for the dissemination barrier)",
+                self.collective.name()
+            ),
+            _ => {}
+        }
+        CandidateSpecs::parse(
+            self.implementation,
+            trees.unwrap_or(DEFAULT_TREES),
+            degrees.unwrap_or(DEFAULT_DEGREES),
+        )
+    }
+
     /// Resolve, run and price every candidate on `threads` threads.
     pub fn measure(&self, threads: u32, specs: &CandidateSpecs) -> anyhow::Result<RunReport> {
         let model = Model::new(self.machine, self.collective, threads)?;
         let (assigned, sockets) = self.place(threads, &model)?;
-        let candidates = resolve(self.collective, threads, specs, &model)?;
+        let candidates = resolve(self.implementation, threads, specs, &model)?;
         let mut rows = Vec::with_capacity(candidates.len());
         for c in candidates {
             let mut options = runner::RunOptions::new(threads, self.iterations, assigned.clone());
@@ -489,6 +601,7 @@ impl<'m> Setup<'m> {
         );
         Ok(RunReport {
             collective: self.collective,
+            implementation: self.implementation,
             machine: self.machine.name.clone(),
             algorithm: model.algorithm_name(),
             threads,
@@ -501,7 +614,7 @@ impl<'m> Setup<'m> {
             placement_warning: self.warning.clone(),
             sockets,
             initial_states_forced_with: coherence::flush_method(),
-            initial_states: self.collective.initial_states(),
+            initial_states: self.implementation.initial_states(),
             iterations: self.iterations,
             gap_ns: self.gap.as_nanos() as u64,
             candidates: rows,
@@ -552,10 +665,21 @@ pub(crate) enum DegreeSpec {
     Degree(u32),
 }
 
+/// The trees `run` and `validate` try without `--tree`.
+pub(crate) const DEFAULT_TREES: &str = "optimal,flat,binary,binomial";
+/// The degrees they try without `--degree`.
+pub(crate) const DEFAULT_DEGREES: &str = "optimal,all";
+
 impl CandidateSpecs {
-    pub fn parse(collective: RunCollective, trees: &str, degrees: &str) -> anyhow::Result<Self> {
-        Ok(match collective {
-            RunCollective::Barrier => {
+    /// The candidates of `implementation` from the flags' text: `degrees` for the dissemination
+    /// barrier, `trees` for every other implementation.
+    pub fn parse(
+        implementation: Implementation,
+        trees: &str,
+        degrees: &str,
+    ) -> anyhow::Result<Self> {
+        Ok(match implementation {
+            Implementation::DisseminationBarrier => {
                 let mut out = Vec::new();
                 for part in degrees.split(',').map(str::trim).filter(|p| !p.is_empty()) {
                     out.push(match part {
@@ -595,16 +719,7 @@ pub(crate) struct Model<'m> {
 impl<'m> Model<'m> {
     fn new(machine: &'m Machine, collective: RunCollective, threads: u32) -> anyhow::Result<Self> {
         let request = Request::new(collective.collective(), threads)?;
-        let names: Vec<&'static str> = machine
-            .algorithms_for(collective.collective())
-            .iter()
-            .map(|a| a.name())
-            .collect();
-        let algorithm = collective
-            .algorithm_names()
-            .iter()
-            .copied()
-            .find(|n| names.contains(n));
+        let algorithm = collective.model_algorithm(machine);
         let sockets = machine
             .model::<Ccnuma>()
             .map(|m| m.topology.sockets_of(threads));
@@ -690,7 +805,7 @@ struct Candidate {
 }
 
 fn resolve(
-    collective: RunCollective,
+    implementation: Implementation,
     threads: u32,
     specs: &CandidateSpecs,
     model: &Model<'_>,
@@ -735,11 +850,13 @@ fn resolve(
                 let tree = RootedTree::from_parents(&parents)
                     .with_context(|| format!("--tree {shape}"))?;
                 let params = model.tree_params(&parents, level);
-                let job = match collective {
-                    RunCollective::Reduce => Job::Reduce(tree.clone()),
-                    _ => Job::Broadcast(tree.clone()),
-                };
-                push(shape.to_string(), job, tree.nested(), params);
+                let structure = tree.nested();
+                push(
+                    shape.to_string(),
+                    implementation.tree_job(tree),
+                    structure,
+                    params,
+                );
             }
         }
         CandidateSpecs::Degrees(list) => {
@@ -817,6 +934,8 @@ pub(crate) struct CandidateRow {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct RunReport {
     pub collective: RunCollective,
+    /// What ran (`tree-barrier` or `dissemination-barrier` for the barrier).
+    pub implementation: Implementation,
     pub machine: String,
     /// The model algorithm that priced the candidates (none: the machine has no model of it).
     pub algorithm: Option<String>,
@@ -828,8 +947,8 @@ pub(crate) struct RunReport {
     pub placement: String,
     /// Why the machine file's sockets could not be followed, if they could not.
     pub placement_warning: Option<String>,
-    /// The socket of each thread as the collective's lines were laid out (the broadcast's
-    /// many-to-one lines: one per node and socket holding children).
+    /// The socket of each thread as the collective's lines were laid out (the many-to-one lines
+    /// of the broadcast and the tree barrier: one per node and socket holding children).
     pub sockets: Vec<u32>,
     /// The instructions that forced the initial states (`null`: none could, see
     /// `initial_states[].start`).
@@ -895,10 +1014,13 @@ pub(crate) fn ns(v: Option<f64>) -> String {
 fn render_text(report: &RunReport) -> String {
     let mut out = String::new();
     let cpus: Vec<String> = report.cpus.iter().map(usize::to_string).collect();
+    let what = match report.implementation {
+        Implementation::TreeBarrier => "barrier (the tree barrier of models/barrier.cla)",
+        _ => report.collective.name(),
+    };
     let _ = writeln!(
         out,
-        "run {} on this host: {} threads on CPUs {}, {} checked iterations per candidate, each started {} µs after it is announced",
-        report.collective.name(),
+        "run {what} on this host: {} threads on CPUs {}, {} checked iterations per candidate, each started {} µs after it is announced",
         report.threads,
         cpus.join(","),
         report.iterations,
@@ -912,12 +1034,13 @@ fn render_text(report: &RunReport) -> String {
         ),
         None => writeln!(
             out,
-            "prediction: none ({} has no model of this collective)",
-            report.machine
+            "prediction: none ({} has no model of the {} this command runs)",
+            report.machine,
+            report.collective.name()
         ),
     };
     let _ = writeln!(out, "placement: {}", report.placement);
-    if report.collective == RunCollective::Bcast {
+    if report.implementation.has_socket_lines() {
         let sockets: Vec<String> = report.sockets.iter().map(u32::to_string).collect();
         let _ = writeln!(
             out,
@@ -1319,16 +1442,62 @@ mod tests {
     }
 
     #[test]
+    fn the_barrier_that_runs_is_the_one_the_machine_models() {
+        // ccNUMA files model the barrier as models/barrier.cla (`cla-tree`, attached by
+        // load_machine): the tree barrier runs. Xeon Phi and the E5-2670 model it as the
+        // dissemination barrier; the Cell chip has a barrier model of its own family, which
+        // prices neither implementation: the dissemination barrier runs there, unpriced.
+        let of = |name: &str, c: RunCollective| {
+            Implementation::of(c, &crate::job::load_machine(name).unwrap())
+        };
+        for name in ["sandy-bridge-e5-2660", "xeon-e5-4650-4s"] {
+            assert_eq!(
+                of(name, RunCollective::Barrier),
+                Implementation::TreeBarrier
+            );
+        }
+        for name in ["xeon-phi", "sandy-bridge-e5-2670", "cell-chip"] {
+            assert_eq!(
+                of(name, RunCollective::Barrier),
+                Implementation::DisseminationBarrier
+            );
+        }
+        let sandy = crate::job::load_machine("sandy-bridge-e5-2660").unwrap();
+        assert_eq!(
+            RunCollective::Barrier.model_algorithm(&sandy),
+            Some("cla-tree")
+        );
+        // The reduction the runner has is seed 000's, which the ccNUMA file does not model.
+        assert_eq!(RunCollective::Reduce.model_algorithm(&sandy), None);
+        assert_eq!(
+            of("xeon-phi", RunCollective::Bcast),
+            Implementation::OneLineBroadcast
+        );
+        assert_eq!(
+            of("xeon-phi", RunCollective::Reduce),
+            Implementation::SmallTreeReduce
+        );
+        assert!(Implementation::TreeBarrier.takes_trees());
+        assert!(!Implementation::DisseminationBarrier.takes_trees());
+    }
+
+    #[test]
     fn degree_lists() {
-        match CandidateSpecs::parse(RunCollective::Barrier, "", "optimal, all,3").unwrap() {
+        let dissemination = Implementation::DisseminationBarrier;
+        match CandidateSpecs::parse(dissemination, "", "optimal, all,3").unwrap() {
             CandidateSpecs::Degrees(d) => assert_eq!(
                 d,
                 vec![DegreeSpec::Optimal, DegreeSpec::All, DegreeSpec::Degree(3)]
             ),
             CandidateSpecs::Trees(_) => panic!("degrees expected"),
         }
-        assert!(CandidateSpecs::parse(RunCollective::Barrier, "", "0").is_err());
-        assert!(CandidateSpecs::parse(RunCollective::Bcast, "star", "").is_err());
+        assert!(CandidateSpecs::parse(dissemination, "", "0").is_err());
+        assert!(CandidateSpecs::parse(Implementation::OneLineBroadcast, "star", "").is_err());
+        // The tree barrier takes trees, and ignores the degree text.
+        match CandidateSpecs::parse(Implementation::TreeBarrier, "flat,0(1)", "0").unwrap() {
+            CandidateSpecs::Trees(t) => assert_eq!(t.len(), 2),
+            CandidateSpecs::Degrees(_) => panic!("trees expected"),
+        }
         // n = 2: only m = 1 (Table B.2); n = 5: m = 2, 3, 4.
         assert_eq!(paper_degrees(2), vec![1]);
         assert_eq!(paper_degrees(5), vec![2, 3, 4]);

@@ -11,8 +11,7 @@ use crate::args::{parse_range, MachineFlag};
 use crate::job::{check_threads, load_machine};
 use crate::run_cmd::HostFlags;
 use crate::run_cmd::{
-    initial_states_text, ns, render_columns, CandidateSpecs, RunCollective, RunFormat, RunReport,
-    Setup,
+    initial_states_text, ns, render_columns, RunCollective, RunFormat, RunReport, Setup,
 };
 use anyhow::{bail, Context};
 use clap::Args;
@@ -33,12 +32,13 @@ pub struct ValidateArgs {
     /// Thread counts, e.g. 2..=8 (default: 2 up to the CPUs this process may use).
     #[arg(long, value_parser = parse_range)]
     pub threads: Option<(u32, u32)>,
-    /// Trees (bcast, reduce), as for `modelopt run`.
-    #[arg(long, default_value = "optimal,flat,binary,binomial")]
-    pub tree: String,
-    /// Barrier degrees, as for `modelopt run`.
-    #[arg(long, default_value = "optimal,all")]
-    pub degree: String,
+    /// Trees (bcast, reduce, and barrier on machines that model it as a tree), as for
+    /// `modelopt run` [default: optimal,flat,binary,binomial].
+    #[arg(long)]
+    pub tree: Option<String>,
+    /// Dissemination barrier degrees, as for `modelopt run` [default: optimal,all].
+    #[arg(long)]
+    pub degree: Option<String>,
     /// Timed, checked iterations per candidate and thread count.
     #[arg(long, default_value_t = 300)]
     pub iterations: u64,
@@ -116,7 +116,7 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<String> {
         );
     }
     check_threads(&machine, hi, args.extrapolate)?;
-    let specs = CandidateSpecs::parse(args.collective, &args.tree, &args.degree)?;
+    let specs = setup.candidate_specs(args.tree.as_deref(), args.degree.as_deref())?;
     let mut runs = Vec::new();
     for n in lo..=hi {
         runs.push(setup.measure(n, &specs)?);

@@ -111,6 +111,8 @@ fn run_json_has_every_statistic_in_order() {
     ];
     args.extend(two_threads());
     let v: serde_json::Value = serde_json::from_str(&stdout_of(&args)).unwrap();
+    // xeon-phi models the barrier as the dissemination barrier, which is what runs.
+    assert_eq!(v["implementation"], "dissemination-barrier");
     // n = 2: only m = 1, r = 1 (Table B.2), which is also the optimum: one job.
     let c = &v["candidates"].as_array().unwrap()[..];
     assert_eq!(c.len(), 1);
@@ -137,12 +139,13 @@ fn run_json_has_every_statistic_in_order() {
 
 #[test]
 fn run_reduce_and_unpriced_candidates() {
-    // The E5-2660 file has no barrier model: the barrier runs, the prediction is "-".
+    // The Cell chip's barrier model is its own family's, not the dissemination barrier `run`
+    // executes: the barrier runs, the prediction is "-".
     let mut args = vec![
         "run",
         "barrier",
         "--machine",
-        "sandy-bridge-e5-2660",
+        "cell-chip",
         "--degree",
         "1",
         "--iterations",
@@ -150,7 +153,30 @@ fn run_reduce_and_unpriced_candidates() {
     ];
     args.extend(two_threads());
     let text = stdout_of(&args);
-    assert!(text.contains("prediction: none"), "{text}");
+    assert!(
+        text.contains("prediction: none (cell-chip has no model of the barrier this command runs)"),
+        "{text}"
+    );
+    // The E5-2660 models the reduction as models/small-reduce.cla, which is not the reduction
+    // `run` executes (docs/run.md): it runs unpriced too.
+    let mut args = vec![
+        "run",
+        "reduce",
+        "--machine",
+        "sandy-bridge-e5-2660",
+        "--tree",
+        "flat",
+        "--iterations",
+        "20",
+    ];
+    args.extend(two_threads());
+    let text = stdout_of(&args);
+    assert!(
+        text.contains(
+            "prediction: none (sandy-bridge-e5-2660 has no model of the reduce this command runs)"
+        ),
+        "{text}"
+    );
     let mut args = vec![
         "run",
         "reduce",
@@ -164,6 +190,118 @@ fn run_reduce_and_unpriced_candidates() {
     args.extend(two_threads());
     let text = stdout_of(&args);
     assert!(text.contains("optimal = binomial  0(1)"), "{text}");
+}
+
+#[test]
+fn run_barrier_on_a_ccnuma_machine_runs_the_tree_barrier_it_recommends() {
+    // The E5-2660 models the barrier as models/barrier.cla (`cla-tree`), so `run barrier`
+    // executes that tree barrier over the default trees. On 2 threads every tree is 0(1), the
+    // optimum included: one job under four names.
+    let mut args = vec![
+        "run",
+        "barrier",
+        "--machine",
+        "sandy-bridge-e5-2660",
+        "--iterations",
+        "50",
+    ];
+    args.extend(two_threads());
+    let text = stdout_of(&args);
+    assert!(
+        text.starts_with("run barrier (the tree barrier of models/barrier.cla) on this host:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("prediction: sandy-bridge-e5-2660 `cla-tree` (T_min..T_max, ns)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("optimal = flat = binary = binomial  0(1)"),
+        "{text}"
+    );
+    // models/barrier.cla on 0(1), both threads on socket 0 (R_I = 70, R_R = 35 ns, seed 001
+    // §2.1), docs/cla.md §4–§6:
+    // T_min: the child's add fetches ack[0,0] from memory (R_I), the root's wait reads it from
+    // the child (R_R), the root's release write fetches go[0] from memory (R_I), the child's
+    // wait reads it (R_R): 2·R_I + 2·R_R = 210 ns.
+    // T_max: the root polls ack[0,0] first (R_I) and the add steals it and the root re-reads
+    // (2·R_R: n-writers, k = 1); go[0] then pays the poller's first fetch (R_I), the write's
+    // RFO of the shared line (R_R) and the child's re-read (R_R): 2·R_I + 4·R_R = 280 ns.
+    assert!(text.contains("210.0  280.0"), "{text}");
+    assert!(text.contains("50 checked iterations"), "{text}");
+    // Its lines are laid out per (node, child socket) like the broadcast's, and start in no
+    // cache, as the program declares them (`memory`).
+    assert!(
+        text.contains(
+            "sockets of threads 0..1 (one many-to-one line per node and socket holding children): "
+        ),
+        "{text}"
+    );
+    if cfg!(target_arch = "x86_64") {
+        assert!(
+            text.contains(
+                "many-to-one (ack) line of every (node, socket holding children): I (in no cache)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("go (release) flag of every node with children: I (in no cache)"),
+            "{text}"
+        );
+    }
+
+    // Four threads sharing the CPUs, named trees: the flat tree 0(1,2,3) on socket 0 costs
+    // T_min = 2·R_I + (k + 1)·R_R = 140 + 140 = 280 ns (k = 3 adds in a chain, the root's
+    // read) and T_max = (R_I + 2k·R_R) + (R_I + k·R_R + R_R) = 280 + 210 = 490 ns (three
+    // writers steal ack[0,0] from the root; three pollers of go[0]). The binary tree is
+    // priced too, and both are checked every iteration.
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(&[
+        "run",
+        "barrier",
+        "--machine",
+        "sandy-bridge-e5-2660",
+        "--threads",
+        "4",
+        "--oversubscribe",
+        "--tree",
+        "flat,binary",
+        "--iterations",
+        "30",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(v["implementation"], "tree-barrier");
+    assert_eq!(v["algorithm"], "cla-tree");
+    let c = v["candidates"].as_array().unwrap();
+    assert_eq!(c.len(), 2);
+    assert_eq!(c[0]["structure"], "0(1,2,3)");
+    assert_eq!(c[1]["structure"], "0(1(3),2)");
+    assert!((c[0]["predicted_min_ns"].as_f64().unwrap() - 280.0).abs() < 1e-9);
+    assert!((c[0]["predicted_max_ns"].as_f64().unwrap() - 490.0).abs() < 1e-9);
+    assert!(c[1]["predicted_min_ns"].as_f64().is_some());
+    for row in c {
+        assert_eq!(row["measured"]["count"], 30);
+    }
+
+    // `validate` goes through the same path.
+    let mut args = vec![
+        "validate",
+        "--machine",
+        "sandy-bridge-e5-2660",
+        "--collective",
+        "barrier",
+        "--iterations",
+        "30",
+        "--format",
+        "json",
+    ];
+    args.extend(two_threads());
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(&args)).unwrap();
+    assert_eq!(v["summary"]["priced"], 1);
+    let run = &v["runs"][0];
+    assert_eq!(run["implementation"], "tree-barrier");
+    assert!((run["candidates"][0]["predicted_min_ns"].as_f64().unwrap() - 210.0).abs() < 1e-9);
 }
 
 #[test]
@@ -259,6 +397,15 @@ fn bad_run_and_validate_inputs_are_one_line_errors() {
         "--cpus: `1-x` is not a CPU number",
     );
     fails_with(&with(&["--iterations", "0"]), "at least one iteration");
+    // KSR-1 has no model of a barrier `run` executes (dissemination or tree), so the default
+    // `optimal` degree has no meaning.
+    fails_with(
+        &["run", "barrier", "-m", "ksr1", "-n", "2", "--oversubscribe"],
+        "ksr1 has no model of the barrier this command runs, so `optimal` has no meaning",
+    );
+    // The flag naming the other kind of candidate is refused, naming the right one: degrees on
+    // a machine that models the barrier as a tree, trees where it is the dissemination barrier
+    // (and for the broadcast, which only runs trees).
     fails_with(
         &[
             "run",
@@ -268,8 +415,43 @@ fn bad_run_and_validate_inputs_are_one_line_errors() {
             "-n",
             "2",
             "--oversubscribe",
+            "--degree",
+            "2",
         ],
-        "sandy-bridge-e5-2660 has no model of the barrier",
+        "--degree: sandy-bridge-e5-2660 models the barrier as a tree (`cla-tree`, models/barrier.cla), so `run barrier` executes the tree barrier: name trees with --tree",
+    );
+    fails_with(
+        &[
+            "run",
+            "barrier",
+            "-m",
+            "xeon-phi",
+            "-n",
+            "2",
+            "--oversubscribe",
+            "--tree",
+            "flat",
+        ],
+        "--tree: xeon-phi has no tree model of the barrier, so `run barrier` executes the dissemination barrier: name degrees with --degree",
+    );
+    fails_with(
+        &with(&["--degree", "1"]),
+        "--degree: `run bcast` runs trees",
+    );
+    fails_with(
+        &[
+            "validate",
+            "-m",
+            "sandy-bridge-e5-2660",
+            "--collective",
+            "barrier",
+            "--threads",
+            "2",
+            "--oversubscribe",
+            "--degree",
+            "1",
+        ],
+        "name trees with --tree",
     );
     fails_with(
         &[

@@ -9,7 +9,8 @@
 //!   stealing, we use one synchronization line per socket"; `docs/cla.md` §7 and the model's
 //!   `TreeCosts::finish` price exactly this (one E3 group per socket, waited for in ascending
 //!   socket order). With every thread on one socket ([`OneLineBroadcast::new`]) this is the single
-//!   line of Figure 1 ("one line in which children write and the parent polls").
+//!   line of Figure 1 ("one line in which children write and the parent polls"). The layout is
+//!   the crate's `many_to_one` module, shared with the tree barrier ([`crate::tree_barrier`]).
 //!
 //! One call, thread `me`, following Figure 1 statement by statement:
 //!
@@ -37,6 +38,7 @@
 //! another's, which would spoil the initial states [`OneLineBroadcast::prepare`] forces.
 
 use crate::coherence::{self, InitialState, LineState};
+use crate::many_to_one::AckLines;
 use crate::wait::{Stage, WaitError, Waiter};
 use crossbeam_utils::CachePadded;
 use modelopt_model::ccnuma::tree::RootedTree;
@@ -54,16 +56,6 @@ pub type Payload = [u64; PAYLOAD_WORDS];
 struct DataLine {
     flag: AtomicU64,
     words: [AtomicU64; PAYLOAD_WORDS],
-}
-
-/// One many-to-one line of a node: the children on one socket increment it.
-#[derive(Debug)]
-struct AckLine {
-    /// The children's socket.
-    socket: u32,
-    /// How many children are on it (each adds 1 per epoch).
-    children: u64,
-    count: CachePadded<AtomicU64>,
 }
 
 /// Why a broadcast cannot be built.
@@ -87,12 +79,9 @@ pub struct OneLineBroadcast {
     root: u32,
     sockets: Vec<u32>,
     data: Vec<CachePadded<DataLine>>,
-    /// Every node's ack lines, node by node, each node's in ascending socket order.
-    acks: Vec<AckLine>,
-    /// Node v's ack lines are `acks[first[v]..first[v + 1]]` (n + 1 entries).
-    first: Vec<usize>,
-    /// The ack line (index in `acks`) node v increments at its parent in S6.
-    notify: Vec<Option<usize>>,
+    /// Every node's many-to-one lines (one per socket holding children), and the line each
+    /// child increments in S6.
+    acks: AckLines,
 }
 
 impl OneLineBroadcast {
@@ -119,39 +108,6 @@ impl OneLineBroadcast {
 
     fn build(tree: &RootedTree, sockets: &[u32]) -> Self {
         let n = tree.len();
-        let mut acks = Vec::new();
-        let mut first = Vec::with_capacity(n + 1);
-        let mut notify = vec![None; n];
-        let mut groups: Vec<(u32, u64)> = Vec::new();
-        for v in 0..n as u32 {
-            first.push(acks.len());
-            let kids = tree.children(v);
-            groups.clear();
-            groups.extend(kids.iter().map(|&c| (sockets[c as usize], 1)));
-            groups.sort_unstable();
-            groups.dedup_by(|later, kept| {
-                let same = later.0 == kept.0;
-                if same {
-                    kept.1 += later.1;
-                }
-                same
-            });
-            let base = acks.len();
-            acks.extend(groups.iter().map(|&(socket, children)| AckLine {
-                socket,
-                children,
-                count: CachePadded::new(AtomicU64::new(0)),
-            }));
-            for &c in kids {
-                let s = sockets[c as usize];
-                // `groups` is sorted and holds every child's socket.
-                notify[c as usize] = groups
-                    .binary_search_by_key(&s, |g| g.0)
-                    .ok()
-                    .map(|j| base + j);
-            }
-        }
-        first.push(acks.len());
         OneLineBroadcast {
             parent: tree.parents().to_vec(),
             root: tree.root(),
@@ -159,9 +115,7 @@ impl OneLineBroadcast {
             data: (0..n)
                 .map(|_| CachePadded::new(DataLine::default()))
                 .collect(),
-            acks,
-            first,
-            notify,
+            acks: AckLines::new(tree, sockets),
         }
     }
 
@@ -183,22 +137,12 @@ impl OneLineBroadcast {
     /// Node `node`'s many-to-one lines in the order it waits for them: (socket, children on it).
     /// Empty for a leaf or a node outside the tree.
     pub fn ack_lines(&self, node: u32) -> Vec<(u32, u64)> {
-        self.lines_of(node as usize)
-            .iter()
-            .map(|a| (a.socket, a.children))
-            .collect()
+        self.acks.summary(node as usize)
     }
 
     /// Every ack line of the broadcast (the lines `prepare` forces, besides the data lines).
     pub fn ack_line_count(&self) -> usize {
         self.acks.len()
-    }
-
-    fn lines_of(&self, node: usize) -> &[AckLine] {
-        match (self.first.get(node), self.first.get(node + 1)) {
-            (Some(&a), Some(&b)) => &self.acks[a..b],
-            _ => &[],
-        }
     }
 
     /// The starting state of each kind of line that the model prices (seed 001 §3–§4,
@@ -229,17 +173,14 @@ impl OneLineBroadcast {
     /// [`coherence::can_flush`], otherwise rewritten unchanged (Modified in `me`'s cache).
     pub fn prepare(&self, me: u32) {
         let i = me as usize;
-        let lines = self.lines_of(i);
-        if lines.is_empty() {
+        if self.acks.of(i).is_empty() {
             // A leaf: nobody reads its data line, nobody writes to it.
             return;
         }
         let line = &self.data[i];
         if coherence::can_flush() {
             coherence::evict(&**line);
-            for a in lines {
-                coherence::evict(&*a.count);
-            }
+            self.acks.evict(i);
             coherence::fence();
         } else {
             line.flag
@@ -247,10 +188,7 @@ impl OneLineBroadcast {
             for w in &line.words {
                 w.store(w.load(Ordering::Relaxed), Ordering::Relaxed);
             }
-            for a in lines {
-                a.count
-                    .store(a.count.load(Ordering::Relaxed), Ordering::Relaxed);
-            }
+            self.acks.rewrite(i);
         }
     }
 
@@ -276,8 +214,7 @@ impl OneLineBroadcast {
                 *m = w.load(Ordering::Relaxed);
             }
         }
-        let lines = self.lines_of(i);
-        if !lines.is_empty() {
+        if !self.acks.of(i).is_empty() {
             let line = &self.data[i];
             // S3, S4: set the data and the flag.
             for (w, m) in line.words.iter().zip(&mine) {
@@ -285,17 +222,13 @@ impl OneLineBroadcast {
             }
             line.flag.store(epoch, Ordering::Release);
             // S5: wait for the children's copies, socket by socket, ascending.
-            for a in lines {
-                let target = epoch.saturating_mul(a.children);
-                waiter.wait(Stage::BcastChildrenCopied { socket: a.socket }, || {
-                    a.count.load(Ordering::Acquire) >= target
+            self.acks
+                .wait_for_children(i, epoch, waiter, |socket| Stage::BcastChildrenCopied {
+                    socket,
                 })?;
-            }
         }
-        if let Some(j) = self.notify[i] {
-            // S6: tell the parent, on the line of my socket.
-            self.acks[j].count.fetch_add(1, Ordering::AcqRel);
-        }
+        // S6: tell the parent, on the line of my socket.
+        self.acks.notify_parent(i);
         Ok(mine)
     }
 }
@@ -328,8 +261,8 @@ mod tests {
         // S6 targets: children 1 and 3 → node 0's line of socket 0 (index 0), child 2 → index 1,
         // child 4 → index 2, child 5 → node 4's line (index 3).
         assert_eq!(
-            b.notify,
-            vec![None, Some(0), Some(1), Some(0), Some(2), Some(3)]
+            b.acks.notify_indices(),
+            [None, Some(0), Some(1), Some(0), Some(2), Some(3)]
         );
         // The old constructor: one socket, one line per parent.
         let one = OneLineBroadcast::new(&tree);
@@ -363,22 +296,14 @@ mod tests {
                 });
             }
         });
-        let counts: Vec<u64> = b
-            .acks
-            .iter()
-            .map(|a| a.count.load(Ordering::Relaxed))
-            .collect();
+        let counts = b.acks.counts();
         assert_eq!(b.ack_lines(0), vec![(0, 2), (1, 1)]);
         assert_eq!(counts, vec![2, 1]);
         // prepare (flush or rewrite) keeps every value.
         for t in 0..4 {
             b.prepare(t);
         }
-        let after: Vec<u64> = b
-            .acks
-            .iter()
-            .map(|a| a.count.load(Ordering::Relaxed))
-            .collect();
+        let after = b.acks.counts();
         assert_eq!(after, counts);
         assert_eq!(b.data[0].flag.load(Ordering::Relaxed), 1);
     }

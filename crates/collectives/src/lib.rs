@@ -8,6 +8,9 @@
 //!   children) when given a placement ([`bcast::OneLineBroadcast::with_sockets`]);
 //! - [`barrier::DisseminationBarrier`]: the dissemination barrier of degree m (seed 000 §4.2,
 //!   Fig. 4.3, Eq. 4.11);
+//! - [`tree_barrier::TreeBarrier`]: the tree barrier of `models/barrier.cla` over any rooted
+//!   tree (arrival up on one many-to-one line per (node, child socket), release down on go
+//!   flags), the barrier modelopt prices and recommends on ccNUMA machines;
 //! - [`reduce::SmallTreeReduce`]: the small reduction up a tree (seed 000 §4.3, Eq. 4.13,
 //!   Table B.3).
 //!
@@ -40,11 +43,13 @@
 pub mod barrier;
 pub mod bcast;
 pub mod coherence;
+mod many_to_one;
 pub mod placement;
 pub mod reduce;
 pub mod runner;
 pub mod shapes;
 pub mod stats;
+pub mod tree_barrier;
 pub mod wait;
 
 pub use runner::{Job, Measurement, RunError, RunOptions};

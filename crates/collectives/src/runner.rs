@@ -32,6 +32,7 @@ use crate::bcast::{OneLineBroadcast, Payload, PAYLOAD_WORDS};
 use crate::coherence::InitialState;
 use crate::reduce::SmallTreeReduce;
 use crate::stats::Summary;
+use crate::tree_barrier::TreeBarrier;
 use crate::wait::{Stage, WaitError, Waiter};
 use crossbeam_utils::CachePadded;
 use modelopt_model::ccnuma::tree::RootedTree;
@@ -59,6 +60,9 @@ pub enum Job {
     },
     /// The small reduction (sum, wrapping) up a rooted tree (seed 000 §4.3).
     Reduce(RootedTree),
+    /// The tree barrier of `models/barrier.cla` over a rooted tree (arrival up, release down),
+    /// with the many-to-one lines laid out for [`RunOptions::sockets`].
+    TreeBarrier(RootedTree),
 }
 
 /// A participant told to stall (never to enter the collective) in one iteration: a fault
@@ -90,8 +94,8 @@ pub struct RunOptions {
     pub arrival_jitter: Duration,
     /// Fault injection for tests.
     pub stall: Option<Stall>,
-    /// The socket of each thread (`threads` entries), as the broadcast's many-to-one lines are
-    /// laid out: one line per (node, socket holding children). `None`: every thread on one
+    /// The socket of each thread (`threads` entries), as the many-to-one lines of the broadcast
+    /// and the tree barrier are laid out: one line per (node, socket holding children). `None`: every thread on one
     /// socket. The labels are free (package ids or the model's socket numbers); only equality and
     /// order matter.
     pub sockets: Option<Vec<u32>>,
@@ -305,6 +309,7 @@ enum Shared {
     Broadcast(OneLineBroadcast),
     Barrier(DisseminationBarrier),
     Reduce(SmallTreeReduce),
+    TreeBarrier(TreeBarrier),
 }
 
 impl Shared {
@@ -313,6 +318,7 @@ impl Shared {
             Shared::Broadcast(_) => OneLineBroadcast::initial_states(),
             Shared::Barrier(_) => DisseminationBarrier::initial_states(),
             Shared::Reduce(_) => SmallTreeReduce::initial_states(),
+            Shared::TreeBarrier(_) => TreeBarrier::initial_states(),
         }
     }
 
@@ -321,6 +327,7 @@ impl Shared {
             Shared::Broadcast(b) => b.prepare(me),
             Shared::Barrier(b) => b.prepare(me),
             Shared::Reduce(r) => r.prepare(me),
+            Shared::TreeBarrier(b) => b.prepare(me),
         }
     }
 }
@@ -343,7 +350,8 @@ struct Control {
     start_ns: CachePadded<AtomicU64>,
     abort: AtomicBool,
     slots: Vec<CachePadded<Slot>>,
-    /// Barrier arrivals: thread t writes the iteration here just before entering.
+    /// Barrier arrivals (dissemination or tree): thread t writes the iteration here just before
+    /// entering.
     arrived: Vec<CachePadded<AtomicU64>>,
     errors: Mutex<Vec<RunError>>,
 }
@@ -422,6 +430,10 @@ pub fn run(job: &Job, options: &RunOptions) -> Result<Measurement, RunError> {
         Job::Reduce(tree) => {
             tree_fits(tree)?;
             Shared::Reduce(SmallTreeReduce::new(tree))
+        }
+        Job::TreeBarrier(tree) => {
+            tree_fits(tree)?;
+            Shared::TreeBarrier(TreeBarrier::with_sockets(tree, &sockets)?)
         }
     };
     let cpus: Vec<usize> = (0..n as usize)
@@ -632,6 +644,11 @@ fn iteration(
         }
         Shared::Reduce(r) => {
             Outcome::Reduced(r.reduce(me, it, value, u64::wrapping_add, waiter)?)
+        }
+        Shared::TreeBarrier(b) => {
+            arrived.store(it, Ordering::Release);
+            b.wait(me, it, waiter)?;
+            Outcome::Left
         }
     };
     let finish = control.now_ns();

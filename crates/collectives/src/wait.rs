@@ -42,6 +42,14 @@ pub enum Stage {
         /// Round, from 0.
         round: u32,
     },
+    /// Tree barrier arrival (`models/barrier.cla`): the arrivals of the children on one socket
+    /// (and so of their subtrees), on the node's many-to-one line of that socket.
+    TreeBarrierChildrenArrived {
+        /// The socket of the children (as the barrier's placement labels it).
+        socket: u32,
+    },
+    /// Tree barrier release: the parent's go flag.
+    TreeBarrierParentGo,
     /// Small reduction: the parent's "buffers ready" flag (seed 000 §4.3).
     ReduceParentReady,
     /// Small reduction: a child's value in the own buffers.
@@ -81,6 +89,13 @@ impl fmt::Display for Stage {
             }
             Stage::BarrierNotifications { round } => {
                 write!(f, "barrier round {round} (waiting for the notifications)")
+            }
+            Stage::TreeBarrierChildrenArrived { socket } => write!(
+                f,
+                "tree barrier arrival (waiting for the children on socket {socket} and their subtrees)"
+            ),
+            Stage::TreeBarrierParentGo => {
+                f.write_str("tree barrier release (waiting for the parent's go flag)")
             }
             Stage::ReduceParentReady => {
                 f.write_str("reduction (waiting for the parent's buffers to be ready)")

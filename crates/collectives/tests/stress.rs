@@ -2,8 +2,8 @@
 //! trees shared on the CPUs there are, and the failure paths (stall, oversubscription).
 //!
 //! Every iteration is checked by the runner itself (payload received by every thread, no thread
-//! left the barrier before all arrived, the reduction's sum right at the root): a passing run
-//! of N iterations is N correct executions.
+//! left a barrier (dissemination or tree) before all arrived, the reduction's sum right at the
+//! root): a passing run of N iterations is N correct executions.
 
 use modelopt_collectives::coherence::{self, LineState, Method};
 use modelopt_collectives::runner::{self, allowed_cpus, assign_cpus, select_cpus, Stall};
@@ -106,6 +106,66 @@ fn every_run_reports_the_initial_states_it_forced() {
     let m = runner::run(&Job::Reduce(tree("0(1)")), &options(2, 20)).unwrap();
     let models: Vec<LineState> = m.initial_states.iter().map(|s| s.model).collect();
     assert_eq!(models, vec![LineState::Invalid, LineState::Exclusive]);
+    // The tree barrier: models/barrier.cla declares both its lines `memory` (I).
+    let m = runner::run(&Job::TreeBarrier(tree("0(1)")), &options(2, 20)).unwrap();
+    let models: Vec<LineState> = m.initial_states.iter().map(|s| s.model).collect();
+    assert_eq!(models, vec![LineState::Invalid, LineState::Invalid]);
+    for s in &m.initial_states {
+        assert_eq!(s.matches_model(), coherence::can_flush());
+    }
+}
+
+#[test]
+fn tree_barrier_two_threads_thousands_of_iterations_with_staggered_arrivals() {
+    // models/barrier.cla on 2 threads: both roots, one socket and two synthetic sockets (the
+    // child's add then goes to the root's line of the child's socket). Arrivals staggered by up
+    // to 20 µs, so a thread let out early would be caught by the runner's arrival check.
+    for (t, sockets) in [
+        ("0(1)", [0, 0]),
+        ("1(0)", [0, 0]),
+        ("0(1)", [0, 1]),
+        ("1(0)", [1, 0]),
+    ] {
+        let mut o = options(2, 2000);
+        o.arrival_jitter = Duration::from_micros(20);
+        o.sockets = Some(sockets.to_vec());
+        let m = runner::run(&Job::TreeBarrier(tree(t)), &o).unwrap();
+        assert_eq!(m.samples_ns.len(), 2000);
+        assert_eq!(m.sockets, sockets.to_vec());
+    }
+}
+
+#[test]
+fn tree_barriers_of_four_to_six_threads_are_correct_when_sharing_cpus() {
+    // Every shape `run` offers on 4 threads, on one socket and split 0,0,1,1 (node 0 then
+    // waits for its socket-0 children before its socket-1 children); explicit trees with inner
+    // nodes whose children sit on both sockets, and a root other than thread 0.
+    let four = [
+        shapes::flat(4),
+        shapes::k_ary(4, 2),
+        shapes::binomial(4),
+        shapes::level_degrees(4, &[1, 2]).unwrap(),
+    ];
+    for parents in &four {
+        let t = RootedTree::from_parents(parents).unwrap();
+        for sockets in [vec![0, 0, 0, 0], vec![0, 0, 1, 1]] {
+            let mut o = options(4, 50);
+            o.arrival_jitter = Duration::from_micros(20);
+            o.sockets = Some(sockets);
+            runner::run(&Job::TreeBarrier(t.clone()), &o).unwrap();
+        }
+    }
+    for (t, sockets) in [
+        ("0(1(3,4),2(5))", vec![1, 0, 1, 0, 1, 0]),
+        ("2(0,1(3))", vec![1, 1, 0, 0]),
+        ("0(1(2(3(4))))", vec![0, 1, 0, 1, 0]),
+    ] {
+        let n = sockets.len() as u32;
+        let mut o = options(n, 50);
+        o.arrival_jitter = Duration::from_micros(20);
+        o.sockets = Some(sockets);
+        runner::run(&Job::TreeBarrier(tree(t)), &o).unwrap();
+    }
 }
 
 #[test]
@@ -227,6 +287,24 @@ fn a_stalled_participant_ends_the_run_with_a_typed_error() {
             }
         }
     ));
+    // The tree barrier 0(1) with the child on socket 1: the root waits at its arrival for the
+    // line of socket 1.
+    o.sockets = Some(vec![0, 1]);
+    let err = runner::run(&Job::TreeBarrier(tree("0(1)")), &o).unwrap_err();
+    assert!(matches!(
+        err,
+        RunError::Timeout {
+            iteration: 3,
+            source: WaitError::Timeout {
+                thread: 0,
+                stage: Stage::TreeBarrierChildrenArrived { socket: 1 },
+                ..
+            }
+        }
+    ));
+    assert!(err
+        .to_string()
+        .contains("tree barrier arrival (waiting for the children on socket 1"));
 }
 
 #[test]
@@ -296,5 +374,13 @@ fn mismatched_jobs_are_refused_before_starting() {
             &o
         ),
         Err(RunError::Barrier(_))
+    ));
+    assert!(matches!(
+        runner::run(&Job::TreeBarrier(tree("0(1)")), &o),
+        Err(RunError::TreeSize {
+            nodes: 2,
+            threads: 3,
+            ..
+        })
     ));
 }

@@ -1,0 +1,347 @@
+//! The tree barrier of `models/barrier.cla`: arrival up any rooted tree, release down it.
+//!
+//! **What.** A barrier over a rooted tree of the threads (node i is thread i), with the threads
+//! placed on sockets. **Why.** On ccNUMA machines modelopt prices the barrier as this program's
+//! CLa graph (`crates/graph/src/collectives.rs`, `docs/cla.md` §12) and `modelopt barrier`
+//! recommends a tree for it; this is the program that recommendation runs, line for line, so that
+//! `modelopt run barrier` measures what the model priced.
+//!
+//! Every node owns:
+//! - one **many-to-one (ack) line per socket holding some of its children** (`ack[t,s]`): the
+//!   children on socket s add 1 to it when they and their subtrees have arrived; the node waits
+//!   for its lines in ascending socket order. This is the broadcast's layout (seed 001 §4 (2),
+//!   "one synchronization line per socket"; the crate's `many_to_one` module, shared with
+//!   [`crate::bcast`]);
+//! - one **go (release) line** (`go[t]`), which it writes to release its children and which they
+//!   poll (the one-to-many of seed 001 Figure 1 without payload).
+//!
+//! One call, thread `me`, in the order of `models/barrier.cla`:
+//!
+//! ```text
+//! if me has children:                                          role root inner
+//!   A1  for each socket s holding children, ascending:
+//!         wait until ack[me,s] ≥ epoch · children_on(s)         (many-to-one)
+//! if me has a parent:                                          role inner leaf
+//!   A2  ack[parent, my socket] += 1                             (many-to-one)
+//!   R1  wait until go[parent] ≥ epoch                           (one-to-many)
+//! if me has children:                                          role root inner
+//!   R2  go[me] = epoch
+//! ```
+//!
+//! | `models/barrier.cla` | here |
+//! |---|---|
+//! | `line ack[t,s] memory socket=s` | node t's ack line of socket s, a counter alone in a 128-byte slot, flushed before every iteration ([`TreeBarrier::prepare`]) |
+//! | `line go[t] memory thread=t` | node t's go line, the same |
+//! | `role root inner` / `for s in child_sockets: wait ack[me,s] == children_on(s)` | A1 |
+//! | `role inner leaf` / `add ack[parent,socket] 1` | A2 (`fetch_add`, release and acquire) |
+//! | `wait go[parent] == 1` | R1 |
+//! | `role root inner` / `write go[me] 1` | R2 (a release store) |
+//!
+//! **Epochs.** The program describes one call, with counters starting at 0 and each go flag
+//! going from 0 to 1. Here the counters and flags only grow, so one object serves calls with
+//! epochs 1, 2, 3, ...: in epoch e the count `children_on(s)` becomes e · children_on(s), the
+//! flag value 1 becomes e, and `==` becomes `≥`. That is the same condition: a child adds for
+//! epoch e+1 only after R1 of epoch e, which follows its parent's A1 of epoch e, so a parent in A1
+//! of epoch e sees at most e · children_on(s), and a go flag reaches e+1 only after every thread
+//! has arrived at e+1.
+//! (Resetting the counters instead would add a write the model does not price.)
+//!
+//! **Why it is a barrier.** A node passes A1 only once every child on every socket has done A2,
+//! which each child does only after its own A1: by induction the root passes A1 only after every
+//! thread has arrived. Nobody leaves before R1 (or, at the root, before A1), and the go flags are
+//! written top down after the root's A1, so nobody leaves before everyone has arrived. The
+//! `fetch_add` is a release and the waits are acquires, so whatever a thread wrote before
+//! arriving is visible to every thread after it leaves (the runner checks exactly that).
+
+use crate::barrier::BarrierError;
+use crate::coherence::{self, InitialState, LineState};
+use crate::many_to_one::AckLines;
+use crate::wait::{Stage, WaitError, Waiter};
+use crossbeam_utils::CachePadded;
+use modelopt_model::ccnuma::tree::RootedTree;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The shared state of the tree barrier over one tree and placement.
+#[derive(Debug)]
+pub struct TreeBarrier {
+    parent: Vec<Option<u32>>,
+    root: u32,
+    sockets: Vec<u32>,
+    /// `go[t]`: node t's release flag (the epoch it last released).
+    go: Vec<CachePadded<AtomicU64>>,
+    /// `ack[t,s]`: every node's many-to-one lines, and the line each child adds to.
+    acks: AckLines,
+}
+
+impl TreeBarrier {
+    /// The barrier over `tree` with every thread on one socket: one ack line per node with
+    /// children.
+    pub fn new(tree: &RootedTree) -> Self {
+        Self::build(tree, &vec![0; tree.len()])
+    }
+
+    /// The barrier over `tree` with node (thread) i on socket `sockets[i]`: one ack line per
+    /// (node, socket holding some of its children). Only the labels' equality and order matter
+    /// (Linux package ids or the model's socket numbers).
+    ///
+    /// Errors: [`BarrierError::Placement`] unless `sockets` has one entry per node.
+    pub fn with_sockets(tree: &RootedTree, sockets: &[u32]) -> Result<Self, BarrierError> {
+        if sockets.len() != tree.len() {
+            return Err(BarrierError::Placement {
+                sockets: sockets.len(),
+                nodes: tree.len(),
+            });
+        }
+        Ok(Self::build(tree, sockets))
+    }
+
+    fn build(tree: &RootedTree, sockets: &[u32]) -> Self {
+        TreeBarrier {
+            parent: tree.parents().to_vec(),
+            root: tree.root(),
+            sockets: sockets.to_vec(),
+            go: (0..tree.len())
+                .map(|_| CachePadded::new(AtomicU64::new(0)))
+                .collect(),
+            acks: AckLines::new(tree, sockets),
+        }
+    }
+
+    /// Threads taking part.
+    pub fn threads(&self) -> u32 {
+        self.parent.len() as u32
+    }
+
+    /// The root thread (the last to arrive in the model's sense: it releases everyone).
+    pub fn root(&self) -> u32 {
+        self.root
+    }
+
+    /// The socket of every node, as given to the constructor.
+    pub fn sockets(&self) -> &[u32] {
+        &self.sockets
+    }
+
+    /// Node `node`'s ack lines in the order it waits for them: (socket, children on it). Empty
+    /// for a leaf or a node outside the tree.
+    pub fn ack_lines(&self, node: u32) -> Vec<(u32, u64)> {
+        self.acks.summary(node as usize)
+    }
+
+    /// Every ack line of the barrier.
+    pub fn ack_line_count(&self) -> usize {
+        self.acks.len()
+    }
+
+    /// The starting state of each kind of line, as `models/barrier.cla` declares it (`memory`:
+    /// in no cache) and the CLa graph prices it, and what [`TreeBarrier::prepare`] reaches on
+    /// this build.
+    pub fn initial_states() -> Vec<InitialState> {
+        vec![
+            InitialState::forced(
+                "many-to-one (ack) line of every (node, socket holding children)",
+                "",
+                LineState::Invalid,
+                "models/barrier.cla `line ack[t,s] memory` (seed 001 §3 rule 1, §4 (2)): each socket group's first add priced R_I",
+            ),
+            InitialState::forced(
+                "go (release) flag of every node with children",
+                "",
+                LineState::Invalid,
+                "models/barrier.cla `line go[t] memory` (seed 001 §3 rule 1): each release write priced R_I",
+            ),
+        ]
+    }
+
+    /// Put the lines thread `me` owns (its go line and its ack lines) in their initial states
+    /// ([`TreeBarrier::initial_states`]): evicted from every cache where
+    /// [`coherence::can_flush`], otherwise rewritten unchanged (Modified in `me`'s cache).
+    pub fn prepare(&self, me: u32) {
+        let i = me as usize;
+        if self.acks.of(i).is_empty() {
+            // A leaf: nobody polls its go line, nobody adds to it.
+            return;
+        }
+        let go = &self.go[i];
+        if coherence::can_flush() {
+            coherence::evict(&**go);
+            self.acks.evict(i);
+            coherence::fence();
+        } else {
+            go.store(go.load(Ordering::Relaxed), Ordering::Relaxed);
+            self.acks.rewrite(i);
+        }
+    }
+
+    /// Thread `me`'s part of the `epoch`-th barrier (epochs 1, 2, 3, ... on one object): returns
+    /// once every thread has entered this epoch's barrier.
+    pub fn wait(&self, me: u32, epoch: u64, waiter: &Waiter<'_>) -> Result<(), WaitError> {
+        let i = me as usize;
+        let inner = !self.acks.of(i).is_empty();
+        if inner {
+            // A1: my subtree has arrived, socket by socket.
+            self.acks.wait_for_children(i, epoch, waiter, |socket| {
+                Stage::TreeBarrierChildrenArrived { socket }
+            })?;
+        }
+        if let Some(p) = self.parent[i] {
+            // A2: arrive at my parent, on the line of my socket.
+            self.acks.notify_parent(i);
+            // R1: released.
+            let go = &self.go[p as usize];
+            waiter.wait(Stage::TreeBarrierParentGo, || {
+                go.load(Ordering::Acquire) >= epoch
+            })?;
+        }
+        if inner {
+            // R2: release my children.
+            self.go[i].store(epoch, Ordering::Release);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+    use std::time::Duration;
+
+    fn tree(text: &str) -> RootedTree {
+        RootedTree::parse(text).unwrap()
+    }
+
+    #[test]
+    fn one_ack_line_per_parent_and_child_socket() {
+        // 0(1(3,4),2) with sockets [0, 1, 0, 1, 0]: node 0 has children 1 (socket 1) and 2
+        // (socket 0) → lines (0,1), (1,1) in that order; node 1 has children 3 (socket 1) and 4
+        // (socket 0) → (0,1), (1,1); leaves none: 4 lines.
+        let b = TreeBarrier::with_sockets(&tree("0(1(3,4),2)"), &[0, 1, 0, 1, 0]).unwrap();
+        assert_eq!(b.ack_lines(0), vec![(0, 1), (1, 1)]);
+        assert_eq!(b.ack_lines(1), vec![(0, 1), (1, 1)]);
+        assert!(b.ack_lines(2).is_empty() && b.ack_lines(3).is_empty());
+        assert_eq!(b.ack_line_count(), 4);
+        assert_eq!((b.threads(), b.root()), (5, 0));
+        // One socket: one line per parent (0 and 1).
+        let one = TreeBarrier::new(&tree("0(1(3,4),2)"));
+        assert_eq!(one.ack_lines(0), vec![(0, 2)]);
+        assert_eq!(one.ack_line_count(), 2);
+        assert_eq!(
+            TreeBarrier::with_sockets(&tree("0(1)"), &[0]).unwrap_err(),
+            BarrierError::Placement {
+                sockets: 1,
+                nodes: 2
+            }
+        );
+    }
+
+    #[test]
+    fn counters_and_flags_grow_by_one_epoch_per_call() {
+        // Flat tree 0(1,2,3) with thread 2 on socket 1, three calls: node 0's socket-0 line
+        // receives 2 adds per call (threads 1, 3) → 3·2 = 6, its socket-1 line 1 per call → 3;
+        // go[0] holds the last epoch, 3; leaves never write their go lines (0).
+        let b = TreeBarrier::with_sockets(&tree("0(1,2,3)"), &[0, 0, 1, 0]).unwrap();
+        let abort = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let (b, abort) = (&b, &abort);
+                s.spawn(move || {
+                    let w = Waiter::new(t, Duration::from_secs(10), abort)
+                        .with_yield_after(Duration::ZERO);
+                    for epoch in 1..=3 {
+                        b.wait(t, epoch, &w).unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(b.acks.counts(), vec![6, 3]);
+        let go: Vec<u64> = b.go.iter().map(|g| g.load(Ordering::Relaxed)).collect();
+        assert_eq!(go, vec![3, 0, 0, 0]);
+        // prepare (flush or rewrite) keeps every value.
+        for t in 0..4 {
+            b.prepare(t);
+        }
+        assert_eq!(b.acks.counts(), vec![6, 3]);
+        assert_eq!(b.go[0].load(Ordering::Relaxed), 3);
+    }
+
+    /// Run `epochs` calls of the barrier over `text` on unpinned threads, each arrival counted
+    /// on a shared counter just before entering and staggered by a per-thread, per-epoch number
+    /// of yields; after leaving epoch e a thread must see all n·e arrivals of epochs 1..=e.
+    fn barrier_property_holds(text: &str, sockets: &[u32], epochs: u64) {
+        let t = tree(text);
+        let n = t.len() as u64;
+        let b = TreeBarrier::with_sockets(&t, sockets).unwrap();
+        let arrivals = AtomicU64::new(0);
+        let abort = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            for me in 0..n as u32 {
+                let (b, arrivals, abort) = (&b, &arrivals, &abort);
+                s.spawn(move || {
+                    let w = Waiter::new(me, Duration::from_secs(20), abort)
+                        .with_yield_after(Duration::ZERO);
+                    for epoch in 1..=epochs {
+                        for _ in 0..(epoch * 7 + u64::from(me) * 3) % 5 {
+                            std::thread::yield_now();
+                        }
+                        arrivals.fetch_add(1, Ordering::AcqRel);
+                        b.wait(me, epoch, &w).unwrap();
+                        let seen = arrivals.load(Ordering::Acquire);
+                        assert!(
+                            seen >= n * epoch,
+                            "{text}: thread {me} left epoch {epoch} having seen {seen} arrivals, not {}",
+                            n * epoch
+                        );
+                    }
+                });
+            }
+        });
+        assert_eq!(arrivals.load(Ordering::Relaxed), n * epochs);
+    }
+
+    #[test]
+    fn nobody_leaves_before_everybody_has_arrived() {
+        // Two nodes, both roots; a chain (every node inner); a flat tree with children on two
+        // sockets; a deeper tree whose inner nodes have children on both sockets; a tree rooted
+        // elsewhere than thread 0.
+        barrier_property_holds("0(1)", &[0, 0], 500);
+        barrier_property_holds("1(0)", &[0, 1], 500);
+        barrier_property_holds("0(1(2(3)))", &[0, 0, 1, 1], 200);
+        barrier_property_holds("0(1,2,3,4)", &[0, 1, 0, 1, 1], 200);
+        barrier_property_holds("0(1(3,4),2(5))", &[1, 0, 1, 0, 1, 0], 200);
+        barrier_property_holds("2(0,1(3))", &[1, 1, 0, 0], 200);
+    }
+
+    #[test]
+    fn a_missing_thread_holds_everyone_at_its_stage() {
+        // 0(1): the leaf alone arrives (A2) and then waits for go[0] (R1), which the root never
+        // writes; the root alone waits at A1 for its child on socket 1.
+        let b = TreeBarrier::with_sockets(&tree("0(1)"), &[0, 1]).unwrap();
+        let abort = AtomicBool::new(false);
+        let leaf = Waiter::new(1, Duration::from_millis(20), &abort);
+        assert!(matches!(
+            b.wait(1, 1, &leaf).unwrap_err(),
+            WaitError::Timeout {
+                thread: 1,
+                stage: Stage::TreeBarrierParentGo,
+                ..
+            }
+        ));
+        // The leaf's add is in: the root would now pass A1 of epoch 1, but not of epoch 2.
+        let abort = AtomicBool::new(false);
+        let root = Waiter::new(0, Duration::from_millis(20), &abort);
+        b.wait(0, 1, &root).unwrap();
+        let err = b.wait(0, 2, &root).unwrap_err();
+        assert_eq!(
+            err,
+            WaitError::Timeout {
+                thread: 0,
+                stage: Stage::TreeBarrierChildrenArrived { socket: 1 },
+                timeout: Duration::from_millis(20)
+            }
+        );
+        assert!(err
+            .to_string()
+            .contains("tree barrier arrival (waiting for the children on socket 1"));
+    }
+}
