@@ -2,7 +2,8 @@
 //! "Graph-priced trees: barrier and reduce on ccNUMA"): whole searches as `modelopt barrier|reduce
 //! --machine sandy-bridge-e5-2660 --threads N` runs them, at the sizes the default budget lets
 //! the exhaustive pass run (8 threads: one socket; 10 threads: 8 + 2 on two sockets), and one
-//! over budget (16 threads: the candidates only).
+//! over budget (16 threads: candidates and local search); and the 2 × 4 × 8 chiplet machine
+//! `chiplet-2s-4x8` at 10 threads (exhaustive by L3 domain) and 64 (local search).
 //!
 //! RAYON_NUM_THREADS=1 cargo bench -p modelopt-graph --bench priced_trees -- --warm-up-time 1 --measurement-time 5
 //! RAYON_NUM_THREADS=2 cargo bench -p modelopt-graph --bench priced_trees -- --warm-up-time 1 --measurement-time 5
@@ -23,6 +24,25 @@ fn priced_trees(c: &mut Criterion) {
             let request = Request::new(collective, threads).unwrap();
             let options = SearchOptions::new(Objective::Min, 5);
             let algorithms = m.algorithms_for(collective);
+            let algorithm = &*algorithms[0];
+            let label = format!("{collective}/{threads}");
+            g.bench_with_input(BenchmarkId::from_parameter(label), &request, |b, r| {
+                b.iter(|| rank(algorithm, r, &options).map(|x| x.best.len()))
+            });
+        }
+    }
+    g.finish();
+    // The 2 × 4 × 8 chiplet hierarchy (issue 8, item 6): one domain and a bit (exhaustive), and
+    // all 64 cores (candidates and local search, flagged).
+    let mut chiplet = machine::load("chiplet-2s-4x8").unwrap();
+    attach(&mut chiplet).unwrap();
+    let mut g = c.benchmark_group("priced-trees-chiplet");
+    g.sample_size(10);
+    for collective in [Collective::Bcast, Collective::Barrier, Collective::Reduce] {
+        for threads in [10u32, 64] {
+            let request = Request::new(collective, threads).unwrap();
+            let options = SearchOptions::new(Objective::Min, 5);
+            let algorithms = chiplet.algorithms_for(collective);
             let algorithm = &*algorithms[0];
             let label = format!("{collective}/{threads}");
             g.bench_with_input(BenchmarkId::from_parameter(label), &request, |b, r| {

@@ -22,9 +22,9 @@
 //!    one group are interchangeable in the model (seed 001 footnote 2 for sockets), so a shape
 //!    and a group labeling fix the cost.
 //! 3. **Otherwise improved, and flagged.** Over budget (or when group labels do not fix the
-//!    cost, [`PricedTreeSpace::sockets_fix_cost`]), the best candidate is improved by steepest
-//!    descent ([`improve`]: every re-parenting of a thread and every exchange of two threads of
-//!    different groups, priced in parallel, the best taken while it is better) until a local
+//!    cost, [`PricedTreeSpace::sockets_fix_cost`]), the best candidate is improved by descent
+//!    ([`improve`]: every re-parenting of a thread and every exchange of two threads of
+//!    different groups, priced in parallel chunks, the best of the first improving chunk taken) until a local
 //!    optimum, the work budget (each pricing counted) or the deadline. The result is returned
 //!    with [`Exactness::Bounded`], the budget as the reason and no certified bound (none is
 //!    known for a black-box cost); a time limit during the exhaustive pass returns the best so
@@ -367,8 +367,9 @@ fn neighbours(parents: &[Option<u32>], thread_groups: &[u32]) -> Vec<Vec<Option<
     out
 }
 
-/// Step 3 of the module docs: steepest descent from the best configuration found so far, over
-/// [`neighbours`], priced in parallel and chosen in the optimizer's total order, until no
+/// Step 3 of the module docs: descent from the best configuration found so far over
+/// [`neighbours`], taken in chunks of [`MOVES_PER_CHUNK`] priced in parallel: the first chunk
+/// holding a better neighbour moves to that chunk's best (the optimizer's total order), until no
 /// neighbour is better, the work budget is spent (each pricing counts
 /// [`PricedTreeSpace::work_per_configuration`]) or the deadline passes. A heuristic: the result
 /// is reported not exact whatever happens here.
@@ -387,48 +388,60 @@ fn improve(
     let Some(mut current) = top.first().cloned() else {
         return;
     };
-    loop {
+    'moves: loop {
         let Params::RootedTree { parents, sockets } = &current.params else {
             return;
         };
+        let sockets = sockets.clone();
         let moves = neighbours(parents, &space.thread_groups);
-        let cost = (moves.len() as u64).saturating_mul(per);
-        if moves.is_empty() || spent.saturating_add(cost) > budget || deadline.passed() {
-            return;
-        }
-        spent += cost;
-        let priced = parallel::map_owned(moves, |next| {
-            let mut local = SearchStats::default();
-            let scored = price(
-                Params::RootedTree {
-                    parents: next,
-                    sockets: sockets.clone(),
-                },
-                &mut local,
-            );
-            (scored, local)
-        });
-        progress.advance(priced.len() as u64);
-        let mut best: Option<Scored> = None;
-        for (scored, local) in priced {
-            stats.evaluated += local.evaluated;
-            stats.infeasible += local.infeasible;
-            if let Some(s) = scored {
-                if best
-                    .as_ref()
-                    .is_none_or(|b| s.key(objective) < b.key(objective))
-                {
-                    best = Some(s.clone());
+        // The neighbourhood in chunks, in order: the first chunk with a better neighbour moves
+        // to the best of that chunk, so a neighbourhood larger than the budget still improves.
+        for chunk in moves.chunks(MOVES_PER_CHUNK) {
+            let cost = (chunk.len() as u64).saturating_mul(per);
+            if spent.saturating_add(cost) > budget || deadline.passed() {
+                return;
+            }
+            spent += cost;
+            let priced = parallel::map_ordered(chunk, |next| {
+                let mut local = SearchStats::default();
+                let scored = price(
+                    Params::RootedTree {
+                        parents: next.clone(),
+                        sockets: sockets.clone(),
+                    },
+                    &mut local,
+                );
+                (scored, local)
+            });
+            progress.advance(priced.len() as u64);
+            let mut best: Option<Scored> = None;
+            for (scored, local) in priced {
+                stats.evaluated += local.evaluated;
+                stats.infeasible += local.infeasible;
+                if let Some(s) = scored {
+                    if best
+                        .as_ref()
+                        .is_none_or(|b| s.key(objective) < b.key(objective))
+                    {
+                        best = Some(s.clone());
+                    }
+                    top.offer(s);
                 }
-                top.offer(s);
+            }
+            if let Some(b) = best {
+                if b.key(objective) < current.key(objective) {
+                    current = b;
+                    continue 'moves;
+                }
             }
         }
-        match best {
-            Some(b) if b.key(objective) < current.key(objective) => current = b,
-            _ => return,
-        }
+        // No neighbour is better: a local optimum.
+        return;
     }
 }
+
+/// Neighbours priced at once by [`improve`] before it decides whether to move.
+const MOVES_PER_CHUNK: usize = 256;
 
 /// Trees per parallel batch of the exhaustive pass.
 const TREES_PER_BATCH: usize = 16;
