@@ -751,7 +751,9 @@ impl<'m> Model<'m> {
     }
 
     /// What the optimizer finds best, with the machine's defaults (objective min).
-    fn optimal(&self) -> anyhow::Result<Params> {
+    /// The optimizer's best and whether it is proven optimal (a search stopped by its budget
+    /// or a heuristic is not: the candidate's label says so).
+    fn optimal(&self) -> anyhow::Result<(Params, bool)> {
         let Some(name) = self.algorithm else {
             bail!(
                 "{} has no model of the {} this command runs, so `optimal` has no meaning: name the candidates",
@@ -776,7 +778,7 @@ impl<'m> Model<'m> {
                 self.request.collective()
             )
         })?;
-        Ok(best.scored.params.clone())
+        Ok((best.scored.params.clone(), !tuning.heuristic()))
     }
 
     /// (T_min, T_max) in ns, or `None` without a model.
@@ -802,6 +804,15 @@ struct Candidate {
     structure: String,
     job: Job,
     params: Option<Params>,
+}
+
+/// The parent array (and level degrees, for seed 000's trees) of the optimizer's tree.
+fn tree_of(found: Params, threads: u32) -> anyhow::Result<(Vec<Option<u32>>, Option<Vec<u32>>)> {
+    Ok(match found {
+        Params::RootedTree { parents, .. } => (parents, None),
+        Params::Tree { degrees, .. } => (shapes::level_degrees(threads, &degrees)?, Some(degrees)),
+        other => bail!("the optimizer answered `{other}`, not a tree"),
+    })
 }
 
 fn resolve(
@@ -831,13 +842,15 @@ fn resolve(
     match specs {
         CandidateSpecs::Trees(shapes_list) => {
             for shape in shapes_list {
+                let mut label = shape.to_string();
                 let (parents, level) = match shape {
                     Shape::Optimal => match model.optimal()? {
-                        Params::RootedTree { parents, .. } => (parents, None),
-                        Params::Tree { degrees, .. } => {
-                            (shapes::level_degrees(threads, &degrees)?, Some(degrees))
+                        (found, false) => {
+                            // A search stopped by its budget answered: the best found.
+                            label = "optimal (best found, not proven)".into();
+                            tree_of(found, threads)?
                         }
-                        other => bail!("the optimizer answered `{other}`, not a tree"),
+                        (found, true) => tree_of(found, threads)?,
                     },
                     _ => {
                         let parents = shape
@@ -851,18 +864,13 @@ fn resolve(
                     .with_context(|| format!("--tree {shape}"))?;
                 let params = model.tree_params(&parents, level);
                 let structure = tree.nested();
-                push(
-                    shape.to_string(),
-                    implementation.tree_job(tree),
-                    structure,
-                    params,
-                );
+                push(label, implementation.tree_job(tree), structure, params);
             }
         }
         CandidateSpecs::Degrees(list) => {
             for spec in list {
                 let degrees: Vec<(String, u32)> = match spec {
-                    DegreeSpec::Optimal => match model.optimal()? {
+                    DegreeSpec::Optimal => match model.optimal()?.0 {
                         Params::Dissemination { degree, .. } => vec![("optimal".into(), degree)],
                         other => bail!("the optimizer answered `{other}`, not a degree"),
                     },

@@ -668,3 +668,23 @@ fn issue_9_run_follows_a_file_calibrated_on_this_host_and_warns_for_another() {
         );
     }
 }
+
+#[test]
+fn an_optimal_tree_from_a_stopped_search_is_labelled_not_proven() {
+    // 12 threads on the E5-2660 (8 + 4): the barrier's exhaustive search is over the default
+    // budget (docs/cla.md §12), so `optimal` is the best found and its label says so.
+    let text = stdout_of(&[
+        "run",
+        "barrier",
+        "--machine",
+        "sandy-bridge-e5-2660",
+        "--threads",
+        "12",
+        "--oversubscribe",
+        "--iterations",
+        "5",
+        "--tree",
+        "optimal",
+    ]);
+    assert!(text.contains("optimal (best found, not proven)"), "{text}");
+}
