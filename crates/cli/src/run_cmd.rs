@@ -806,8 +806,11 @@ struct Candidate {
     params: Option<Params>,
 }
 
+/// A tree as a parent array, with its level degrees when it is one of seed 000's trees.
+type TreeShape = (Vec<Option<u32>>, Option<Vec<u32>>);
+
 /// The parent array (and level degrees, for seed 000's trees) of the optimizer's tree.
-fn tree_of(found: Params, threads: u32) -> anyhow::Result<(Vec<Option<u32>>, Option<Vec<u32>>)> {
+fn tree_of(found: Params, threads: u32) -> anyhow::Result<TreeShape> {
     Ok(match found {
         Params::RootedTree { parents, .. } => (parents, None),
         Params::Tree { degrees, .. } => (shapes::level_degrees(threads, &degrees)?, Some(degrees)),

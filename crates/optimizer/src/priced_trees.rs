@@ -36,7 +36,7 @@
 use crate::limits::{Deadline, Exactness, StopReason, WorkEstimate};
 use crate::parallel;
 use crate::rooted_trees::{tree_count, LevelSequences, TreeSearchError};
-use crate::search::{Ranked, Scored, SearchOptions, SearchStats, TopK};
+use crate::search::{price_one, Ranked, Scored, SearchOptions, SearchStats, TopK};
 use modelopt_model::placed_tree::PricedTreeSpace;
 use modelopt_model::tree::RootedTree;
 use modelopt_model::{Algorithm, Params, Request};
@@ -238,24 +238,7 @@ pub fn rank_priced_trees(
     let mut stats = SearchStats::default();
     let mut top = TopK::new(options.keep(), objective);
     let price = |params: Params, stats: &mut SearchStats| -> Option<Scored> {
-        if !options.matches_fixed(&params) {
-            return None;
-        }
-        stats.evaluated += 1;
-        let scored = algorithm.cost(request, &params).ok().and_then(|cost| {
-            objective
-                .score(&cost, request.metric())
-                .filter(|s| s.is_finite())
-                .map(|score| Scored {
-                    params,
-                    cost,
-                    score,
-                })
-        });
-        if scored.is_none() {
-            stats.infeasible += 1;
-        }
-        scored
+        price_one(algorithm, request, options, params, stats)
     };
     for params in candidates(space) {
         if let Some(s) = price(params, &mut stats) {

@@ -1605,24 +1605,8 @@ fn placements_per_tree(counts: &[u32], root_socket: u32) -> u64 {
     if counts.len() <= 2 {
         return n;
     }
-    // (n − 1)! / Π c_s! with the root removed from its socket, as a running product of binomials.
-    let mut left: Vec<u64> = counts.iter().map(|&c| u64::from(c)).collect();
-    if let Some(c) = left.get_mut(root_socket as usize) {
-        *c = c.saturating_sub(1);
-    }
-    let mut total: u128 = 1;
-    let mut placed: u64 = 0;
-    for c in left {
-        for i in 1..=c {
-            // total · C(placed + i, i) built incrementally: × (placed + i) / i stays integral.
-            total = total.saturating_mul(u128::from(placed + i)) / u128::from(i);
-            if total > u128::from(u64::MAX) {
-                return u64::MAX;
-            }
-        }
-        placed += c;
-    }
-    total as u64
+    // (n − 1)! / Π c_s! with the root removed from its socket.
+    crate::priced_trees::labelings(counts, root_socket)
 }
 
 /// The size of [`exhaustive_placed`] for these counts: every rooted tree times the placements

@@ -336,26 +336,39 @@ impl<'a> Run<'a> {
         options: &SearchOptions,
         params: Params,
     ) -> Option<Scored> {
-        if !options.matches_fixed(&params) {
-            return None;
-        }
-        self.stats.evaluated += 1;
-        let scored = algorithm.cost(request, &params).ok().and_then(|cost| {
-            options
-                .objective
-                .score(&cost, request.metric())
-                .filter(|s| s.is_finite())
-                .map(|score| Scored {
-                    params,
-                    cost,
-                    score,
-                })
-        });
-        if scored.is_none() {
-            self.stats.infeasible += 1;
-        }
-        scored
+        price_one(algorithm, request, options, params, &mut self.stats)
     }
+}
+
+/// Price one configuration for a search: `None` when it does not match the pinned parameters
+/// (not counted), or is infeasible or scores no finite value (counted as evaluated and
+/// infeasible).
+pub(crate) fn price_one(
+    algorithm: &dyn Algorithm,
+    request: &Request,
+    options: &SearchOptions,
+    params: Params,
+    stats: &mut SearchStats,
+) -> Option<Scored> {
+    if !options.matches_fixed(&params) {
+        return None;
+    }
+    stats.evaluated += 1;
+    let scored = algorithm.cost(request, &params).ok().and_then(|cost| {
+        options
+            .objective
+            .score(&cost, request.metric())
+            .filter(|s| s.is_finite())
+            .map(|score| Scored {
+                params,
+                cost,
+                score,
+            })
+    });
+    if scored.is_none() {
+        stats.infeasible += 1;
+    }
+    scored
 }
 
 /// What a search of one algorithm's space will cost: the number of configurations (for
