@@ -52,6 +52,14 @@ fn barrier_and_reduce_are_offered_on_ccnuma_once_attached() {
     // Attaching again changes nothing.
     attach(&mut m).unwrap();
     assert_eq!(m.algorithms_for(Collective::Barrier).len(), 1);
+    // A machine with L3 domains gets all three collectives from the graph crate alone.
+    let mut chiplet = machine::load("chiplet-2s-4x8").unwrap();
+    assert!(chiplet.algorithms().is_empty());
+    attach(&mut chiplet).unwrap();
+    assert_eq!(
+        chiplet.collectives(),
+        [Collective::Bcast, Collective::Barrier, Collective::Reduce]
+    );
     // Another family is left as it is.
     let mut phi = machine::load("xeon-phi").unwrap();
     let before = phi.algorithms().len();
