@@ -48,7 +48,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub fn configurations(space: &PricedTreeSpace) -> u64 {
     let trees = tree_count(space.threads as usize);
     let root = space.root_group();
-    splits(space)
+    let Some(splits) = splits(space) else {
+        return u64::MAX;
+    };
+    splits
         .iter()
         .map(|counts| labelings(counts, root))
         .fold(0u64, u64::saturating_add)
@@ -67,20 +70,31 @@ pub fn estimate(space: &PricedTreeSpace) -> WorkEstimate {
     }
 }
 
+/// The most odometer steps [`splits`] takes before it declares a free split unaffordable.
+const MAX_SPLIT_STEPS: u64 = 1 << 20;
+
 /// The group counts the search places nodes with: the threads' own split, or with a free split
 /// ([`PricedTreeSpace::capacity`], where groups are sockets) every vector of counts within the
 /// capacities that sums to the threads and gives the root's socket at least the root, in
 /// lexicographic order.
-fn splits(space: &PricedTreeSpace) -> Vec<Vec<u32>> {
+/// `None` when listing them would take more than [`MAX_SPLIT_STEPS`] odometer steps (many
+/// sockets with large capacities): such a search is far over any budget anyway.
+fn splits(space: &PricedTreeSpace) -> Option<Vec<Vec<u32>>> {
     let Some(capacity) = &space.capacity else {
-        return vec![space.nodes_per_group()];
+        return Some(vec![space.nodes_per_group()]);
     };
     let n = space.threads;
+    let steps = capacity
+        .iter()
+        .take(capacity.len().saturating_sub(1))
+        .try_fold(1u64, |acc, &c| acc.checked_mul(u64::from(c.min(n)) + 1))
+        .filter(|&s| s <= MAX_SPLIT_STEPS);
+    steps?;
     let root = space.root_group() as usize;
     let mut out = Vec::new();
     let mut counts = vec![0u32; capacity.len()];
-    // An odometer over the counts of all sockets but the last, the last taking the rest;
-    // bounded by the capacities (at most Π (c_s + 1) steps, c_s ≤ the machine's threads).
+    // An odometer over the counts of all sockets but the last, the last taking the rest: at
+    // most Π (c_s + 1) steps, checked above.
     loop {
         let used: u32 = counts[..counts.len().saturating_sub(1)].iter().sum();
         if let Some(last) = counts.len().checked_sub(1) {
@@ -95,7 +109,7 @@ fn splits(space: &PricedTreeSpace) -> Vec<Vec<u32>> {
         let mut i = counts.len().saturating_sub(1);
         loop {
             if i == 0 {
-                return out;
+                return Some(out);
             }
             i -= 1;
             if counts[i] < capacity[i].min(n) {
@@ -248,7 +262,10 @@ pub fn rank_priced_trees(
     let estimate = estimate(space);
     let progress = &options.progress;
     let budget = options.limits.work_budget;
-    let stopped = if !space.sockets_fix_cost || estimate.units > budget {
+    // A saturated count (too many splits to list, or more configurations than u64 holds) is
+    // unaffordable whatever the budget, u64::MAX included.
+    let unaffordable = configurations(space) == u64::MAX || estimate.units > budget;
+    let stopped = if !space.sockets_fix_cost || unaffordable {
         progress.begin(
             &format!(
                 "{}: the exhaustive search is not affordable; improving the best candidate tree by local search, each tree priced by {}",
@@ -291,11 +308,13 @@ pub fn rank_priced_trees(
 /// thread under a thread outside its subtree, then every exchange of two non-root threads of
 /// different groups (sockets stay with threads, so this moves a thread to another place in the
 /// tree; threads of one group are interchangeable), in a fixed order.
-fn neighbours(parents: &[Option<u32>], thread_groups: &[u32]) -> Vec<Vec<Option<u32>>> {
+fn neighbours<'a>(
+    parents: &'a [Option<u32>],
+    thread_groups: &'a [u32],
+) -> impl Iterator<Item = Vec<Option<u32>>> + 'a {
     let n = parents.len();
-    let mut out = Vec::new();
     // Whether u lies in v's subtree: walk up from u (depth ≤ n, a loop, not recursion).
-    let below = |u: usize, v: usize| {
+    let below = move |u: usize, v: usize| {
         let mut x = Some(u as u32);
         let mut steps = 0;
         while let Some(y) = x {
@@ -310,27 +329,26 @@ fn neighbours(parents: &[Option<u32>], thread_groups: &[u32]) -> Vec<Vec<Option<
         }
         false
     };
-    for v in 0..n {
-        let Some(old) = parents[v] else {
-            continue;
-        };
-        for u in 0..n {
-            if u as u32 == old || below(u, v) {
-                continue;
-            }
-            let mut next = parents.to_vec();
-            next[v] = Some(u as u32);
-            out.push(next);
-        }
-    }
-    for a in 0..n {
-        for b in a + 1..n {
-            if parents[a].is_none()
-                || parents[b].is_none()
-                || thread_groups.get(a) == thread_groups.get(b)
-            {
-                continue;
-            }
+    // Generated one at a time (n² neighbours of n entries each would be n³ memory).
+    let reparentings = (0..n)
+        .filter_map(move |v| parents[v].map(|old| (v, old)))
+        .flat_map(move |(v, old)| {
+            (0..n)
+                .filter(move |&u| u as u32 != old && !below(u, v))
+                .map(move |u| {
+                    let mut next = parents.to_vec();
+                    next[v] = Some(u as u32);
+                    next
+                })
+        });
+    let exchanges = (0..n)
+        .flat_map(move |a| (a + 1..n).map(move |b| (a, b)))
+        .filter(move |&(a, b)| {
+            parents[a].is_some()
+                && parents[b].is_some()
+                && thread_groups.get(a) != thread_groups.get(b)
+        })
+        .map(move |(a, b)| {
             let swap = |x: u32| {
                 if x as usize == a {
                     b as u32
@@ -344,10 +362,9 @@ fn neighbours(parents: &[Option<u32>], thread_groups: &[u32]) -> Vec<Vec<Option<
             for (v, p) in parents.iter().enumerate() {
                 next[swap(v as u32) as usize] = p.map(swap);
             }
-            out.push(next);
-        }
-    }
-    out
+            next
+        });
+    reparentings.chain(exchanges)
 }
 
 /// Step 3 of the module docs: descent from the best configuration found so far over
@@ -376,16 +393,21 @@ fn improve(
             return;
         };
         let sockets = sockets.clone();
-        let moves = neighbours(parents, &space.thread_groups);
+        let parents = parents.clone();
+        let mut moves = neighbours(&parents, &space.thread_groups);
         // The neighbourhood in chunks, in order: the first chunk with a better neighbour moves
         // to the best of that chunk, so a neighbourhood larger than the budget still improves.
-        for chunk in moves.chunks(MOVES_PER_CHUNK) {
+        loop {
+            let chunk: Vec<Vec<Option<u32>>> = moves.by_ref().take(MOVES_PER_CHUNK).collect();
+            if chunk.is_empty() {
+                break;
+            }
             let cost = (chunk.len() as u64).saturating_mul(per);
             if spent.saturating_add(cost) > budget || deadline.passed() {
                 return;
             }
             spent += cost;
-            let priced = parallel::map_ordered(chunk, |next| {
+            let priced = parallel::map_ordered(&chunk, |next| {
                 let mut local = SearchStats::default();
                 let scored = price(
                     Params::RootedTree {
@@ -446,7 +468,7 @@ fn exhaustive(
     let keep = top.keep();
     let objective = top.objective();
     let stopped = AtomicBool::new(false);
-    for counts in splits(space) {
+    for counts in splits(space).unwrap_or_default() {
         // The non-root nodes' sockets as a sorted multiset; its distinct permutations are the
         // labelings.
         let mut first: Vec<u32> = Vec::with_capacity(n - 1);
@@ -559,11 +581,16 @@ mod tests {
         // 4 threads, sockets holding 3 and 2, root on socket 0: (c0, c1) with c0 + c1 = 4,
         // c0 ≤ 3, c1 ≤ 2, c0 ≥ 1 → (2, 2), (3, 1).
         let s = space(vec![0, 0, 0, 1], 0, Some(vec![3, 2]));
-        assert_eq!(splits(&s), vec![vec![2, 2], vec![3, 1]]);
+        assert_eq!(splits(&s), Some(vec![vec![2, 2], vec![3, 1]]));
         // Labelings: C(3, 2) + C(3, 1) = 6, times 4 rooted trees on 4 nodes.
         assert_eq!(configurations(&s), 24);
         let fixed = space(vec![0, 0, 0, 1], 0, None);
-        assert_eq!(splits(&fixed), vec![vec![3, 1]]);
+        assert_eq!(splits(&fixed), Some(vec![vec![3, 1]]));
+        // Eight sockets of 128 threads each: 129^7 odometer steps, refused without listing.
+        let mut wide = space((0..1024).map(|t| t / 128).collect(), 0, Some(vec![128; 8]));
+        wide.threads = 1024;
+        assert_eq!(splits(&wide), None);
+        assert_eq!(configurations(&wide), u64::MAX);
     }
 
     #[test]
@@ -572,7 +599,7 @@ mod tests {
         // 1 may go under nothing else (0 is its parent, 2 is below it); 2 may go under 0.
         // Exchanges: only (1, 2) crosses sockets (0 is the root): 0 → 2 → 1.
         let parents = vec![None, Some(0), Some(1)];
-        let all = neighbours(&parents, &[0, 0, 1]);
+        let all: Vec<_> = neighbours(&parents, &[0, 0, 1]).collect();
         assert_eq!(
             all,
             vec![vec![None, Some(0), Some(0)], vec![None, Some(2), Some(0)]]
