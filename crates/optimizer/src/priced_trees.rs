@@ -274,9 +274,13 @@ pub fn rank_priced_trees(
             ),
             None,
         );
-        improve(
-            space, &price, &mut top, &mut stats, budget, deadline, progress,
-        );
+        let descent = Descent {
+            thread_groups: &space.thread_groups,
+            work_per_tree: space.work_per_configuration,
+            budget,
+            deadline,
+        };
+        descent.improve(&price, &mut top, &mut stats, progress);
         progress.finish();
         Some(StopReason::WorkBudget { budget })
     } else {
@@ -367,22 +371,46 @@ fn neighbours<'a>(
     reparentings.chain(exchanges)
 }
 
-/// Step 3 of the module docs: descent from the best configuration found so far over
+/// Step 3 of the module docs (and the improvement of over-budget rooted-tree answers,
+/// `rooted_trees`): descent from the best configuration found so far over
 /// [`neighbours`], taken in chunks of [`MOVES_PER_CHUNK`] priced in parallel: the first chunk
 /// holding a better neighbour moves to that chunk's best (the optimizer's total order), until no
 /// neighbour is better, the work budget is spent (each pricing counts
 /// [`PricedTreeSpace::work_per_configuration`]) or the deadline passes. A heuristic: the result
 /// is reported not exact whatever happens here.
+pub(crate) struct Descent<'a> {
+    /// Interchangeability class of every thread (exchanges are between classes).
+    pub(crate) thread_groups: &'a [u32],
+    /// Budget units one pricing costs.
+    pub(crate) work_per_tree: u64,
+    /// Units the descent may spend, counting the pricings already in `stats`.
+    pub(crate) budget: u64,
+    /// When to stop.
+    pub(crate) deadline: Deadline,
+}
+
+impl Descent<'_> {
+    /// Improve `top`'s best as described on [`Descent`].
+    pub(crate) fn improve(
+        &self,
+        price: &(dyn Fn(Params, &mut SearchStats) -> Option<Scored> + Sync),
+        top: &mut TopK<'_>,
+        stats: &mut SearchStats,
+        progress: &crate::limits::Progress,
+    ) {
+        improve(self, price, top, stats, progress);
+    }
+}
+
 fn improve(
-    space: &PricedTreeSpace,
+    descent: &Descent<'_>,
     price: &(dyn Fn(Params, &mut SearchStats) -> Option<Scored> + Sync),
     top: &mut TopK<'_>,
     stats: &mut SearchStats,
-    budget: u64,
-    deadline: Deadline,
     progress: &crate::limits::Progress,
 ) {
-    let per = space.work_per_configuration.max(1);
+    let (budget, deadline) = (descent.budget, descent.deadline);
+    let per = descent.work_per_tree.max(1);
     let mut spent = stats.evaluated.saturating_mul(per);
     let objective = top.objective();
     let Some(mut current) = top.first().cloned() else {
@@ -394,7 +422,7 @@ fn improve(
         };
         let sockets = sockets.clone();
         let parents = parents.clone();
-        let mut moves = neighbours(&parents, &space.thread_groups);
+        let mut moves = neighbours(&parents, descent.thread_groups);
         // The neighbourhood in chunks, in order: the first chunk with a better neighbour moves
         // to the best of that chunk, so a neighbourhood larger than the budget still improves.
         loop {

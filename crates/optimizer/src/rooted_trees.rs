@@ -51,11 +51,11 @@ use crate::limits::{
 use crate::objective::{score_key, Objective};
 use crate::parallel;
 use crate::placement::{self, Placement};
-use crate::search::{Ranked, Scored, SearchOptions, SearchStats};
+use crate::search::{Ranked, Scored, SearchOptions, SearchStats, TopK};
 use crate::socket_dp;
 use modelopt_model::placed_tree::{LineClasses, RootedTreeSpace};
 use modelopt_model::tree::{LevelCost, LevelTable, RootedTree, Scratch};
-use modelopt_model::{Algorithm, Cost, ModelError, Request};
+use modelopt_model::{Algorithm, Cost, ModelError, Params, Request};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
 /// Largest n the automatic method searches exhaustively on one socket (A000081(22) ≈ 2.6e8 would
@@ -1769,6 +1769,8 @@ pub fn rank_rooted_trees_with(
     limits: &Limits,
     progress: &Progress,
 ) -> Result<Ranked, TreeSearchError> {
+    // The command's clock starts before the search, so the improvement below shares its limit.
+    let deadline = limits.deadline();
     let found = optimal_with(
         space,
         options.tree_search,
@@ -1783,29 +1785,75 @@ pub fn rank_rooted_trees_with(
         .objective
         .score(&cost, request.metric())
         .ok_or(TreeSearchError::NotLatency)?;
-    // A bounded result keeps its reason and bound; its gap is recomputed against the score
-    // of the cost the algorithm itself prices.
+    let mut best = Scored {
+        params,
+        cost,
+        score,
+    };
+    let mut stats = SearchStats {
+        evaluated: found.trees,
+        infeasible: 0,
+        pruned: 0,
+    };
+    // A bounded result keeps its reason and bound; the tree found is first improved by local
+    // search (re-parentings and exchanges across sockets, priced by the algorithm itself)
+    // within a share of the budget and the command's time limit, and its gap is recomputed
+    // against the score of what the algorithm prices.
     let exactness = match found.exactness {
         Exactness::Exact => Exactness::Exact,
         Exactness::Bounded {
             stopped,
             lower_bound,
             ..
-        } => Exactness::bounded(stopped, score, lower_bound),
+        } => {
+            best = improve_bounded(
+                algorithm, request, options, best, &mut stats, limits, deadline,
+            );
+            Exactness::bounded(stopped, best.score, lower_bound)
+        }
     };
     Ok(Ranked {
-        best: vec![Scored {
-            params,
-            cost,
-            score,
-        }],
-        stats: SearchStats {
-            evaluated: found.trees,
-            infeasible: 0,
-            pruned: 0,
-        },
+        best: vec![best],
+        stats,
         exactness,
     })
+}
+
+/// The share of the work budget the local search after an over-budget answer may spend
+/// ([`rank_rooted_trees_with`]).
+const IMPROVE_SHARE: u64 = 4;
+
+/// Local search from an over-budget answer (see [`crate::priced_trees`]'s descent): each
+/// closed-form pricing counts one unit per node; at most `work_budget / IMPROVE_SHARE` units.
+fn improve_bounded(
+    algorithm: &dyn Algorithm,
+    request: &Request,
+    options: &SearchOptions,
+    start: Scored,
+    stats: &mut SearchStats,
+    limits: &Limits,
+    deadline: Deadline,
+) -> Scored {
+    let Params::RootedTree { sockets, .. } = &start.params else {
+        return start;
+    };
+    let groups = sockets.clone();
+    let mut top = TopK::new(1, &options.objective);
+    top.offer(start.clone());
+    let mut local = SearchStats::default();
+    let price = |params: Params, stats: &mut SearchStats| {
+        crate::search::price_one(algorithm, request, options, params, stats)
+    };
+    crate::priced_trees::Descent {
+        thread_groups: &groups,
+        work_per_tree: u64::from(request.threads()),
+        budget: limits.work_budget / IMPROVE_SHARE,
+        deadline,
+    }
+    .improve(&price, &mut top, &mut local, &Progress::none());
+    stats.evaluated += local.evaluated;
+    stats.infeasible += local.infeasible;
+    top.first().cloned().unwrap_or(start)
 }
 
 #[cfg(test)]

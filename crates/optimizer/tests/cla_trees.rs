@@ -351,3 +351,46 @@ fn a_free_split_is_the_best_fixed_split_on_two_and_three_sockets() {
         }
     }
 }
+
+#[test]
+fn an_over_budget_answer_is_improved_never_worsened_and_keeps_its_bound() {
+    // 48 threads on the four-socket machine (4 × 12) are over the default budget: the answer is
+    // the stopgap tree improved by local search. The law: it is never worse than the stopgap
+    // tree `optimal_with` returns, its bound is the same, so its gap is no wider.
+    let m = machine::load("xeon-e5-4650-4s").unwrap();
+    let algorithms = m.algorithms_for(Collective::Bcast);
+    let a = algorithms.iter().find(|a| a.name() == "cla-tree").unwrap();
+    let request = Request::new(Collective::Bcast, 48).unwrap();
+    let options = modelopt_optimizer::SearchOptions::new(Objective::Min, 1);
+    let modelopt_model::Space::RootedTrees(space) = a.space(&request, &options.space).unwrap()
+    else {
+        panic!("cla-tree must offer a rooted-tree space");
+    };
+    let found = rooted_trees::optimal_with(
+        &space,
+        options.tree_search,
+        &Objective::Min,
+        &options.limits,
+        &options.progress,
+    )
+    .unwrap();
+    let ranked = rooted_trees::rank_rooted_trees(a.as_ref(), &request, &options, &space).unwrap();
+    assert!(!ranked.exact());
+    assert!(ranked.best[0].score <= found.cost.min_ns + 1e-9);
+    let (
+        modelopt_optimizer::Exactness::Bounded {
+            lower_bound: Some(improved),
+            ..
+        },
+        modelopt_optimizer::Exactness::Bounded {
+            lower_bound: Some(stopgap),
+            ..
+        },
+    ) = (ranked.exactness, found.exactness)
+    else {
+        panic!("both answers carry a bound");
+    };
+    assert_eq!(improved, stopgap);
+    // And the bound holds: it is below the answer.
+    assert!(improved <= ranked.best[0].score);
+}
