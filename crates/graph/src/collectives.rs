@@ -202,17 +202,9 @@ impl Algorithm for ProgramTree<'_> {
                     ),
                 })
             }
-            ThreadPlacement::Optimal => {
-                let per_core = if threads <= topology.sockets * topology.cores_per_socket {
-                    1
-                } else {
-                    topology.threads_per_core
-                };
-                Some(vec![
-                    topology.cores_per_socket.saturating_mul(per_core);
-                    topology.sockets as usize
-                ])
-            }
+            ThreadPlacement::Optimal => Some(
+                modelopt_model::ccnuma::algorithms::socket_capacity(self.machine, threads),
+            ),
         };
         let operations = self
             .operations(threads)
@@ -231,7 +223,9 @@ impl Algorithm for ProgramTree<'_> {
         let thread_groups = (0..threads)
             .map(|t| {
                 let p = topology.place(t);
-                p.socket * topology.domains_per_socket.max(1) + p.domain
+                p.socket
+                    .saturating_mul(topology.domains_per_socket.max(1))
+                    .saturating_add(p.domain)
             })
             .collect();
         Ok(Space::PricedTrees(PricedTreeSpace {

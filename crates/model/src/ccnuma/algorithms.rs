@@ -90,7 +90,7 @@ impl<'a> ClaTreeBroadcast<'a> {
 
 /// How many of `threads` each socket can hold when the split is free: its cores while the
 /// request fits in one thread per core, its hardware threads otherwise.
-fn socket_capacity(model: &Ccnuma, threads: u32) -> Vec<u32> {
+pub fn socket_capacity(model: &Ccnuma, threads: u32) -> Vec<u32> {
     let t = &model.topology;
     let per_core = if threads <= t.sockets.saturating_mul(t.cores_per_socket) {
         1
