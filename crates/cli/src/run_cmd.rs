@@ -2,9 +2,10 @@
 //! pinned threads, and show the measured latencies next to the predicted T_min and T_max.
 //!
 //! What runs is the implementation the machine file's model prices ([`Implementation`]): the
-//! one-line broadcast, the small reduction, and for the barrier the tree barrier of
-//! `models/barrier.cla` where the machine models the barrier as `cla-tree` (the ccNUMA files),
-//! else the dissemination barrier. Candidates are trees (`--tree`: broadcast, reduction, tree
+//! one-line broadcast; for the reduction the reduction of `models/small-reduce.cla` where the
+//! machine models it as `cla-tree` (the ccNUMA files), else seed 000's small reduction; for the
+//! barrier the tree barrier of `models/barrier.cla` where the machine models the barrier as
+//! `cla-tree`, else the dissemination barrier. Candidates are trees (`--tree`: broadcast, reduction, tree
 //! barrier) or degrees (`--degree`: dissemination barrier); naming the other kind is a one-line
 //! error that names the right flag. `optimal` is what the optimizer finds for the machine file. Each candidate is run
 //! `--iterations` times by [`modelopt_collectives::runner`] (every iteration started on a
@@ -19,8 +20,8 @@
 //! package has too few usable CPUs the run is refused with one line. Any other file (a bundled
 //! one, one from another CPU) runs thread i on the i-th usable CPU, and a one-line warning says
 //! the file's sockets are not this host's packages. `--cpus` pins thread i to the i-th listed
-//! CPU, whatever the file says. The broadcast's many-to-one lines follow the sockets the threads
-//! run on.
+//! CPU, whatever the file says. The many-to-one lines of the broadcast, the tree barrier and the
+//! reduction of `models/small-reduce.cla` follow the sockets the threads run on.
 
 use crate::args::MachineFlag;
 use crate::job::{check_threads, load_machine};
@@ -28,6 +29,7 @@ use anyhow::{anyhow, bail, Context};
 use clap::{Args, ValueEnum};
 use modelopt_collectives::barrier::DisseminationBarrier;
 use modelopt_collectives::bcast::OneLineBroadcast;
+use modelopt_collectives::cla_reduce::ClaTreeReduce;
 use modelopt_collectives::coherence::{self, InitialState, LineState, Method};
 use modelopt_collectives::placement::{pin_by_socket, Package, PlacementError};
 use modelopt_collectives::reduce::SmallTreeReduce;
@@ -78,13 +80,14 @@ impl RunCollective {
     }
 
     /// The model algorithms that price an implementation `run` has, by family, in order of
-    /// preference: `cla-tree` prices the one-line broadcast and the tree barrier on ccNUMA
-    /// files, `small-tree` the seed 000 trees, `dissemination` the dissemination barrier.
+    /// preference: `cla-tree` prices the one-line broadcast, the tree barrier and the reduction
+    /// of `models/small-reduce.cla` on ccNUMA files, `small-tree` the seed 000 trees,
+    /// `dissemination` the dissemination barrier.
     fn algorithm_names(self) -> &'static [&'static str] {
         match self {
             RunCollective::Bcast => &["cla-tree", "small-tree"],
             RunCollective::Barrier => &["dissemination", "cla-tree"],
-            RunCollective::Reduce => &["small-tree"],
+            RunCollective::Reduce => &["small-tree", "cla-tree"],
         }
     }
 
@@ -115,8 +118,12 @@ pub enum Implementation {
     /// [`TreeBarrier`] of `models/barrier.cla` over a tree (`--tree`): machines whose barrier
     /// model is `cla-tree` (the ccNUMA files).
     TreeBarrier,
-    /// [`SmallTreeReduce`] over a tree (`--tree`).
+    /// [`SmallTreeReduce`] over a tree (`--tree`): machines whose reduction model is
+    /// `small-tree`, and machines with no reduction model the runner has.
     SmallTreeReduce,
+    /// [`ClaTreeReduce`] of `models/small-reduce.cla` over a tree (`--tree`): machines whose
+    /// reduction model is `cla-tree` (the ccNUMA files).
+    ClaTreeReduce,
 }
 
 impl Implementation {
@@ -124,7 +131,10 @@ impl Implementation {
     pub fn of(collective: RunCollective, machine: &Machine) -> Self {
         match collective {
             RunCollective::Bcast => Implementation::OneLineBroadcast,
-            RunCollective::Reduce => Implementation::SmallTreeReduce,
+            RunCollective::Reduce => match collective.model_algorithm(machine) {
+                Some("cla-tree") => Implementation::ClaTreeReduce,
+                _ => Implementation::SmallTreeReduce,
+            },
             RunCollective::Barrier => match collective.model_algorithm(machine) {
                 Some("cla-tree") => Implementation::TreeBarrier,
                 _ => Implementation::DisseminationBarrier,
@@ -142,7 +152,9 @@ impl Implementation {
     fn has_socket_lines(self) -> bool {
         matches!(
             self,
-            Implementation::OneLineBroadcast | Implementation::TreeBarrier
+            Implementation::OneLineBroadcast
+                | Implementation::TreeBarrier
+                | Implementation::ClaTreeReduce
         )
     }
 
@@ -154,6 +166,7 @@ impl Implementation {
             Implementation::DisseminationBarrier => DisseminationBarrier::initial_states(),
             Implementation::TreeBarrier => TreeBarrier::initial_states(),
             Implementation::SmallTreeReduce => SmallTreeReduce::initial_states(),
+            Implementation::ClaTreeReduce => ClaTreeReduce::initial_states(),
         }
     }
 
@@ -162,6 +175,7 @@ impl Implementation {
         match self {
             Implementation::SmallTreeReduce => Job::Reduce(tree),
             Implementation::TreeBarrier => Job::TreeBarrier(tree),
+            Implementation::ClaTreeReduce => Job::ClaTreeReduce(tree),
             _ => Job::Broadcast(tree),
         }
     }
@@ -1027,6 +1041,7 @@ fn render_text(report: &RunReport) -> String {
     let cpus: Vec<String> = report.cpus.iter().map(usize::to_string).collect();
     let what = match report.implementation {
         Implementation::TreeBarrier => "barrier (the tree barrier of models/barrier.cla)",
+        Implementation::ClaTreeReduce => "reduce (the reduction of models/small-reduce.cla)",
         _ => report.collective.name(),
     };
     let _ = writeln!(
@@ -1478,8 +1493,21 @@ mod tests {
             RunCollective::Barrier.model_algorithm(&sandy),
             Some("cla-tree")
         );
-        // The reduction the runner has is seed 000's, which the ccNUMA file does not model.
-        assert_eq!(RunCollective::Reduce.model_algorithm(&sandy), None);
+        // ccNUMA files model the reduction as models/small-reduce.cla (`cla-tree`): its
+        // runner runs; Xeon Phi models it as seed 000's small reduction (`small-tree`).
+        assert_eq!(
+            RunCollective::Reduce.model_algorithm(&sandy),
+            Some("cla-tree")
+        );
+        for name in ["sandy-bridge-e5-2660", "xeon-e5-4650-4s", "chiplet-2s-4x8"] {
+            assert_eq!(
+                of(name, RunCollective::Reduce),
+                Implementation::ClaTreeReduce
+            );
+        }
+        assert!(Implementation::ClaTreeReduce.takes_trees());
+        assert!(Implementation::ClaTreeReduce.has_socket_lines());
+        assert!(!Implementation::SmallTreeReduce.has_socket_lines());
         assert_eq!(
             of("xeon-phi", RunCollective::Bcast),
             Implementation::OneLineBroadcast

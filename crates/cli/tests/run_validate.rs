@@ -157,13 +157,13 @@ fn run_reduce_and_unpriced_candidates() {
         text.contains("prediction: none (cell-chip has no model of the barrier this command runs)"),
         "{text}"
     );
-    // The E5-2660 models the reduction as models/small-reduce.cla, which is not the reduction
-    // `run` executes (docs/run.md): it runs unpriced too.
+    // KSR-1 has no model of either reduction `run` has (seed 000's `small-tree`,
+    // models/small-reduce.cla's `cla-tree`): seed 000's reduction runs, unpriced.
     let mut args = vec![
         "run",
         "reduce",
         "--machine",
-        "sandy-bridge-e5-2660",
+        "ksr1",
         "--tree",
         "flat",
         "--iterations",
@@ -172,9 +172,9 @@ fn run_reduce_and_unpriced_candidates() {
     args.extend(two_threads());
     let text = stdout_of(&args);
     assert!(
-        text.contains(
-            "prediction: none (sandy-bridge-e5-2660 has no model of the reduce this command runs)"
-        ),
+        text.starts_with("run reduce on this host:")
+            && text
+                .contains("prediction: none (ksr1 has no model of the reduce this command runs)"),
         "{text}"
     );
     let mut args = vec![
@@ -190,6 +190,114 @@ fn run_reduce_and_unpriced_candidates() {
     args.extend(two_threads());
     let text = stdout_of(&args);
     assert!(text.contains("optimal = binomial  0(1)"), "{text}");
+}
+
+#[test]
+fn run_reduce_on_a_ccnuma_machine_runs_the_reduction_it_recommends() {
+    // The E5-2660 models the reduction as models/small-reduce.cla (`cla-tree`), so `run reduce`
+    // executes that program over the default trees. On 2 threads every tree is 0(1), the
+    // optimum included: one job under four names.
+    let text = stdout_of(&[
+        "run",
+        "reduce",
+        "--machine",
+        "sandy-bridge-e5-2660",
+        "--threads",
+        "2",
+        "--oversubscribe",
+        "--iterations",
+        "50",
+    ]);
+    assert!(
+        text.starts_with("run reduce (the reduction of models/small-reduce.cla) on this host:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("prediction: sandy-bridge-e5-2660 `cla-tree` (T_min..T_max, ns)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("optimal = flat = binary = binomial  0(1)"),
+        "{text}"
+    );
+    // models/small-reduce.cla on 0(1), both threads on socket 0 (R_I = 70, R_R = 35, R_L = 2.3
+    // ns, seed 001 §2.1), docs/cla.md §12 (crates/graph/tests/collectives.rs derives it):
+    // T_min = the root's write of ready[0] from memory (R_I) + the child's read of it (R_R)
+    // + the child's copy val[1] → slot[0,0] (R_L + R_I) + its add to ack[0,0] from memory
+    // (R_I) + the root's read of it (R_R) + the root's copy slot[0,*] → val[0] (R_R + R_L)
+    // = 70 + 35 + 72.3 + 70 + 35 + 37.3 = 319.6 ns.
+    assert!(text.contains("  319.6  "), "{text}");
+    assert!(text.contains("50 checked iterations"), "{text}");
+    assert!(
+        text.contains(
+            "sockets of threads 0..1 (one many-to-one line per node and socket holding children): "
+        ),
+        "{text}"
+    );
+    if cfg!(target_arch = "x86_64") {
+        assert!(
+            text.contains("slot line of every child, in its parent's buffers: I (in no cache)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("ready flag of every node with children: I (in no cache)"),
+            "{text}"
+        );
+    }
+    // JSON: the implementation names the program, and the candidate is priced at 319.6 ns with
+    // T_max ≥ T_min; four threads sharing the CPUs run named trees, all priced and checked.
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(&[
+        "run",
+        "reduce",
+        "--machine",
+        "sandy-bridge-e5-2660",
+        "--threads",
+        "4",
+        "--oversubscribe",
+        "--tree",
+        "flat,binary,2(0,1(3))",
+        "--iterations",
+        "30",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(v["implementation"], "cla-tree-reduce");
+    assert_eq!(v["algorithm"], "cla-tree");
+    let c = v["candidates"].as_array().unwrap();
+    assert_eq!(c.len(), 3);
+    assert_eq!(c[0]["structure"], "0(1,2,3)");
+    assert_eq!(c[1]["structure"], "0(1(3),2)");
+    assert_eq!(c[2]["structure"], "2(0,1(3))");
+    for row in c {
+        let (lo, hi) = (
+            row["predicted_min_ns"].as_f64().unwrap(),
+            row["predicted_max_ns"].as_f64().unwrap(),
+        );
+        assert!(lo > 0.0 && lo <= hi, "{row}");
+        assert_eq!(row["measured"]["count"], 30);
+    }
+
+    // `validate` goes through the same path.
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(&[
+        "validate",
+        "--machine",
+        "sandy-bridge-e5-2660",
+        "--collective",
+        "reduce",
+        "--threads",
+        "2..=2",
+        "--oversubscribe",
+        "--iterations",
+        "30",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(v["summary"]["priced"], 1);
+    let run = &v["runs"][0];
+    assert_eq!(run["implementation"], "cla-tree-reduce");
+    assert!((run["candidates"][0]["predicted_min_ns"].as_f64().unwrap() - 319.6).abs() < 1e-9);
 }
 
 #[test]

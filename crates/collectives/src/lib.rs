@@ -12,7 +12,10 @@
 //!   tree (arrival up on one many-to-one line per (node, child socket), release down on go
 //!   flags), the barrier modelopt prices and recommends on ccNUMA machines;
 //! - [`reduce::SmallTreeReduce`]: the small reduction up a tree (seed 000 §4.3, Eq. 4.13,
-//!   Table B.3).
+//!   Table B.3), what the `small-tree` model prices;
+//! - [`cla_reduce::ClaTreeReduce`]: the reduction of `models/small-reduce.cla` over any rooted
+//!   tree (ready flag, one slot line per child, one many-to-one line per (node, child socket)),
+//!   the reduction modelopt prices (`cla-tree`) and recommends on ccNUMA machines.
 //!
 //! Every flag, counter and payload sits in its own 64-byte-aligned line (in a 128-byte slot, so
 //! the adjacent-line prefetcher never pairs two of them). Every wait has a deadline ([`wait`]).
@@ -42,6 +45,7 @@
 
 pub mod barrier;
 pub mod bcast;
+pub mod cla_reduce;
 pub mod coherence;
 mod many_to_one;
 pub mod placement;

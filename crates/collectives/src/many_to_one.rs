@@ -1,6 +1,7 @@
 //! The many-to-one (ack) lines of a tree collective: one counter line per (node, socket holding
 //! some of its children), shared by the one-line broadcast ([`crate::bcast`], S5/S6) and the
-//! tree barrier ([`crate::tree_barrier`], the arrival).
+//! tree barrier ([`crate::tree_barrier`], the arrival) and the reduction of
+//! `models/small-reduce.cla` ([`crate::cla_reduce`], the children's notifications).
 //!
 //! Seed 001 §4 (2): "to isolate QPI transfers and minimize line stealing, we use one
 //! synchronization line per socket". A child on socket s increments its parent's line of socket

@@ -29,6 +29,7 @@
 
 use crate::barrier::{BarrierError, DisseminationBarrier};
 use crate::bcast::{OneLineBroadcast, Payload, PAYLOAD_WORDS};
+use crate::cla_reduce::ClaTreeReduce;
 use crate::coherence::InitialState;
 use crate::reduce::SmallTreeReduce;
 use crate::stats::Summary;
@@ -63,6 +64,9 @@ pub enum Job {
     /// The tree barrier of `models/barrier.cla` over a rooted tree (arrival up, release down),
     /// with the many-to-one lines laid out for [`RunOptions::sockets`].
     TreeBarrier(RootedTree),
+    /// The reduction (sum, wrapping) of `models/small-reduce.cla` over a rooted tree, with the
+    /// many-to-one lines laid out for [`RunOptions::sockets`].
+    ClaTreeReduce(RootedTree),
 }
 
 /// A participant told to stall (never to enter the collective) in one iteration: a fault
@@ -94,8 +98,8 @@ pub struct RunOptions {
     pub arrival_jitter: Duration,
     /// Fault injection for tests.
     pub stall: Option<Stall>,
-    /// The socket of each thread (`threads` entries), as the many-to-one lines of the broadcast
-    /// and the tree barrier are laid out: one line per (node, socket holding children). `None`: every thread on one
+    /// The socket of each thread (`threads` entries), as the many-to-one lines of the broadcast,
+    /// the tree barrier and the reduction of `models/small-reduce.cla` are laid out: one line per (node, socket holding children). `None`: every thread on one
     /// socket. The labels are free (package ids or the model's socket numbers); only equality and
     /// order matter.
     pub sockets: Option<Vec<u32>>,
@@ -310,6 +314,7 @@ enum Shared {
     Barrier(DisseminationBarrier),
     Reduce(SmallTreeReduce),
     TreeBarrier(TreeBarrier),
+    ClaTreeReduce(ClaTreeReduce),
 }
 
 impl Shared {
@@ -319,6 +324,7 @@ impl Shared {
             Shared::Barrier(_) => DisseminationBarrier::initial_states(),
             Shared::Reduce(_) => SmallTreeReduce::initial_states(),
             Shared::TreeBarrier(_) => TreeBarrier::initial_states(),
+            Shared::ClaTreeReduce(_) => ClaTreeReduce::initial_states(),
         }
     }
 
@@ -328,6 +334,7 @@ impl Shared {
             Shared::Barrier(b) => b.prepare(me),
             Shared::Reduce(r) => r.prepare(me),
             Shared::TreeBarrier(b) => b.prepare(me),
+            Shared::ClaTreeReduce(r) => r.prepare(me),
         }
     }
 }
@@ -434,6 +441,15 @@ pub fn run(job: &Job, options: &RunOptions) -> Result<Measurement, RunError> {
         Job::TreeBarrier(tree) => {
             tree_fits(tree)?;
             Shared::TreeBarrier(TreeBarrier::with_sockets(tree, &sockets)?)
+        }
+        Job::ClaTreeReduce(tree) => {
+            tree_fits(tree)?;
+            Shared::ClaTreeReduce(ClaTreeReduce::with_sockets(tree, &sockets).map_err(|_| {
+                RunError::Placement {
+                    sockets: sockets.len(),
+                    threads: n,
+                }
+            })?)
         }
     };
     let cpus: Vec<usize> = (0..n as usize)
@@ -605,6 +621,10 @@ fn iteration(
         _ => [0; PAYLOAD_WORDS],
     };
     let value = value_of(it, me);
+    if let Shared::ClaTreeReduce(r) = shared {
+        // `val[me]` (models/small-reduce.cla `line val[t] cache thread=t`): in my cache.
+        r.set_value(me, value);
+    }
     let jitter = u64::try_from(options.arrival_jitter.as_nanos()).unwrap_or(u64::MAX);
     let enter = if jitter > 0 {
         start.saturating_add(mix(it ^ (u64::from(me) << 40)) % (jitter + 1))
@@ -649,6 +669,9 @@ fn iteration(
             arrived.store(it, Ordering::Release);
             b.wait(me, it, waiter)?;
             Outcome::Left
+        }
+        Shared::ClaTreeReduce(r) => {
+            Outcome::Reduced(r.reduce(me, it, u64::wrapping_add, waiter)?)
         }
     };
     let finish = control.now_ns();
@@ -705,9 +728,14 @@ fn check(
                 }
             }
         }
-        (Outcome::Reduced(result), Shared::Reduce(r)) => {
-            let want = (0..r.threads()).fold(0u64, |acc, t| acc.wrapping_add(value_of(it, t)));
-            match (*result, me == r.root()) {
+        (Outcome::Reduced(result), Shared::Reduce(_) | Shared::ClaTreeReduce(_)) => {
+            let (threads, root) = match shared {
+                Shared::Reduce(r) => (r.threads(), r.root()),
+                Shared::ClaTreeReduce(r) => (r.threads(), r.root()),
+                _ => return Ok(()),
+            };
+            let want = (0..threads).fold(0u64, |acc, t| acc.wrapping_add(value_of(it, t)));
+            match (*result, me == root) {
                 (Some(got), true) if got == want => {}
                 (Some(got), true) => {
                     return Err(IterationError::Wrong(format!(

@@ -57,6 +57,12 @@ pub enum Stage {
         /// The child thread.
         child: u32,
     },
+    /// Reduction of `models/small-reduce.cla`: the children on one socket have copied their
+    /// values into the own slots, on the node's many-to-one line of that socket.
+    ReduceChildrenWrote {
+        /// The socket of the children (as the reduction's placement labels it).
+        socket: u32,
+    },
     /// Runner: the leader's signal to prepare the next iteration.
     Prepare,
     /// Runner: every thread has put its lines in their initial states (leader only).
@@ -103,6 +109,10 @@ impl fmt::Display for Stage {
             Stage::ReduceChildValue { child } => {
                 write!(f, "reduction (waiting for thread {child}'s value)")
             }
+            Stage::ReduceChildrenWrote { socket } => write!(
+                f,
+                "reduction (waiting for the values of the children on socket {socket})"
+            ),
             Stage::Prepare => f.write_str("runner (waiting for the next iteration)"),
             Stage::AllPrepared => f.write_str("runner (waiting for every thread to prepare)"),
             Stage::StartSignal => f.write_str("runner (waiting for the start signal)"),

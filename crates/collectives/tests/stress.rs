@@ -113,6 +113,76 @@ fn every_run_reports_the_initial_states_it_forced() {
     for s in &m.initial_states {
         assert_eq!(s.matches_model(), coherence::can_flush());
     }
+    // The reduction of models/small-reduce.cla: ready, slot and ack lines `memory` (I), the
+    // value line `cache thread=t` (in its thread's cache by construction, M).
+    let m = runner::run(&Job::ClaTreeReduce(tree("0(1)")), &options(2, 20)).unwrap();
+    let models: Vec<LineState> = m.initial_states.iter().map(|s| s.model).collect();
+    assert_eq!(
+        models,
+        vec![
+            LineState::Invalid,
+            LineState::Invalid,
+            LineState::Invalid,
+            LineState::Modified
+        ]
+    );
+    assert_eq!(m.initial_states[3].method, Method::Construction);
+    for s in &m.initial_states[..3] {
+        assert_eq!(s.matches_model(), coherence::can_flush());
+    }
+}
+
+#[test]
+fn cla_tree_reduce_two_threads_thousands_of_iterations() {
+    // models/small-reduce.cla on 2 threads: both roots, one socket and two synthetic sockets
+    // (the child's add then goes to the root's line of the child's socket). Arrivals staggered
+    // by up to 20 µs; the runner checks the root's sum every iteration.
+    for (t, sockets) in [
+        ("0(1)", [0, 0]),
+        ("1(0)", [0, 0]),
+        ("0(1)", [0, 1]),
+        ("1(0)", [1, 0]),
+    ] {
+        let mut o = options(2, 2000);
+        o.arrival_jitter = Duration::from_micros(20);
+        o.sockets = Some(sockets.to_vec());
+        let m = runner::run(&Job::ClaTreeReduce(tree(t)), &o).unwrap();
+        assert_eq!(m.samples_ns.len(), 2000);
+        assert_eq!(m.sockets, sockets.to_vec());
+    }
+}
+
+#[test]
+fn cla_tree_reductions_of_four_to_six_threads_are_correct_when_sharing_cpus() {
+    // Every shape `run` offers on 4 threads, on one socket and split 0,0,1,1 (node 0 then
+    // waits for its socket-0 children before its socket-1 children); explicit trees with inner
+    // nodes whose children sit on both sockets, and a root other than thread 0.
+    let four = [
+        shapes::flat(4),
+        shapes::k_ary(4, 2),
+        shapes::binomial(4),
+        shapes::level_degrees(4, &[1, 2]).unwrap(),
+    ];
+    for parents in &four {
+        let t = RootedTree::from_parents(parents).unwrap();
+        for sockets in [vec![0, 0, 0, 0], vec![0, 0, 1, 1]] {
+            let mut o = options(4, 50);
+            o.arrival_jitter = Duration::from_micros(20);
+            o.sockets = Some(sockets);
+            runner::run(&Job::ClaTreeReduce(t.clone()), &o).unwrap();
+        }
+    }
+    for (t, sockets) in [
+        ("0(1(3,4),2(5))", vec![1, 0, 1, 0, 1, 0]),
+        ("2(0,1(3))", vec![1, 1, 0, 0]),
+        ("0(1(2(3(4))))", vec![0, 1, 0, 1, 0]),
+    ] {
+        let n = sockets.len() as u32;
+        let mut o = options(n, 50);
+        o.arrival_jitter = Duration::from_micros(20);
+        o.sockets = Some(sockets);
+        runner::run(&Job::ClaTreeReduce(tree(t)), &o).unwrap();
+    }
 }
 
 #[test]
@@ -305,6 +375,20 @@ fn a_stalled_participant_ends_the_run_with_a_typed_error() {
     assert!(err
         .to_string()
         .contains("tree barrier arrival (waiting for the children on socket 1"));
+    // The reduction of models/small-reduce.cla 0(1), child on socket 1: the root waits at P2
+    // for the line of socket 1.
+    let err = runner::run(&Job::ClaTreeReduce(tree("0(1)")), &o).unwrap_err();
+    assert!(matches!(
+        err,
+        RunError::Timeout {
+            iteration: 3,
+            source: WaitError::Timeout {
+                thread: 0,
+                stage: Stage::ReduceChildrenWrote { socket: 1 },
+                ..
+            }
+        }
+    ));
 }
 
 #[test]
@@ -377,6 +461,14 @@ fn mismatched_jobs_are_refused_before_starting() {
     ));
     assert!(matches!(
         runner::run(&Job::TreeBarrier(tree("0(1)")), &o),
+        Err(RunError::TreeSize {
+            nodes: 2,
+            threads: 3,
+            ..
+        })
+    ));
+    assert!(matches!(
+        runner::run(&Job::ClaTreeReduce(tree("0(1)")), &o),
         Err(RunError::TreeSize {
             nodes: 2,
             threads: 3,
