@@ -119,31 +119,7 @@ impl OneLineBroadcast {
         }
     }
 
-    /// Threads taking part.
-    pub fn threads(&self) -> u32 {
-        self.parent.len() as u32
-    }
-
-    /// The root thread.
-    pub fn root(&self) -> u32 {
-        self.root
-    }
-
-    /// The socket of every node, as given to the constructor.
-    pub fn sockets(&self) -> &[u32] {
-        &self.sockets
-    }
-
-    /// Node `node`'s many-to-one lines in the order it waits for them: (socket, children on it).
-    /// Empty for a leaf or a node outside the tree.
-    pub fn ack_lines(&self, node: u32) -> Vec<(u32, u64)> {
-        self.acks.summary(node as usize)
-    }
-
-    /// Every ack line of the broadcast (the lines `prepare` forces, besides the data lines).
-    pub fn ack_line_count(&self) -> usize {
-        self.acks.len()
-    }
+    crate::many_to_one::tree_runner_accessors!("broadcast");
 
     /// The starting state of each kind of line that the model prices (seed 001 §3–§4,
     /// `docs/cla.md` §7), and what [`OneLineBroadcast::prepare`] reaches on this build.

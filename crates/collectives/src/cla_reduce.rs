@@ -131,31 +131,7 @@ impl ClaTreeReduce {
         }
     }
 
-    /// Threads taking part.
-    pub fn threads(&self) -> u32 {
-        self.parent.len() as u32
-    }
-
-    /// The thread that ends with the result.
-    pub fn root(&self) -> u32 {
-        self.root
-    }
-
-    /// The socket of every node, as given to the constructor.
-    pub fn sockets(&self) -> &[u32] {
-        &self.sockets
-    }
-
-    /// Node `node`'s ack lines in the order it waits for them: (socket, children on it). Empty
-    /// for a leaf or a node outside the tree.
-    pub fn ack_lines(&self, node: u32) -> Vec<(u32, u64)> {
-        self.acks.summary(node as usize)
-    }
-
-    /// Every ack line of the reduction.
-    pub fn ack_line_count(&self) -> usize {
-        self.acks.len()
-    }
+    crate::many_to_one::tree_runner_accessors!("reduction");
 
     /// The starting state of each kind of line, as `models/small-reduce.cla` declares it
     /// (`memory`: in no cache; `cache thread=t`: in t's cache) and the CLa graph prices it, and

@@ -170,3 +170,37 @@ impl AckLines {
         }
     }
 }
+
+/// The accessors every tree runner ([`crate::bcast::OneLineBroadcast`],
+/// [`crate::tree_barrier::TreeBarrier`], [`crate::cla_reduce::ClaTreeReduce`]) has, from its
+/// fields `parent`, `root`, `sockets` and `acks`: written once here.
+macro_rules! tree_runner_accessors {
+    ($what:literal) => {
+        /// Threads taking part.
+        pub fn threads(&self) -> u32 {
+            self.parent.len() as u32
+        }
+
+        /// The root thread.
+        pub fn root(&self) -> u32 {
+            self.root
+        }
+
+        /// The socket of every node, as given to the constructor.
+        pub fn sockets(&self) -> &[u32] {
+            &self.sockets
+        }
+
+        /// Node `node`'s many-to-one (ack) lines in the order it waits for them: (socket,
+        /// children on it). Empty for a leaf or a node outside the tree.
+        pub fn ack_lines(&self, node: u32) -> Vec<(u32, u64)> {
+            self.acks.summary(node as usize)
+        }
+
+        #[doc = concat!("Every ack line of the ", $what, ".")]
+        pub fn ack_line_count(&self) -> usize {
+            self.acks.len()
+        }
+    };
+}
+pub(crate) use tree_runner_accessors;

@@ -107,31 +107,7 @@ impl TreeBarrier {
         }
     }
 
-    /// Threads taking part.
-    pub fn threads(&self) -> u32 {
-        self.parent.len() as u32
-    }
-
-    /// The root thread (the last to arrive in the model's sense: it releases everyone).
-    pub fn root(&self) -> u32 {
-        self.root
-    }
-
-    /// The socket of every node, as given to the constructor.
-    pub fn sockets(&self) -> &[u32] {
-        &self.sockets
-    }
-
-    /// Node `node`'s ack lines in the order it waits for them: (socket, children on it). Empty
-    /// for a leaf or a node outside the tree.
-    pub fn ack_lines(&self, node: u32) -> Vec<(u32, u64)> {
-        self.acks.summary(node as usize)
-    }
-
-    /// Every ack line of the barrier.
-    pub fn ack_line_count(&self) -> usize {
-        self.acks.len()
-    }
+    crate::many_to_one::tree_runner_accessors!("barrier");
 
     /// The starting state of each kind of line, as `models/barrier.cla` declares it (`memory`:
     /// in no cache) and the CLa graph prices it, and what [`TreeBarrier::prepare`] reaches on
