@@ -198,11 +198,15 @@ fn render_text(machine: &Machine, report: &Report) -> String {
         let gap = report.gap_percent.map_or_else(String::new, |g| {
             format!("; at most {g:.1}% above the optimum")
         });
-        let _ = writeln!(
-            out,
-            "  note: NOT proven optimal: {why}{gap} (the best found so far; raise --time-limit \
-             or --budget for an exact answer)"
-        );
+        let hint = if matches!(
+            report.stopped,
+            Some(modelopt_optimizer::StopReason::NoProof { .. })
+        ) {
+            "the best found by a heuristic"
+        } else {
+            "the best found so far; raise --time-limit or --budget for an exact answer"
+        };
+        let _ = writeln!(out, "  note: NOT proven optimal: {why}{gap} ({hint})");
     }
     let _ = writeln!(out);
     let mut rows = vec![Row {

@@ -281,3 +281,23 @@ fn on_chiplets_the_exhaustive_search_equals_brute_force_over_every_labeled_tree(
         );
     }
 }
+
+#[test]
+fn with_two_threads_on_a_core_the_answer_says_no_search_here_proves_it() {
+    // 17 threads on the E5-2660 (16 cores): thread 16 shares core 0 with thread 0, so which
+    // threads share a core changes the classes and socket labels do not fix the cost. The
+    // answer is a heuristic's, and the reason says so, not a budget.
+    let m = sandy();
+    let request = Request::new(Collective::Barrier, 17).unwrap();
+    let options = SearchOptions::new(Objective::Min, 1);
+    let algorithms = m.algorithms_for(Collective::Barrier);
+    let ranked = rank(&*algorithms[0], &request, &options).unwrap();
+    assert!(matches!(
+        ranked.exactness,
+        modelopt_optimizer::Exactness::Bounded {
+            stopped: modelopt_optimizer::StopReason::NoProof { .. },
+            lower_bound: None,
+            ..
+        }
+    ));
+}

@@ -172,6 +172,12 @@ pub enum StopReason {
         /// The budget.
         budget: u64,
     },
+    /// The search of this space cannot prove an optimum, whatever its budget or time (the
+    /// result is the best a heuristic found).
+    NoProof {
+        /// Why, in a few words.
+        why: &'static str,
+    },
 }
 
 impl std::fmt::Display for StopReason {
@@ -184,6 +190,7 @@ impl std::fmt::Display for StopReason {
             StopReason::WorkBudget { budget } => {
                 write!(f, "the work budget of {budget} was used up")
             }
+            StopReason::NoProof { why } => write!(f, "this search cannot prove an optimum: {why}"),
         }
     }
 }

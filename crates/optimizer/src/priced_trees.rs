@@ -282,7 +282,17 @@ pub fn rank_priced_trees(
         };
         descent.improve(&price, &mut top, &mut stats, progress);
         progress.finish();
-        Some(StopReason::WorkBudget { budget })
+        // Why it is not exact: labels that do not fix the cost, else the budget that refused
+        // the exhaustive pass (or the time limit, when it is what ended the descent).
+        Some(if !space.sockets_fix_cost {
+            StopReason::NoProof {
+                why: "threads of one socket are not interchangeable (two share a core), so trees and socket labels do not cover every placement",
+            }
+        } else if deadline.passed() {
+            deadline.reason()
+        } else {
+            StopReason::WorkBudget { budget }
+        })
     } else {
         let total = configurations(space);
         progress.begin(
