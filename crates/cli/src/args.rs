@@ -107,7 +107,8 @@ pub struct TreeFlags {
     /// Root thread of rooted-tree algorithms (cla-tree).
     #[arg(long, allow_negative_numbers = true)]
     pub root: Option<u32>,
-    /// Rooted-tree search (cla-tree): auto, exhaustive or dp.
+    /// Rooted-tree search (cla-tree): auto, exhaustive or dp. Graph-priced trees (barrier,
+    /// reduce on ccNUMA machines) have no dp, and exhaustive refuses what it cannot prove.
     #[arg(long = "search", default_value = "auto")]
     pub tree_search: modelopt_optimizer::rooted_trees::TreeSearch,
     /// Where the threads of a rooted-tree broadcast run: by-thread-id (the machine's order,

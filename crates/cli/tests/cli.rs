@@ -966,3 +966,59 @@ fn barrier_and_reduce_on_a_ccnuma_machine() {
     assert!(text.contains("NOT proven optimal"), "{text}");
     assert!(!text.contains("search      exact"), "{text}");
 }
+
+#[test]
+fn search_flag_on_a_graph_priced_tree_is_obeyed_or_refused() {
+    // `--search exhaustive` is the same exact pass `auto` runs on 4 threads (280 ns above).
+    let text = stdout_of(&[
+        "barrier",
+        "-m",
+        "sandy-bridge-e5-2660",
+        "-n",
+        "4",
+        "--search",
+        "exhaustive",
+    ]);
+    assert!(text.contains("280.0"), "{text}");
+    assert!(text.contains("search      exact"), "{text}");
+    // There is no DP over a cost priced by the CLa graph: refused, never silently ignored.
+    fails_with(
+        &[
+            "barrier",
+            "-m",
+            "sandy-bridge-e5-2660",
+            "-n",
+            "4",
+            "--search",
+            "dp",
+        ],
+        "--search dp is not available here",
+    );
+    // 16 threads are over the default budget: `exhaustive` refuses with the estimate instead of
+    // answering with the local search's unproven tree.
+    fails_with(
+        &[
+            "reduce",
+            "-m",
+            "sandy-bridge-e5-2660",
+            "-n",
+            "16",
+            "--search",
+            "exhaustive",
+        ],
+        "over the work budget",
+    );
+    // 17 threads put two on one core: no labeling search can prove an optimum there.
+    fails_with(
+        &[
+            "barrier",
+            "-m",
+            "sandy-bridge-e5-2660",
+            "-n",
+            "17",
+            "--search",
+            "exhaustive",
+        ],
+        "share a core",
+    );
+}

@@ -30,12 +30,17 @@
 //!    known for a black-box cost); a time limit during the exhaustive pass returns the best so
 //!    far the same way.
 //!
+//! `--search` ([`SearchOptions::tree_search`]): `auto` is the search above; `exhaustive` asks
+//! for step 2 only, and is refused before anything is priced (with the budget's estimate, or
+//! because labels do not fix the cost) rather than answered by step 3; `dp` is refused, since
+//! there is no dynamic program over a graph-priced cost.
+//!
 //! Ties follow the optimizer's total order (score, tie score, then the parameters), so the
 //! answer does not depend on the order in which batches finish.
 
-use crate::limits::{Deadline, Exactness, StopReason, WorkEstimate};
+use crate::limits::{BudgetExceeded, Deadline, Exactness, StopReason, WorkEstimate};
 use crate::parallel;
-use crate::rooted_trees::{tree_count, LevelSequences, TreeSearchError};
+use crate::rooted_trees::{tree_count, LevelSequences, TreeSearch, TreeSearchError};
 use crate::search::{price_one, Ranked, Scored, SearchOptions, SearchStats, TopK};
 use modelopt_model::placed_tree::PricedTreeSpace;
 use modelopt_model::tree::RootedTree;
@@ -248,6 +253,36 @@ pub fn rank_priced_trees(
             reason: "a collective needs at least 2 threads".into(),
         });
     }
+    // `--search`: `auto` is this module's search; `exhaustive` is its exact pass or a refusal
+    // (the budget's, with its estimate); there is no `dp` (docs/cla.md §12).
+    let estimate = estimate(space);
+    let budget = options.limits.work_budget;
+    // A saturated count (too many splits to list, or more configurations than u64 holds) is
+    // unaffordable whatever the budget, u64::MAX included.
+    let unaffordable = configurations(space) == u64::MAX || estimate.units > budget;
+    match options.tree_search {
+        TreeSearch::Auto => {}
+        TreeSearch::Dp => {
+            return Err(TreeSearchError::Method {
+                method: TreeSearch::Dp,
+                why: "this tree's cost is priced by its CLa graph, which has no recursive structure to build a dynamic program on (docs/cla.md §12); use --search auto (exhaustive within the budget, local search beyond it) or --search exhaustive",
+            })
+        }
+        TreeSearch::Exhaustive if !space.sockets_fix_cost => {
+            return Err(TreeSearchError::Method {
+                method: TreeSearch::Exhaustive,
+                why: "two threads of this placement share a core, so trees with socket labels do not cover every placement and no search here proves an optimum; use --search auto (local search, not proven optimal) or fewer threads",
+            })
+        }
+        TreeSearch::Exhaustive if unaffordable => {
+            return Err(TreeSearchError::Budget(BudgetExceeded {
+                what: estimate.what,
+                estimate: estimate.units,
+                budget,
+            }))
+        }
+        TreeSearch::Exhaustive => {}
+    }
     let objective = &options.objective;
     let mut stats = SearchStats::default();
     let mut top = TopK::new(options.keep(), objective);
@@ -259,12 +294,7 @@ pub fn rank_priced_trees(
             top.offer(s);
         }
     }
-    let estimate = estimate(space);
     let progress = &options.progress;
-    let budget = options.limits.work_budget;
-    // A saturated count (too many splits to list, or more configurations than u64 holds) is
-    // unaffordable whatever the budget, u64::MAX included.
-    let unaffordable = configurations(space) == u64::MAX || estimate.units > budget;
     let stopped = if !space.sockets_fix_cost || unaffordable {
         progress.begin(
             &format!(

@@ -138,6 +138,16 @@ pub enum TreeSearchError {
     /// The family's pricing is not of the socket-line form the multi-socket DP is built on.
     #[error("this collective's pricing has no exact search over several sockets (it is not of the socket-line form); use --search exhaustive for small thread counts, or one socket")]
     NoSocketForm,
+    /// The `--search` method asked for does not exist for this space (a graph-priced tree
+    /// has no dynamic program; exhaustive search cannot prove an optimum where socket labels
+    /// do not cover every placement).
+    #[error("--search {method} is not available here: {why}")]
+    Method {
+        /// The method asked for.
+        method: TreeSearch,
+        /// Why it is not available, and what is.
+        why: &'static str,
+    },
     /// The model rejected a tree or placement it was asked to price.
     #[error(transparent)]
     Model(#[from] ModelError),
