@@ -38,7 +38,7 @@
 //! another's, which would spoil the initial states [`OneLineBroadcast::prepare`] forces.
 
 use crate::coherence::{self, InitialState, LineState};
-use crate::many_to_one::AckLines;
+use crate::many_to_one::{PlacedAcks, SocketsMismatch};
 use crate::wait::{Stage, WaitError, Waiter};
 use crossbeam_utils::CachePadded;
 use modelopt_model::ccnuma::tree::RootedTree;
@@ -72,23 +72,26 @@ pub enum BcastError {
     },
 }
 
+impl From<SocketsMismatch> for BcastError {
+    fn from(SocketsMismatch { sockets, nodes }: SocketsMismatch) -> Self {
+        BcastError::Placement { sockets, nodes }
+    }
+}
+
 /// The shared state of the one-line broadcast over one tree and placement.
 #[derive(Debug)]
 pub struct OneLineBroadcast {
-    parent: Vec<Option<u32>>,
-    root: u32,
-    sockets: Vec<u32>,
+    /// The tree, its placement and its many-to-one lines (one per node and socket holding
+    /// children), and the line each child increments in S6.
+    placed: PlacedAcks,
     data: Vec<CachePadded<DataLine>>,
-    /// Every node's many-to-one lines (one per socket holding children), and the line each
-    /// child increments in S6.
-    acks: AckLines,
 }
 
 impl OneLineBroadcast {
     /// The broadcast over `tree` with every thread on one socket: one ack line per node with
     /// children (node i is thread i; the tree's root is the broadcast's root).
     pub fn new(tree: &RootedTree) -> Self {
-        Self::build(tree, &vec![0; tree.len()])
+        Self::build(PlacedAcks::on_one_socket(tree))
     }
 
     /// The broadcast over `tree` with node (thread) i on socket `sockets[i]`: one ack line per
@@ -97,25 +100,15 @@ impl OneLineBroadcast {
     ///
     /// Errors: [`BcastError::Placement`] unless `sockets` has one entry per node.
     pub fn with_sockets(tree: &RootedTree, sockets: &[u32]) -> Result<Self, BcastError> {
-        if sockets.len() != tree.len() {
-            return Err(BcastError::Placement {
-                sockets: sockets.len(),
-                nodes: tree.len(),
-            });
-        }
-        Ok(Self::build(tree, sockets))
+        Ok(Self::build(PlacedAcks::on_sockets(tree, sockets)?))
     }
 
-    fn build(tree: &RootedTree, sockets: &[u32]) -> Self {
-        let n = tree.len();
+    fn build(placed: PlacedAcks) -> Self {
         OneLineBroadcast {
-            parent: tree.parents().to_vec(),
-            root: tree.root(),
-            sockets: sockets.to_vec(),
-            data: (0..n)
+            data: (0..placed.parent.len())
                 .map(|_| CachePadded::new(DataLine::default()))
                 .collect(),
-            acks: AckLines::new(tree, sockets),
+            placed,
         }
     }
 
@@ -149,14 +142,14 @@ impl OneLineBroadcast {
     /// [`coherence::can_flush`], otherwise rewritten unchanged (Modified in `me`'s cache).
     pub fn prepare(&self, me: u32) {
         let i = me as usize;
-        if self.acks.of(i).is_empty() {
+        if self.placed.acks.of(i).is_empty() {
             // A leaf: nobody reads its data line, nobody writes to it.
             return;
         }
         let line = &self.data[i];
         if coherence::can_flush() {
             coherence::evict(&**line);
-            self.acks.evict(i);
+            self.placed.acks.evict(i);
             coherence::fence();
         } else {
             line.flag
@@ -164,7 +157,7 @@ impl OneLineBroadcast {
             for w in &line.words {
                 w.store(w.load(Ordering::Relaxed), Ordering::Relaxed);
             }
-            self.acks.rewrite(i);
+            self.placed.acks.rewrite(i);
         }
     }
 
@@ -179,7 +172,7 @@ impl OneLineBroadcast {
     ) -> Result<Payload, WaitError> {
         let i = me as usize;
         let mut mine = *payload;
-        if let Some(p) = self.parent[i] {
+        if let Some(p) = self.placed.parent[i] {
             let parent = &self.data[p as usize];
             // S1: one-to-many notification.
             waiter.wait(Stage::BcastParentFlag, || {
@@ -190,7 +183,7 @@ impl OneLineBroadcast {
                 *m = w.load(Ordering::Relaxed);
             }
         }
-        if !self.acks.of(i).is_empty() {
+        if !self.placed.acks.of(i).is_empty() {
             let line = &self.data[i];
             // S3, S4: set the data and the flag.
             for (w, m) in line.words.iter().zip(&mine) {
@@ -198,13 +191,14 @@ impl OneLineBroadcast {
             }
             line.flag.store(epoch, Ordering::Release);
             // S5: wait for the children's copies, socket by socket, ascending.
-            self.acks
+            self.placed
+                .acks
                 .wait_for_children(i, epoch, waiter, |socket| Stage::BcastChildrenCopied {
                     socket,
                 })?;
         }
         // S6: tell the parent, on the line of my socket.
-        self.acks.notify_parent(i);
+        self.placed.acks.notify_parent(i);
         Ok(mine)
     }
 }
@@ -237,7 +231,7 @@ mod tests {
         // S6 targets: children 1 and 3 → node 0's line of socket 0 (index 0), child 2 → index 1,
         // child 4 → index 2, child 5 → node 4's line (index 3).
         assert_eq!(
-            b.acks.notify_indices(),
+            b.placed.acks.notify_indices(),
             [None, Some(0), Some(1), Some(0), Some(2), Some(3)]
         );
         // The old constructor: one socket, one line per parent.
@@ -272,14 +266,14 @@ mod tests {
                 });
             }
         });
-        let counts = b.acks.counts();
+        let counts = b.placed.acks.counts();
         assert_eq!(b.ack_lines(0), vec![(0, 2), (1, 1)]);
         assert_eq!(counts, vec![2, 1]);
         // prepare (flush or rewrite) keeps every value.
         for t in 0..4 {
             b.prepare(t);
         }
-        let after = b.acks.counts();
+        let after = b.placed.acks.counts();
         assert_eq!(after, counts);
         assert_eq!(b.data[0].flag.load(Ordering::Relaxed), 1);
     }

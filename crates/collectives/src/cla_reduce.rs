@@ -60,7 +60,7 @@
 //! add is a release and the waits are acquires, so the slot store of C2 is visible in P3.
 
 use crate::coherence::{self, InitialState, LineState};
-use crate::many_to_one::AckLines;
+use crate::many_to_one::{PlacedAcks, SocketsMismatch};
 use crate::wait::{Stage, WaitError, Waiter};
 use crossbeam_utils::CachePadded;
 use modelopt_model::ccnuma::tree::RootedTree;
@@ -79,27 +79,30 @@ pub enum ClaReduceError {
     },
 }
 
+impl From<SocketsMismatch> for ClaReduceError {
+    fn from(SocketsMismatch { sockets, nodes }: SocketsMismatch) -> Self {
+        ClaReduceError::Placement { sockets, nodes }
+    }
+}
+
 /// The shared state of the reduction of `models/small-reduce.cla` over one tree and placement.
 #[derive(Debug)]
 pub struct ClaTreeReduce {
-    parent: Vec<Option<u32>>,
+    /// The tree, its placement and its ack lines.
+    placed: PlacedAcks,
     children: Vec<Vec<u32>>,
-    root: u32,
-    sockets: Vec<u32>,
     /// `ready[t]`: node t's buffers-free flag (the epoch it last freed them for).
     ready: Vec<CachePadded<AtomicU64>>,
     /// Indexed by child c: `slot[parent(c), rank(c)]`, the line c copies its value into.
     slots: Vec<CachePadded<AtomicU64>>,
     /// `val[t]`: thread t's value, then its partial result.
     val: Vec<CachePadded<AtomicU64>>,
-    /// `ack[t,s]`: every node's many-to-one lines, and the line each child adds to.
-    acks: AckLines,
 }
 
 impl ClaTreeReduce {
     /// The reduction over `tree` with every thread on one socket.
     pub fn new(tree: &RootedTree) -> Self {
-        Self::build(tree, &vec![0; tree.len()])
+        Self::build(tree, PlacedAcks::on_one_socket(tree))
     }
 
     /// The reduction over `tree` with node (thread) i on socket `sockets[i]`: one ack line per
@@ -107,27 +110,18 @@ impl ClaTreeReduce {
     ///
     /// Errors: [`ClaReduceError::Placement`] unless `sockets` has one entry per node.
     pub fn with_sockets(tree: &RootedTree, sockets: &[u32]) -> Result<Self, ClaReduceError> {
-        if sockets.len() != tree.len() {
-            return Err(ClaReduceError::Placement {
-                sockets: sockets.len(),
-                nodes: tree.len(),
-            });
-        }
-        Ok(Self::build(tree, sockets))
+        Ok(Self::build(tree, PlacedAcks::on_sockets(tree, sockets)?))
     }
 
-    fn build(tree: &RootedTree, sockets: &[u32]) -> Self {
+    fn build(tree: &RootedTree, placed: PlacedAcks) -> Self {
         let n = tree.len();
         let line = || CachePadded::new(AtomicU64::new(0));
         ClaTreeReduce {
-            parent: tree.parents().to_vec(),
             children: (0..n as u32).map(|v| tree.children(v).to_vec()).collect(),
-            root: tree.root(),
-            sockets: sockets.to_vec(),
             ready: (0..n).map(|_| line()).collect(),
             slots: (0..n).map(|_| line()).collect(),
             val: (0..n).map(|_| line()).collect(),
-            acks: AckLines::new(tree, sockets),
+            placed,
         }
     }
 
@@ -182,7 +176,7 @@ impl ClaTreeReduce {
             for &c in kids {
                 coherence::evict(&*self.slots[c as usize]);
             }
-            self.acks.evict(i);
+            self.placed.acks.evict(i);
             coherence::fence();
         } else {
             ready.store(ready.load(Ordering::Relaxed), Ordering::Relaxed);
@@ -190,7 +184,7 @@ impl ClaTreeReduce {
                 let s = &self.slots[c as usize];
                 s.store(s.load(Ordering::Relaxed), Ordering::Relaxed);
             }
-            self.acks.rewrite(i);
+            self.placed.acks.rewrite(i);
         }
     }
 
@@ -219,7 +213,8 @@ impl ClaTreeReduce {
             // P1: my buffers are free.
             self.ready[i].store(epoch, Ordering::Release);
             // P2: every child has written its slot, socket by socket.
-            self.acks
+            self.placed
+                .acks
                 .wait_for_children(i, epoch, waiter, |socket| Stage::ReduceChildrenWrote {
                     socket,
                 })?;
@@ -230,7 +225,7 @@ impl ClaTreeReduce {
             }
             val.store(acc, Ordering::Relaxed);
         }
-        match self.parent[i] {
+        match self.placed.parent[i] {
             Some(p) => {
                 // C1: my parent's buffers are free.
                 let ready = &self.ready[p as usize];
@@ -239,7 +234,7 @@ impl ClaTreeReduce {
                 })?;
                 // C2: my value into my slot; C3: tell my parent (release: the slot goes with it).
                 self.slots[i].store(val.load(Ordering::Relaxed), Ordering::Relaxed);
-                self.acks.notify_parent(i);
+                self.placed.acks.notify_parent(i);
                 Ok(None)
             }
             None => Ok(Some(val.load(Ordering::Relaxed))),
@@ -344,7 +339,7 @@ mod tests {
         // hold the last epoch's values: value(3, t) = 3000 + t + 1 for t = 1, 2, 3; val[0] the
         // last sum 4·3000 + 10 = 12010.
         let r = sums_are_right("0(1,2,3)", &[0, 0, 1, 0], 3);
-        assert_eq!(r.acks.counts(), vec![6, 3]);
+        assert_eq!(r.placed.acks.counts(), vec![6, 3]);
         let load = |v: &[CachePadded<AtomicU64>]| -> Vec<u64> {
             v.iter().map(|x| x.load(Ordering::Relaxed)).collect()
         };
@@ -355,7 +350,7 @@ mod tests {
         for t in 0..4 {
             r.prepare(t);
         }
-        assert_eq!(r.acks.counts(), vec![6, 3]);
+        assert_eq!(r.placed.acks.counts(), vec![6, 3]);
         assert_eq!(load(&r.ready), vec![3, 0, 0, 0]);
         assert_eq!(load(&r.slots)[1..], [3002, 3003, 3004]);
     }

@@ -170,6 +170,62 @@ impl AckLines {
         }
     }
 }
+/// A placement that does not give one socket per tree node.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the placement gives {sockets} sockets but the tree has {nodes} nodes (one socket per node)"
+)]
+pub(crate) struct SocketsMismatch {
+    /// Entries of the placement.
+    pub sockets: usize,
+    /// Nodes of the tree.
+    pub nodes: usize,
+}
+
+/// What every tree runner (broadcast, barrier, reduction) is built on: the tree, the socket of
+/// each node, and the many-to-one lines that placement gives. One constructor, one check.
+#[derive(Debug)]
+pub(crate) struct PlacedAcks {
+    /// Each node's parent (`None` at the root).
+    pub parent: Vec<Option<u32>>,
+    /// The root node (thread).
+    pub root: u32,
+    /// The socket label of every node, as given.
+    pub sockets: Vec<u32>,
+    /// Every node's ack lines and the line each child increments.
+    pub acks: AckLines,
+}
+
+impl PlacedAcks {
+    /// `tree` with every node on one socket: one ack line per node with children.
+    pub fn on_one_socket(tree: &RootedTree) -> Self {
+        Self::build(tree, &vec![0; tree.len()])
+    }
+
+    /// `tree` with node i on socket `sockets[i]`: one ack line per (node, socket holding some
+    /// of its children). Only the labels' equality and order matter (Linux package ids or the
+    /// model's socket numbers).
+    ///
+    /// Errors: [`SocketsMismatch`] unless `sockets` has one entry per node.
+    pub fn on_sockets(tree: &RootedTree, sockets: &[u32]) -> Result<Self, SocketsMismatch> {
+        if sockets.len() != tree.len() {
+            return Err(SocketsMismatch {
+                sockets: sockets.len(),
+                nodes: tree.len(),
+            });
+        }
+        Ok(Self::build(tree, sockets))
+    }
+
+    fn build(tree: &RootedTree, sockets: &[u32]) -> Self {
+        PlacedAcks {
+            parent: tree.parents().to_vec(),
+            root: tree.root(),
+            sockets: sockets.to_vec(),
+            acks: AckLines::new(tree, sockets),
+        }
+    }
+}
 
 /// The accessors every tree runner ([`crate::bcast::OneLineBroadcast`],
 /// [`crate::tree_barrier::TreeBarrier`], [`crate::cla_reduce::ClaTreeReduce`]) has, from its
@@ -178,28 +234,28 @@ macro_rules! tree_runner_accessors {
     ($what:literal) => {
         /// Threads taking part.
         pub fn threads(&self) -> u32 {
-            self.parent.len() as u32
+            self.placed.parent.len() as u32
         }
 
         /// The root thread.
         pub fn root(&self) -> u32 {
-            self.root
+            self.placed.root
         }
 
         /// The socket of every node, as given to the constructor.
         pub fn sockets(&self) -> &[u32] {
-            &self.sockets
+            &self.placed.sockets
         }
 
         /// Node `node`'s many-to-one (ack) lines in the order it waits for them: (socket,
         /// children on it). Empty for a leaf or a node outside the tree.
         pub fn ack_lines(&self, node: u32) -> Vec<(u32, u64)> {
-            self.acks.summary(node as usize)
+            self.placed.acks.summary(node as usize)
         }
 
         #[doc = concat!("Every ack line of the ", $what, ".")]
         pub fn ack_line_count(&self) -> usize {
-            self.acks.len()
+            self.placed.acks.len()
         }
     };
 }

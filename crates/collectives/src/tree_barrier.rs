@@ -55,29 +55,32 @@
 
 use crate::barrier::BarrierError;
 use crate::coherence::{self, InitialState, LineState};
-use crate::many_to_one::AckLines;
+use crate::many_to_one::{PlacedAcks, SocketsMismatch};
 use crate::wait::{Stage, WaitError, Waiter};
 use crossbeam_utils::CachePadded;
 use modelopt_model::ccnuma::tree::RootedTree;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+impl From<SocketsMismatch> for BarrierError {
+    fn from(SocketsMismatch { sockets, nodes }: SocketsMismatch) -> Self {
+        BarrierError::Placement { sockets, nodes }
+    }
+}
+
 /// The shared state of the tree barrier over one tree and placement.
 #[derive(Debug)]
 pub struct TreeBarrier {
-    parent: Vec<Option<u32>>,
-    root: u32,
-    sockets: Vec<u32>,
+    /// The tree, its placement and its ack lines.
+    placed: PlacedAcks,
     /// `go[t]`: node t's release flag (the epoch it last released).
     go: Vec<CachePadded<AtomicU64>>,
-    /// `ack[t,s]`: every node's many-to-one lines, and the line each child adds to.
-    acks: AckLines,
 }
 
 impl TreeBarrier {
     /// The barrier over `tree` with every thread on one socket: one ack line per node with
     /// children.
     pub fn new(tree: &RootedTree) -> Self {
-        Self::build(tree, &vec![0; tree.len()])
+        Self::build(PlacedAcks::on_one_socket(tree))
     }
 
     /// The barrier over `tree` with node (thread) i on socket `sockets[i]`: one ack line per
@@ -86,24 +89,15 @@ impl TreeBarrier {
     ///
     /// Errors: [`BarrierError::Placement`] unless `sockets` has one entry per node.
     pub fn with_sockets(tree: &RootedTree, sockets: &[u32]) -> Result<Self, BarrierError> {
-        if sockets.len() != tree.len() {
-            return Err(BarrierError::Placement {
-                sockets: sockets.len(),
-                nodes: tree.len(),
-            });
-        }
-        Ok(Self::build(tree, sockets))
+        Ok(Self::build(PlacedAcks::on_sockets(tree, sockets)?))
     }
 
-    fn build(tree: &RootedTree, sockets: &[u32]) -> Self {
+    fn build(placed: PlacedAcks) -> Self {
         TreeBarrier {
-            parent: tree.parents().to_vec(),
-            root: tree.root(),
-            sockets: sockets.to_vec(),
-            go: (0..tree.len())
+            go: (0..placed.parent.len())
                 .map(|_| CachePadded::new(AtomicU64::new(0)))
                 .collect(),
-            acks: AckLines::new(tree, sockets),
+            placed,
         }
     }
 
@@ -134,18 +128,18 @@ impl TreeBarrier {
     /// [`coherence::can_flush`], otherwise rewritten unchanged (Modified in `me`'s cache).
     pub fn prepare(&self, me: u32) {
         let i = me as usize;
-        if self.acks.of(i).is_empty() {
+        if self.placed.acks.of(i).is_empty() {
             // A leaf: nobody polls its go line, nobody adds to it.
             return;
         }
         let go = &self.go[i];
         if coherence::can_flush() {
             coherence::evict(&**go);
-            self.acks.evict(i);
+            self.placed.acks.evict(i);
             coherence::fence();
         } else {
             go.store(go.load(Ordering::Relaxed), Ordering::Relaxed);
-            self.acks.rewrite(i);
+            self.placed.acks.rewrite(i);
         }
     }
 
@@ -153,16 +147,18 @@ impl TreeBarrier {
     /// once every thread has entered this epoch's barrier.
     pub fn wait(&self, me: u32, epoch: u64, waiter: &Waiter<'_>) -> Result<(), WaitError> {
         let i = me as usize;
-        let inner = !self.acks.of(i).is_empty();
+        let inner = !self.placed.acks.of(i).is_empty();
         if inner {
             // A1: my subtree has arrived, socket by socket.
-            self.acks.wait_for_children(i, epoch, waiter, |socket| {
-                Stage::TreeBarrierChildrenArrived { socket }
-            })?;
+            self.placed
+                .acks
+                .wait_for_children(i, epoch, waiter, |socket| {
+                    Stage::TreeBarrierChildrenArrived { socket }
+                })?;
         }
-        if let Some(p) = self.parent[i] {
+        if let Some(p) = self.placed.parent[i] {
             // A2: arrive at my parent, on the line of my socket.
-            self.acks.notify_parent(i);
+            self.placed.acks.notify_parent(i);
             // R1: released.
             let go = &self.go[p as usize];
             waiter.wait(Stage::TreeBarrierParentGo, || {
@@ -230,14 +226,14 @@ mod tests {
                 });
             }
         });
-        assert_eq!(b.acks.counts(), vec![6, 3]);
+        assert_eq!(b.placed.acks.counts(), vec![6, 3]);
         let go: Vec<u64> = b.go.iter().map(|g| g.load(Ordering::Relaxed)).collect();
         assert_eq!(go, vec![3, 0, 0, 0]);
         // prepare (flush or rewrite) keeps every value.
         for t in 0..4 {
             b.prepare(t);
         }
-        assert_eq!(b.acks.counts(), vec![6, 3]);
+        assert_eq!(b.placed.acks.counts(), vec![6, 3]);
         assert_eq!(b.go[0].load(Ordering::Relaxed), 3);
     }
 
