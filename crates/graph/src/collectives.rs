@@ -24,6 +24,7 @@
 //! The algorithms are contributed to a machine through [`ClaCollectives`], an
 //! [`AlgorithmSource`]: front ends call [`attach`] after loading a machine.
 
+use crate::bounds::{t_min_lower_bound, TreeProgram};
 use crate::program::Program;
 use crate::{analyze, places_on_sockets, GraphError};
 use modelopt_model::algorithm::{Space, SpaceOptions, ThreadPlacement};
@@ -99,6 +100,7 @@ impl AlgorithmSource for ClaCollectives {
             all.push(Box::new(ProgramTree {
                 machine,
                 program: &self.bcast,
+                kind: TreeProgram::Bcast,
                 collective: Collective::Bcast,
                 summary: "one-line broadcast over any rooted tree placed on the sockets (seed 001, Fig. 1; models/one-line-bcast.cla), priced by its CLa graph with one class per level of the hierarchy",
             }));
@@ -107,12 +109,14 @@ impl AlgorithmSource for ClaCollectives {
             Box::new(ProgramTree {
                 machine,
                 program: &self.barrier,
+                kind: TreeProgram::Barrier,
                 collective: Collective::Barrier,
                 summary: "tree barrier: arrival up, release down (models/barrier.cla), any rooted tree placed on the sockets, priced by its CLa graph (seed 001 §3)",
             }),
             Box::new(ProgramTree {
                 machine,
                 program: &self.reduce,
+                kind: TreeProgram::Reduce,
                 collective: Collective::Reduce,
                 summary: "reduction of one item up any rooted tree placed on the sockets (models/small-reduce.cla, seed 000 §4.3), priced by its CLa graph (seed 001 §3)",
             }),
@@ -127,6 +131,8 @@ impl AlgorithmSource for ClaCollectives {
 pub struct ProgramTree<'m> {
     machine: &'m Ccnuma,
     program: &'m Program,
+    /// Which program, for its lower bound.
+    kind: TreeProgram,
     collective: Collective,
     summary: &'static str,
 }
@@ -228,14 +234,34 @@ impl Algorithm for ProgramTree<'_> {
                     .saturating_add(p.domain)
             })
             .collect();
+        let thread_sockets = topology.sockets_of(threads);
+        // The sockets whose many-to-one lines a tree may use: those holding threads, or with
+        // a free split those with room for some.
+        let sockets_used = match &capacity {
+            Some(room) => room.iter().filter(|&&c| c > 0).count(),
+            None => {
+                let mut used = thread_sockets.clone();
+                used.sort_unstable();
+                used.dedup();
+                used.len()
+            }
+        };
+        let t_min_lower_bound = t_min_lower_bound(
+            self.kind,
+            self.machine,
+            threads,
+            u32::try_from(sockets_used).unwrap_or(u32::MAX),
+            !sockets_fix_cost,
+        );
         Ok(Space::PricedTrees(PricedTreeSpace {
             threads,
-            thread_sockets: topology.sockets_of(threads),
+            thread_sockets,
             thread_groups,
             root_thread,
             capacity,
             work_per_configuration: operations.saturating_mul(UNITS_PER_OPERATION),
             sockets_fix_cost,
+            t_min_lower_bound,
             priced_by: format!("the CLa graph of {}", self.program.origin),
         }))
     }

@@ -33,6 +33,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod bounds;
 pub mod collectives;
 pub mod error;
 pub mod graph;

@@ -4,9 +4,10 @@
 //! tree.
 
 use modelopt_graph::collectives::attach;
+use modelopt_model::algorithm::{Space, SpaceOptions};
 use modelopt_model::machine::{self, Machine};
 use modelopt_model::tree::RootedTree;
-use modelopt_model::{Collective, Params, Request};
+use modelopt_model::{Algorithm, Collective, Params, Request};
 use modelopt_optimizer::search::{rank, SearchOptions};
 use modelopt_optimizer::Objective;
 
@@ -296,8 +297,84 @@ fn with_two_threads_on_a_core_the_answer_says_no_search_here_proves_it() {
         ranked.exactness,
         modelopt_optimizer::Exactness::Bounded {
             stopped: modelopt_optimizer::StopReason::NoProof { .. },
-            lower_bound: None,
+            lower_bound: Some(_),
             ..
         }
     ));
+}
+
+/// The E5-2660's numbers on one socket of 2 cores × 2 hardware threads: 3 and 4 threads share
+/// cores (threads 0 and 2 on core 0, 1 and 3 on core 1).
+fn small_hyperthreaded() -> Machine {
+    let text = include_str!("../../../machines/sandy-bridge-e5-2660.toml")
+        .replace("sockets = 2", "sockets = 1")
+        .replace("cores_per_socket = 8", "cores_per_socket = 2")
+        .replace("max_threads = 32", "max_threads = 4");
+    let mut m = machine::from_text("small-hyperthreaded.toml", &text).unwrap();
+    attach(&mut m).unwrap();
+    m
+}
+
+/// The space's certified T_min bound, and its thread sockets.
+fn bound_of(algorithm: &dyn Algorithm, request: &Request) -> (Option<f64>, Vec<u32>) {
+    match algorithm.space(request, &SpaceOptions::default()).unwrap() {
+        Space::PricedTrees(space) => (space.t_min_lower_bound, space.thread_sockets),
+        other => panic!("not a graph-priced space: {other:?}"),
+    }
+}
+
+#[test]
+fn the_certified_lower_bound_is_never_above_the_optimum() {
+    // The law of graph::bounds: for every program, machine shape and thread count small enough
+    // for brute force, the bound is at most the least T_min over every labeled tree on the
+    // request's placement (two sockets, L3 domains, shared cores), and it is a real bound
+    // (positive).
+    let machines = [
+        ("two sockets", small_two_socket()),
+        ("chiplets", small_chiplet()),
+        ("hyperthreads", small_hyperthreaded()),
+    ];
+    for (shape, m) in &machines {
+        let largest = if *shape == "hyperthreads" { 4 } else { 6 };
+        for collective in [Collective::Bcast, Collective::Barrier, Collective::Reduce] {
+            for algorithm in m.algorithms_for(collective) {
+                if algorithm.name() != "cla-tree"
+                    || algorithm
+                        .space(
+                            &Request::new(collective, 2).unwrap(),
+                            &SpaceOptions::default(),
+                        )
+                        .is_ok_and(|s| !matches!(s, Space::PricedTrees(_)))
+                {
+                    continue;
+                }
+                for n in 2..=largest {
+                    let request = Request::new(collective, n).unwrap();
+                    let (bound, sockets) = bound_of(&*algorithm, &request);
+                    let bound =
+                        bound.unwrap_or_else(|| panic!("{shape} {collective:?} n = {n}: no bound"));
+                    let best = every_labeled_tree(n as usize, &sockets)
+                        .iter()
+                        .map(|p| algorithm.cost(&request, p).unwrap().min_ns)
+                        .fold(f64::INFINITY, f64::min);
+                    assert!(
+                        bound > 0.0 && bound <= best + 1e-9,
+                        "{shape} {collective:?} n = {n}: bound {bound} above the optimum {best}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_bound_of_a_flat_barrier_on_one_socket_is_its_cost() {
+    // 4 threads on one socket of the E5-2660: the flat barrier, 2·R_I + (k + 1)·R_R = 2·70 +
+    // 4·35 = 280 ns (above), is optimal and the bound attains it: one line of three adds
+    // (R_I + 2·R_R), the root's read (R_R), the go write (R_I) and one read (R_R).
+    let m = sandy();
+    let request = Request::new(Collective::Barrier, 4).unwrap();
+    let algorithms = m.algorithms_for(Collective::Barrier);
+    let (bound, _) = bound_of(&*algorithms[0], &request);
+    assert_eq!(bound.map(|b| (b * 1e6).round() / 1e6), Some(280.0));
 }

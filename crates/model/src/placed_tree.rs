@@ -422,6 +422,11 @@ pub struct PricedTreeSpace {
     /// threads sharing a core, which makes which threads share it matter) the search never
     /// claims exactness.
     pub sockets_fix_cost: bool,
+    /// A certified lower bound (ns) on T_min of every configuration of the space, when the
+    /// pricing knows one: no tree and placement the space holds has a smaller T_min. The
+    /// search reports it, with the gap, beside an answer it could not prove optimal under
+    /// `--objective min`.
+    pub t_min_lower_bound: Option<f64>,
     /// What prices a configuration, for messages ("the CLa graph of models/barrier.cla").
     pub priced_by: String,
 }

@@ -26,9 +26,10 @@
 //!    ([`improve`]: every re-parenting of a thread and every exchange of two threads of
 //!    different groups, priced in parallel chunks, the best of the first improving chunk taken) until a local
 //!    optimum, the work budget (each pricing counted) or the deadline. The result is returned
-//!    with [`Exactness::Bounded`], the budget as the reason and no certified bound (none is
-//!    known for a black-box cost); a time limit during the exhaustive pass returns the best so
-//!    far the same way.
+//!    with [`Exactness::Bounded`], the budget as the reason and, under `--objective min`, the
+//!    pricing's certified bound on T_min ([`PricedTreeSpace::t_min_lower_bound`]) with the gap
+//!    (the search itself knows none for a black-box cost; max and blends get none); a time
+//!    limit during the exhaustive pass returns the best so far the same way.
 //!
 //! `--search` ([`SearchOptions::tree_search`]): `auto` is the search above; `exhaustive` asks
 //! for step 2 only, and is refused before anything is priced (with the budget's estimate, or
@@ -39,6 +40,7 @@
 //! answer does not depend on the order in which batches finish.
 
 use crate::limits::{BudgetExceeded, Deadline, Exactness, StopReason, WorkEstimate};
+use crate::objective::Objective;
 use crate::parallel;
 use crate::rooted_trees::{tree_count, LevelSequences, TreeSearch, TreeSearchError};
 use crate::search::{price_one, Ranked, Scored, SearchOptions, SearchStats, TopK};
@@ -337,9 +339,19 @@ pub fn rank_priced_trees(
         progress.finish();
         stopped
     };
+    // The pricing's certified bound is on T_min, so it bounds the score under `--objective
+    // min` only.
+    let lower_bound = match objective {
+        Objective::Min => space.t_min_lower_bound,
+        Objective::Max | Objective::Blend(_) => None,
+    };
     let exactness = match stopped {
         None => Exactness::Exact,
-        Some(reason) => Exactness::bounded(reason, top.best_score().unwrap_or(f64::INFINITY), None),
+        Some(reason) => Exactness::bounded(
+            reason,
+            top.best_score().unwrap_or(f64::INFINITY),
+            lower_bound,
+        ),
     };
     Ok(Ranked {
         best: top.into_vec(),
@@ -625,6 +637,7 @@ mod tests {
             capacity,
             work_per_configuration: 1,
             sockets_fix_cost: true,
+            t_min_lower_bound: None,
             priced_by: "a test".into(),
         }
     }

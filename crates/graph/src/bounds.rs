@@ -1,0 +1,307 @@
+//! Certified lower bounds on T_min of the bundled tree programs, over **every** rooted tree and
+//! placement of a request: what lets a graph-priced answer that the search could not prove
+//! optimal still say how far from optimal it can be (`docs/cla.md` §12, "Lower bounds").
+//!
+//! ## The argument
+//! T_min is the longest path of the CLa graph (§5): every operation finishes no earlier than
+//! its E1/E2 predecessors plus its own cost, and a many-to-one (E3) group of k writes reaches
+//! its wait no earlier than the latest write's start plus the cost of all k writes. The costs
+//! of the rules (§4) are bounded below by three constants of the request:
+//! - `r`, the least transfer between two different threads of the placement (R_R, R_D or R_Q
+//!   when every thread has a core of its own; R_L too when two share a core);
+//! - `m`, the least fetch of a line from memory (R_I or R_QI), which every first access of a
+//!   fresh `memory` line pays (rule 1: the ack, flag, ready and slot lines);
+//! - R_L, an access to a line the thread holds (rule 2).
+//!
+//! Take a node p with K children split over the many-to-one lines of p (one per socket, so at
+//! most S lines with S the sockets the request may use). A line written by k children costs
+//! `a(k) = m + (k − 1)·r` for its writes plus r for p's read; each child arrives no earlier than
+//! `edge` after its own subtree is done. With f_h(M) a lower bound on the subtree of M nodes and
+//! height at most h, nondecreasing in M:
+//! - some line holds at least ⌈(M_p − 1)/S⌉ of p's descendants, written by k ≤ K children, one
+//!   of which holds ⌈⌈(M_p − 1)/S⌉ / k⌉ nodes or more: that line costs at least
+//!   f_{h−1}(⌈⌈(M_p − 1)/S⌉ / k⌉) + edge + a(k) + r, minimized over k ≤ K;
+//! - some line is written by at least ⌈K/S⌉ children: at least f(1) + edge + a(⌈K/S⌉) + r;
+//!
+//! so p is done no earlier than `pre` + the larger of the two + `post(K)`, minimized over K.
+//! Taking the suffix minimum over M keeps each f_h nondecreasing, so the induction holds. A tree
+//! of height H then costs at least f_H(n) plus what follows the gather on a path of H levels
+//! (the barrier's release: m + r per level), and the bound is the least over H. Heights are
+//! tried in increasing order until H levels alone (each at least `pre + edge + a(1) + r` and
+//! the release) cost more than the bound so far.
+//!
+//! | program | pre (per inner node) | edge (child done → its write) | f(1) | post(K) | after the gather |
+//! |---|---|---|---|---|---|
+//! | `barrier.cla` | 0 | 0 | 0 | 0 | H·(m + r): the go write, then each level's read and write |
+//! | `small-reduce.cla` | 0 | r + R_L + m (read the parent's ready flag, copy into a fresh slot) | m (the parent's ready flag is written first) | the slot copy: r + R_L for one line; Eq. (1) at its cheapest for K ≥ 2 | 0 |
+//! | `one-line-bcast.cla` | m (S3 into the fresh payload line) | r + R_L (S1 read, S2 into the own buffer) | 0 | 0 | R_L (the root's S3 reads its buffer) |
+//!
+//! On one socket of a machine with one L3 domain per socket the barrier bound is attained by
+//! the flat tree (2·R_I + (k + 1)·R_R), and the broadcast's is Eq. (2) with every class at R_R.
+//! The tests compare every bound with the exhaustive optimum on small requests.
+//!
+//! The work is O(n²) per height tried; above [`MAX_BOUND_THREADS`] threads no bound is given.
+
+use modelopt_model::ccnuma::Ccnuma;
+
+/// Largest thread count for which a bound is computed (the DP is O(n²) per height tried, and
+/// the heights tried are few: about the bound over one level's least cost).
+pub const MAX_BOUND_THREADS: u32 = 4096;
+
+/// Which bundled program a bound is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeProgram {
+    /// `models/barrier.cla`.
+    Barrier,
+    /// `models/small-reduce.cla`.
+    Reduce,
+    /// `models/one-line-bcast.cla`.
+    Bcast,
+}
+
+/// The constants of one program's bound (module docs, the table).
+#[derive(Debug, Clone)]
+struct Terms {
+    pre: f64,
+    edge: f64,
+    leaf: f64,
+    first: f64,
+    /// Each further write of a many-to-one line, after a writer on another core.
+    per_child: f64,
+    /// The parent's read of a line, and every other read between two threads.
+    read: f64,
+    /// Threads that can share a core (1 when each has its own): of k writers on one line at
+    /// most k − ⌈k/t⌉ follow a writer on their own core, and those pay at least R_L.
+    per_core: usize,
+    /// A write after a writer on the same core (R_L).
+    sibling: f64,
+    /// post(K) for K = 0..=n−1 (index 0 unused).
+    post: Vec<f64>,
+    /// Paid per level of height after the gather (the barrier's release).
+    release: f64,
+    /// Paid once (the broadcast root's read of its own buffer).
+    offset: f64,
+}
+
+/// A lower bound on T_min (ns) of `program` over every rooted tree of `threads` nodes and
+/// every placement of them that uses at most `sockets` sockets of `machine`, the threads
+/// sharing cores when `shared_cores`. `None` above [`MAX_BOUND_THREADS`] threads or for fewer
+/// than 2.
+pub fn t_min_lower_bound(
+    program: TreeProgram,
+    machine: &Ccnuma,
+    threads: u32,
+    sockets: u32,
+    shared_cores: bool,
+) -> Option<f64> {
+    if !(2..=MAX_BOUND_THREADS).contains(&threads) {
+        return None;
+    }
+    let line = &machine.line;
+    let topology = &machine.topology;
+    // The least transfer between threads on two different cores, and between two different
+    // threads at all (R_L when two may share a core).
+    let mut r_core = line.remote;
+    if topology.sockets > 1 {
+        r_core = r_core.min(line.remote_socket);
+    }
+    if topology.domains_per_socket > 1 {
+        r_core = r_core.min(line.remote_domain);
+    }
+    let (r, per_core) = if shared_cores {
+        (
+            r_core.min(line.local),
+            topology.threads_per_core.max(1) as usize,
+        )
+    } else {
+        (r_core, 1)
+    };
+    let m = line.invalid.min(line.invalid_remote_socket);
+    let local = line.local;
+    let n = threads as usize;
+    let s = sockets.max(1) as usize;
+    let terms = match program {
+        TreeProgram::Barrier => Terms {
+            pre: 0.0,
+            edge: 0.0,
+            leaf: 0.0,
+            first: m,
+            per_child: r_core,
+            read: r,
+            per_core,
+            sibling: line.local,
+            post: vec![0.0; n],
+            release: m + r,
+            offset: 0.0,
+        },
+        TreeProgram::Reduce => {
+            // The slot copy of K lines into the parent's own value line: one line is a read of
+            // a line another thread wrote (≥ r) plus a write to a held line (R_L); K ≥ 2 lines
+            // cost Eq. (1) of the farthest line's class, at least its cheapest form (one
+            // copier, n = 1; the destination in the copier's cache adds nothing, §4).
+            let intra = machine.intra_socket;
+            let inter = machine.inter_socket;
+            let post = (0..n)
+                .map(|k| match k {
+                    0 => 0.0,
+                    1 => r + local,
+                    _ => {
+                        let lines = k as u32;
+                        let big = k as f64;
+                        // Eq. (1) is linear in the concurrent copiers n ∈ 1..=threads.
+                        [
+                            big * local,
+                            intra.time(1, lines),
+                            inter.time(1, lines),
+                            inter.time(threads, lines),
+                            line.invalid + (big - 1.0) * intra.o,
+                            line.invalid_remote_socket + (big - 1.0) * inter.o,
+                        ]
+                        .into_iter()
+                        .fold(f64::INFINITY, f64::min)
+                        .max(0.0)
+                    }
+                })
+                .collect();
+            Terms {
+                pre: 0.0,
+                edge: r + local + m,
+                leaf: m,
+                first: m,
+                per_child: r_core,
+                read: r,
+                per_core,
+                sibling: line.local,
+                post,
+                release: 0.0,
+                offset: 0.0,
+            }
+        }
+        TreeProgram::Bcast => Terms {
+            pre: m,
+            edge: r + local,
+            leaf: 0.0,
+            first: m,
+            per_child: r_core,
+            read: r,
+            per_core,
+            sibling: line.local,
+            post: vec![0.0; n],
+            release: 0.0,
+            offset: local,
+        },
+    };
+    bound(&terms, n, s)
+}
+
+/// Cells of the height DP (n² per height) computed before giving up: a bound over fewer
+/// heights than the stopping rule needs would not be a bound, so none is returned then.
+const MAX_BOUND_WORK: u64 = 200_000_000;
+
+/// The least over heights H of f_H(n) + H·release + offset (module docs); `None` when the
+/// heights it must try would take more than [`MAX_BOUND_WORK`].
+fn bound(t: &Terms, n: usize, s: usize) -> Option<f64> {
+    // a(k) plus the parent's read of the line: of the k − 1 writes after the first, at most
+    // k − ⌈k/t⌉ follow a writer on the same core (the k writers use at least ⌈k/t⌉ cores, and
+    // the visiting order moves between them at least ⌈k/t⌉ − 1 times).
+    let line_cost = |k: usize| {
+        let same_core = (k - k.div_ceil(t.per_core)).min(k - 1);
+        let other_core = k - 1 - same_core;
+        t.first + other_core as f64 * t.per_child + same_core as f64 * t.sibling + t.read
+    };
+    // Height 0: only the single node.
+    let mut f = vec![f64::INFINITY; n + 1];
+    f[1] = t.leaf;
+    let level = t.pre + t.edge + line_cost(1) + t.release;
+    let mut best = f64::INFINITY;
+    let per_height = (n as u64).saturating_mul(n as u64);
+    let mut work = 0u64;
+    for h in 1..n {
+        work = work.saturating_add(per_height);
+        if work > MAX_BOUND_WORK {
+            return None;
+        }
+        let prev = f;
+        f = vec![f64::INFINITY; n + 1];
+        f[1] = t.leaf;
+        for (size, slot) in f.iter_mut().enumerate().skip(2) {
+            let below = size - 1;
+            let widest = below.div_ceil(s);
+            let mut through_widest = f64::INFINITY;
+            let mut node = f64::INFINITY;
+            for k in 1..=below {
+                // The least over k' ≤ K of the line holding the most descendants.
+                let child = prev[widest.div_ceil(k)];
+                through_widest = through_widest.min(child + t.edge + line_cost(k));
+                let busiest = t.leaf + t.edge + line_cost(k.div_ceil(s));
+                node = node.min(through_widest.max(busiest) + t.post[k]);
+            }
+            *slot = t.pre + node;
+        }
+        // Suffix minimum: a bound for M nodes holds for every larger subtree too.
+        for size in (1..n).rev() {
+            f[size] = f[size].min(f[size + 1]);
+        }
+        best = best.min(f[n] + h as f64 * t.release + t.offset);
+        if (h + 1) as f64 * level + t.offset >= best {
+            break;
+        }
+    }
+    // Every height 1..n − 1 was tried, or the rest cost more than `best`.
+    best.is_finite().then_some(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flat_barrier_on_one_socket_attains_the_bound() {
+        // Barrier on 4 threads, one line (S = 1), R_I = 70, R_R = 35: height 1 costs the
+        // line of 3 writers, m + 2·r, plus the root's read r, then the release m + r:
+        // 70 + 70 + 35 + 70 + 35 = 280 = 2·R_I + (k + 1)·R_R, the flat tree's cost (docs/cla.md
+        // §12). Height 2 would cost at least 2·(70 + 35 + 70 + 35) = 420 > 280.
+        let t = Terms {
+            pre: 0.0,
+            edge: 0.0,
+            leaf: 0.0,
+            first: 70.0,
+            per_child: 35.0,
+            read: 35.0,
+            per_core: 1,
+            sibling: 2.3,
+            post: vec![0.0; 4],
+            release: 105.0,
+            offset: 0.0,
+        };
+        assert_eq!(
+            bound(&t, 4, 1).map(|b| (b * 1e6).round() / 1e6),
+            Some(280.0)
+        );
+    }
+
+    #[test]
+    fn the_broadcast_bound_is_eq_2_with_one_class() {
+        // Eq. (2) on one socket, R_L = 2.3, R_R = 35, R_I = 70: T_lev(k) = (R_I + R_R) + R_L +
+        // (R_I + k·R_R) and the broadcast R_L + T_bc. On 3 threads the flat tree 0(1,2):
+        // 2.3 + 105 + 2.3 + 70 + 70 = 249.6; the chain 0(1(2)) pays two levels of k = 1,
+        // 2.3 + 2·(105 + 2.3 + 105) = 426.9. The bound is the flat tree's.
+        let t = Terms {
+            pre: 70.0,
+            edge: 35.0 + 2.3,
+            leaf: 0.0,
+            first: 70.0,
+            per_child: 35.0,
+            read: 35.0,
+            per_core: 1,
+            sibling: 2.3,
+            post: vec![0.0; 3],
+            release: 0.0,
+            offset: 2.3,
+        };
+        assert_eq!(
+            bound(&t, 3, 1).map(|b| (b * 1e6).round() / 1e6),
+            Some(249.6)
+        );
+    }
+}
