@@ -33,8 +33,17 @@
 //! | program | pre (per inner node) | edge (child done → its write) | f(1) | post(K) | after the gather |
 //! |---|---|---|---|---|---|
 //! | `barrier.cla` | 0 | 0 | 0 | 0 | H·(m + r): the go write, then each level's read and write |
-//! | `small-reduce.cla` | 0 | r + R_L + m (read the parent's ready flag, copy into a fresh slot) | m (the parent's ready flag is written first) | the slot copy: r + R_L for one line; Eq. (1) at its cheapest for K ≥ 2 | 0 |
+//! | `small-reduce.cla` | 0 | r + R_L + m (read the parent's ready flag, copy into a fresh slot) | m (the parent's ready flag is written first) | the slot copy: r + R_L for one line; Eq. (1) at its cheapest class (intra or inter, never from memory) for K ≥ 2 | 0 |
 //! | `one-line-bcast.cla` | m (S3 into the fresh payload line) | r + R_L (S1 read, S2 into the own buffer) | 0 | 0 | R_L (the root's S3 reads its buffer) |
+//!
+//! **Crossing.** When every placement spans two sockets (or two L3 domains of one socket), the
+//! path from the root to a thread elsewhere has an edge whose child is elsewhere than its
+//! parent. That child's read of its parent's flag costs at least R_Q (or R_D), and across
+//! sockets so does the parent's read of the line the child writes (its writers all share the
+//! child's socket). A second table g_h(M) bounds the subtrees that hold a thread elsewhere than
+//! their root: a child is elsewhere, or a child on the root's socket holds such a thread
+//! (g_{h−1}(2) or more); for the barrier, the release that reaches that thread adds at least
+//! m + R_Q (or m + R_D) after the gather.
 //!
 //! On one socket of a machine with one L3 domain per socket the barrier bound is attained by
 //! the flat tree (2·R_I + (k + 1)·R_R), and the broadcast's is Eq. (2) with every class at R_R.
@@ -81,17 +90,45 @@ struct Terms {
     release: f64,
     /// Paid once (the broadcast root's read of its own buffer).
     offset: f64,
+    /// What an edge across sockets (or L3 domains) costs at least, when the placement has one.
+    crossing: Option<Crossing>,
+}
+
+/// The least costs of the edge a placement over two sockets (or two L3 domains of one socket)
+/// forces into every tree: the path from the root to a thread elsewhere has an edge whose child
+/// is elsewhere than its parent.
+#[derive(Debug, Clone, Copy)]
+struct Crossing {
+    /// Child done → its write, with the child's read of its parent's flag across.
+    edge: f64,
+    /// The parent's read of the line that child writes (R_Q across sockets, where the line's
+    /// writers are all on the child's socket; r across domains, where they need not be).
+    read: f64,
+    /// After the gather (the barrier's release reaching that child: its read across).
+    release: f64,
+}
+
+/// Which level of the hierarchy every placement of a request spans.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Span {
+    /// All threads may run on one L3 domain.
+    Nothing,
+    /// The threads run on one socket but on two L3 domains or more.
+    Domains,
+    /// The threads run on two sockets or more.
+    Sockets,
 }
 
 /// A lower bound on T_min (ns) of `program` over every rooted tree of `threads` nodes and
-/// every placement of them that uses at most `sockets` sockets of `machine`, the threads
-/// sharing cores when `shared_cores`. `None` above [`MAX_BOUND_THREADS`] threads or for fewer
-/// than 2.
+/// every placement of them that uses at most `sockets` sockets of `machine` and spans `span`,
+/// the threads sharing cores when `shared_cores`. `None` above [`MAX_BOUND_THREADS`] threads
+/// or for fewer than 2.
 pub fn t_min_lower_bound(
     program: TreeProgram,
     machine: &Ccnuma,
     threads: u32,
     sockets: u32,
+    span: Span,
     shared_cores: bool,
 ) -> Option<f64> {
     if !(2..=MAX_BOUND_THREADS).contains(&threads) {
@@ -118,6 +155,12 @@ pub fn t_min_lower_bound(
     };
     let m = line.invalid.min(line.invalid_remote_socket);
     let local = line.local;
+    // The class of the edge across, and of its line's read.
+    let across = match span {
+        Span::Nothing => None,
+        Span::Domains => Some((line.remote_domain, r)),
+        Span::Sockets => Some((line.remote_socket, line.remote_socket)),
+    };
     let n = threads as usize;
     let s = sockets.max(1) as usize;
     let terms = match program {
@@ -133,29 +176,39 @@ pub fn t_min_lower_bound(
             post: vec![0.0; n],
             release: m + r,
             offset: 0.0,
+            crossing: across.map(|(x, read)| Crossing {
+                edge: 0.0,
+                read,
+                release: m + x,
+            }),
         },
         TreeProgram::Reduce => {
             // The slot copy of K lines into the parent's own value line: one line is a read of
             // a line another thread wrote (≥ r) plus a write to a held line (R_L); K ≥ 2 lines
-            // cost Eq. (1) of the farthest line's class, at least its cheapest form (one
-            // copier, n = 1; the destination in the copier's cache adds nothing, §4).
+            // cost Eq. (1) of the farthest line's class (§4; the destination in the copier's
+            // cache adds nothing). Every slot line is held by the child that wrote it, never
+            // in memory (the copy waits for the children's adds, which follow their writes),
+            // so the class is Intra or Inter by its transfer cost, Local only if that cost can
+            // be R_L (two threads on a core). Eq. (1) is linear in the concurrent copiers n.
             let intra = machine.intra_socket;
             let inter = machine.inter_socket;
+            let local_possible = shared_cores || r_core <= local;
             let post = (0..n)
                 .map(|k| match k {
                     0 => 0.0,
                     1 => r + local,
                     _ => {
                         let lines = k as u32;
-                        let big = k as f64;
-                        // Eq. (1) is linear in the concurrent copiers n ∈ 1..=threads.
+                        let held = if local_possible {
+                            k as f64 * local
+                        } else {
+                            f64::INFINITY
+                        };
                         [
-                            big * local,
+                            held,
                             intra.time(1, lines),
                             inter.time(1, lines),
                             inter.time(threads, lines),
-                            line.invalid + (big - 1.0) * intra.o,
-                            line.invalid_remote_socket + (big - 1.0) * inter.o,
                         ]
                         .into_iter()
                         .fold(f64::INFINITY, f64::min)
@@ -175,6 +228,11 @@ pub fn t_min_lower_bound(
                 post,
                 release: 0.0,
                 offset: 0.0,
+                crossing: across.map(|(x, read)| Crossing {
+                    edge: x + local + m,
+                    read,
+                    release: 0.0,
+                }),
             }
         }
         TreeProgram::Bcast => Terms {
@@ -189,6 +247,11 @@ pub fn t_min_lower_bound(
             post: vec![0.0; n],
             release: 0.0,
             offset: local,
+            crossing: across.map(|(x, read)| Crossing {
+                edge: x + local,
+                read,
+                release: 0.0,
+            }),
         },
     };
     bound(&terms, n, s)
@@ -209,9 +272,11 @@ fn bound(t: &Terms, n: usize, s: usize) -> Option<f64> {
         let other_core = k - 1 - same_core;
         t.first + other_core as f64 * t.per_child + same_core as f64 * t.sibling + t.read
     };
-    // Height 0: only the single node.
+    // Height 0: only the single node. `g` bounds the subtrees that hold a thread elsewhere
+    // (another socket or domain) than their root: none of one node.
     let mut f = vec![f64::INFINITY; n + 1];
     f[1] = t.leaf;
+    let mut g = vec![f64::INFINITY; n + 1];
     let level = t.pre + t.edge + line_cost(1) + t.release;
     let mut best = f64::INFINITY;
     let per_height = (n as u64).saturating_mul(n as u64);
@@ -222,27 +287,46 @@ fn bound(t: &Terms, n: usize, s: usize) -> Option<f64> {
             return None;
         }
         let prev = f;
+        let prev_g = g;
         f = vec![f64::INFINITY; n + 1];
         f[1] = t.leaf;
-        for (size, slot) in f.iter_mut().enumerate().skip(2) {
+        g = vec![f64::INFINITY; n + 1];
+        // A subtree holding a thread elsewhere than its root: a child is elsewhere (its edge
+        // and line read across), or a child on the root's socket holds one (at least 2 nodes,
+        // and `prev_g` is nondecreasing from 2).
+        let crossing = t.crossing.map(|c| {
+            (t.leaf + c.edge + t.first + c.read).min(prev_g[2.min(n)] + t.edge + t.first + t.read)
+        });
+        for size in 2..=n {
             let below = size - 1;
             let widest = below.div_ceil(s);
             let mut through_widest = f64::INFINITY;
             let mut node = f64::INFINITY;
+            let mut node_across = f64::INFINITY;
             for k in 1..=below {
                 // The least over k' ≤ K of the line holding the most descendants.
                 let child = prev[widest.div_ceil(k)];
                 through_widest = through_widest.min(child + t.edge + line_cost(k));
                 let busiest = t.leaf + t.edge + line_cost(k.div_ceil(s));
-                node = node.min(through_widest.max(busiest) + t.post[k]);
+                let both = through_widest.max(busiest);
+                node = node.min(both + t.post[k]);
+                if let Some(across) = crossing {
+                    node_across = node_across.min(both.max(across) + t.post[k]);
+                }
             }
-            *slot = t.pre + node;
+            f[size] = t.pre + node;
+            g[size] = t.pre + node_across;
         }
         // Suffix minimum: a bound for M nodes holds for every larger subtree too.
         for size in (1..n).rev() {
             f[size] = f[size].min(f[size + 1]);
+            g[size] = g[size].min(g[size + 1]);
         }
-        best = best.min(f[n] + h as f64 * t.release + t.offset);
+        best = best.min(match t.crossing {
+            // The root's tree holds a thread elsewhere; the barrier's release reaches it.
+            Some(c) => g[n] + (h as f64 * t.release).max(c.release) + t.offset,
+            None => f[n] + h as f64 * t.release + t.offset,
+        });
         if (h + 1) as f64 * level + t.offset >= best {
             break;
         }
@@ -273,6 +357,7 @@ mod tests {
             post: vec![0.0; 4],
             release: 105.0,
             offset: 0.0,
+            crossing: None,
         };
         assert_eq!(
             bound(&t, 4, 1).map(|b| (b * 1e6).round() / 1e6),
@@ -298,6 +383,7 @@ mod tests {
             post: vec![0.0; 3],
             release: 0.0,
             offset: 2.3,
+            crossing: None,
         };
         assert_eq!(
             bound(&t, 3, 1).map(|b| (b * 1e6).round() / 1e6),

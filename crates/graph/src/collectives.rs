@@ -24,7 +24,7 @@
 //! The algorithms are contributed to a machine through [`ClaCollectives`], an
 //! [`AlgorithmSource`]: front ends call [`attach`] after loading a machine.
 
-use crate::bounds::{t_min_lower_bound, TreeProgram};
+use crate::bounds::{t_min_lower_bound, Span, TreeProgram};
 use crate::program::Program;
 use crate::{analyze, places_on_sockets, GraphError};
 use modelopt_model::algorithm::{Space, SpaceOptions, ThreadPlacement};
@@ -226,7 +226,7 @@ impl Algorithm for ProgramTree<'_> {
         let sockets_fix_cost =
             threads <= topology.sockets.saturating_mul(topology.cores_per_socket);
         // Threads of one L3 domain are interchangeable; with one domain a socket, of one socket.
-        let thread_groups = (0..threads)
+        let thread_groups: Vec<u32> = (0..threads)
             .map(|t| {
                 let p = topology.place(t);
                 p.socket
@@ -235,15 +235,33 @@ impl Algorithm for ProgramTree<'_> {
             })
             .collect();
         let thread_sockets = topology.sockets_of(threads);
-        // The sockets whose many-to-one lines a tree may use: those holding threads, or with
-        // a free split those with room for some.
-        let sockets_used = match &capacity {
-            Some(room) => room.iter().filter(|&&c| c > 0).count(),
+        let distinct = |labels: &[u32]| {
+            let mut used = labels.to_vec();
+            used.sort_unstable();
+            used.dedup();
+            used.len()
+        };
+        // The sockets whose many-to-one lines a tree may use (those holding threads, or with a
+        // free split those with room for some), and the level every placement spans.
+        let (sockets_used, span) = match &capacity {
+            Some(room) => (
+                room.iter().filter(|&&c| c > 0).count(),
+                if room.iter().all(|&c| c < threads) {
+                    Span::Sockets
+                } else {
+                    Span::Nothing
+                },
+            ),
             None => {
-                let mut used = thread_sockets.clone();
-                used.sort_unstable();
-                used.dedup();
-                used.len()
+                let sockets = distinct(&thread_sockets);
+                let span = if sockets > 1 {
+                    Span::Sockets
+                } else if distinct(&thread_groups) > 1 {
+                    Span::Domains
+                } else {
+                    Span::Nothing
+                };
+                (sockets, span)
             }
         };
         let t_min_lower_bound = t_min_lower_bound(
@@ -251,6 +269,7 @@ impl Algorithm for ProgramTree<'_> {
             self.machine,
             threads,
             u32::try_from(sockets_used).unwrap_or(u32::MAX),
+            span,
             !sockets_fix_cost,
         );
         Ok(Space::PricedTrees(PricedTreeSpace {

@@ -195,6 +195,16 @@ fn a_free_split_is_the_best_over_every_socket_vector_the_sockets_hold() {
             "{collective:?}: search {}, brute force {brute}",
             ranked.best[0].score
         );
+        // 4 threads do not fit one socket of 3 cores, so every split crosses sockets; the
+        // certified bound holds over every split too.
+        let Space::PricedTrees(space) = algorithm.space(&request, &options.space).unwrap() else {
+            panic!("not a priced-tree space");
+        };
+        let bound = space.t_min_lower_bound.unwrap();
+        assert!(
+            bound <= brute + 1e-9,
+            "{collective:?}: bound {bound}, optimum {brute}"
+        );
     }
 }
 
@@ -211,6 +221,16 @@ fn over_budget_the_answer_is_flagged_and_never_worse_than_a_candidate() {
             let algorithm = &*algorithms[0];
             let ranked = rank(algorithm, &request, &options).unwrap();
             assert!(!ranked.exact());
+            // The certified bound is on T_min: a gap under min, none under max.
+            let modelopt_optimizer::Exactness::Bounded { gap_percent, .. } = ranked.exactness
+            else {
+                panic!("not bounded");
+            };
+            assert_eq!(
+                gap_percent.is_some(),
+                objective == Objective::Min,
+                "{collective:?} {objective:?}"
+            );
             let modelopt_model::Space::PricedTrees(space) =
                 algorithm.space(&request, &options.space).unwrap()
             else {
@@ -377,4 +397,94 @@ fn the_bound_of_a_flat_barrier_on_one_socket_is_its_cost() {
     let algorithms = m.algorithms_for(Collective::Barrier);
     let (bound, _) = bound_of(&*algorithms[0], &request);
     assert_eq!(bound.map(|b| (b * 1e6).round() / 1e6), Some(280.0));
+}
+
+/// The small chiplet machine with its line classes and Eq. (1) constants replaced:
+/// `line` maps keys of `[line]`, `multi` the keys of `[multi_line.intra_socket]` and
+/// `[multi_line.inter_socket]` (intra first).
+fn chiplet_with(line: &[(&str, f64)], multi: [[f64; 3]; 2]) -> Machine {
+    let base = include_str!("../../../machines/chiplet-2s-4x8.toml")
+        .replace("cores_per_socket = 32", "cores_per_socket = 4")
+        .replace("domains_per_socket = 4", "domains_per_socket = 2")
+        .replace("threads_per_core = 2", "threads_per_core = 1")
+        .replace("max_threads = 128", "max_threads = 8");
+    let mut section = String::new();
+    let mut out = String::new();
+    for text in base.lines() {
+        let trimmed = text.trim_start();
+        if trimmed.starts_with('[') {
+            section = trimmed.to_string();
+        }
+        let key = trimmed.split([' ', '=']).next().unwrap_or("");
+        let value = match section.as_str() {
+            "[line]" => line.iter().find(|(k, _)| *k == key).map(|(_, v)| *v),
+            "[multi_line.intra_socket]" | "[multi_line.inter_socket]" => {
+                let row = usize::from(section.contains("inter"));
+                ["q", "o", "c"]
+                    .iter()
+                    .position(|k| *k == key)
+                    .map(|i| multi[row][i])
+            }
+            _ => None,
+        };
+        match value {
+            Some(v) if trimmed.contains("value = ") => {
+                let start = text.find("value = ").unwrap() + "value = ".len();
+                let end = start + text[start..].find(',').unwrap();
+                out.push_str(&format!("{}{v:?}{}\n", &text[..start], &text[end..]));
+            }
+            _ => out.push_str(&format!("{text}\n")),
+        }
+    }
+    let mut m = machine::from_text("random-chiplet.toml", &out).unwrap();
+    attach(&mut m).unwrap();
+    m
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// The bound's law on random line classes (R_L ≤ R_R ≤ R_D ≤ R_Q, R_I ≤ R_QI) and Eq. (1)
+    /// constants: never above the optimum over every labeled tree, for 3–5 threads on the
+    /// 2 × 2 × 2 chiplet machine (one domain, two domains, two sockets).
+    #[test]
+    fn the_bound_holds_on_random_machines(
+        local in 0.5f64..5.0,
+        steps in proptest::array::uniform3(0.0f64..120.0),
+        invalid in 20.0f64..200.0,
+        invalid_step in 0.0f64..80.0,
+        multi in proptest::array::uniform2(proptest::array::uniform3(0.0f64..100.0)),
+    ) {
+        let remote = local + 5.0 + steps[0];
+        let remote_domain = remote + steps[1];
+        let remote_socket = remote_domain + steps[2];
+        let m = chiplet_with(
+            &[
+                ("local", local),
+                ("remote", remote),
+                ("remote_domain", remote_domain),
+                ("remote_socket", remote_socket),
+                ("invalid", invalid),
+                ("invalid_remote_socket", invalid + invalid_step),
+            ],
+            multi,
+        );
+        for collective in [Collective::Bcast, Collective::Barrier, Collective::Reduce] {
+            let algorithms = m.algorithms_for(collective);
+            let algorithm = &*algorithms[0];
+            for n in 3..=5u32 {
+                let request = Request::new(collective, n).unwrap();
+                let (bound, sockets) = bound_of(algorithm, &request);
+                let bound = bound.unwrap();
+                let best = every_labeled_tree(n as usize, &sockets)
+                    .iter()
+                    .map(|p| algorithm.cost(&request, p).unwrap().min_ns)
+                    .fold(f64::INFINITY, f64::min);
+                proptest::prop_assert!(
+                    bound > 0.0 && bound <= best + 1e-9,
+                    "{collective:?} n = {n}: bound {bound} above the optimum {best}"
+                );
+            }
+        }
+    }
 }
