@@ -53,5 +53,31 @@ fn priced_trees(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, priced_trees);
+/// The certified lower bound (graph::bounds), computed whenever a graph-priced space is built:
+/// what it adds to every request, at the bundled chiplet machine's 128 threads and at the
+/// 1,024-thread limit, on two sockets.
+fn lower_bounds(c: &mut Criterion) {
+    use modelopt_graph::bounds::{t_min_lower_bound, Span, TreeProgram};
+    let m = machine::load("sandy-bridge-e5-2660").unwrap();
+    let Some(ccnuma) = m.model::<modelopt_model::ccnuma::Ccnuma>() else {
+        return;
+    };
+    let mut g = c.benchmark_group("lower-bound");
+    g.sample_size(10);
+    for program in [
+        TreeProgram::Barrier,
+        TreeProgram::Reduce,
+        TreeProgram::Bcast,
+    ] {
+        for threads in [128u32, 1024] {
+            let label = format!("{program:?}/{threads}");
+            g.bench_with_input(BenchmarkId::from_parameter(label), &threads, |b, &n| {
+                b.iter(|| t_min_lower_bound(program, ccnuma, n, 2, Span::Sockets, false))
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, priced_trees, lower_bounds);
 criterion_main!(benches);

@@ -53,9 +53,11 @@
 
 use modelopt_model::ccnuma::Ccnuma;
 
-/// Largest thread count for which a bound is computed (the DP is O(n²) per height tried, and
-/// the heights tried are few: about the bound over one level's least cost).
-pub const MAX_BOUND_THREADS: u32 = 4096;
+/// Largest thread count for which a bound is computed. The DP is O(n²) per height tried and
+/// runs whenever a space is built: measured on the development machine (release; criterion
+/// bench `priced_trees`, group `lower-bound`), 0.40–0.54 ms at 128 threads and 37–54 ms at
+/// 1,024, but 1.0–1.6 s at 4,096 (one-off timing), too much to add to every request of a sweep.
+pub const MAX_BOUND_THREADS: u32 = 1024;
 
 /// Which bundled program a bound is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
