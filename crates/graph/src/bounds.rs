@@ -165,24 +165,30 @@ pub fn t_min_lower_bound(
     };
     let n = threads as usize;
     let s = sockets.max(1) as usize;
+    // The many-to-one lines, the same in every program; the rest is each program's.
+    let lines = Terms {
+        pre: 0.0,
+        edge: 0.0,
+        leaf: 0.0,
+        first: m,
+        per_child: r_core,
+        read: r,
+        per_core,
+        sibling: line.local,
+        post: vec![0.0; n],
+        release: 0.0,
+        offset: 0.0,
+        crossing: None,
+    };
     let terms = match program {
         TreeProgram::Barrier => Terms {
-            pre: 0.0,
-            edge: 0.0,
-            leaf: 0.0,
-            first: m,
-            per_child: r_core,
-            read: r,
-            per_core,
-            sibling: line.local,
-            post: vec![0.0; n],
             release: m + r,
-            offset: 0.0,
             crossing: across.map(|(x, read)| Crossing {
                 edge: 0.0,
                 read,
                 release: m + x,
             }),
+            ..lines
         },
         TreeProgram::Reduce => {
             // The slot copy of K lines into the parent's own value line: one line is a read of
@@ -219,41 +225,27 @@ pub fn t_min_lower_bound(
                 })
                 .collect();
             Terms {
-                pre: 0.0,
                 edge: r + local + m,
                 leaf: m,
-                first: m,
-                per_child: r_core,
-                read: r,
-                per_core,
-                sibling: line.local,
                 post,
-                release: 0.0,
-                offset: 0.0,
                 crossing: across.map(|(x, read)| Crossing {
                     edge: x + local + m,
                     read,
                     release: 0.0,
                 }),
+                ..lines
             }
         }
         TreeProgram::Bcast => Terms {
             pre: m,
             edge: r + local,
-            leaf: 0.0,
-            first: m,
-            per_child: r_core,
-            read: r,
-            per_core,
-            sibling: line.local,
-            post: vec![0.0; n],
-            release: 0.0,
             offset: local,
             crossing: across.map(|(x, read)| Crossing {
                 edge: x + local,
                 read,
                 release: 0.0,
             }),
+            ..lines
         },
     };
     bound(&terms, n, s)
@@ -341,13 +333,10 @@ fn bound(t: &Terms, n: usize, s: usize) -> Option<f64> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_flat_barrier_on_one_socket_attains_the_bound() {
-        // Barrier on 4 threads, one line (S = 1), R_I = 70, R_R = 35: height 1 costs the
-        // line of 3 writers, m + 2·r, plus the root's read r, then the release m + r:
-        // 70 + 70 + 35 + 70 + 35 = 280 = 2·R_I + (k + 1)·R_R, the flat tree's cost (docs/cla.md
-        // §12). Height 2 would cost at least 2·(70 + 35 + 70 + 35) = 420 > 280.
-        let t = Terms {
+    /// The E5-2660's classes on one socket (R_L = 2.3, R_R = 35, R_I = 70), each thread on its
+    /// own core, no per-node or per-edge cost, for `n` threads.
+    fn one_socket(n: usize) -> Terms {
+        Terms {
             pre: 0.0,
             edge: 0.0,
             leaf: 0.0,
@@ -356,10 +345,22 @@ mod tests {
             read: 35.0,
             per_core: 1,
             sibling: 2.3,
-            post: vec![0.0; 4],
-            release: 105.0,
+            post: vec![0.0; n],
+            release: 0.0,
             offset: 0.0,
             crossing: None,
+        }
+    }
+
+    #[test]
+    fn a_flat_barrier_on_one_socket_attains_the_bound() {
+        // Barrier on 4 threads, one line (S = 1), R_I = 70, R_R = 35: height 1 costs the
+        // line of 3 writers, m + 2·r, plus the root's read r, then the release m + r:
+        // 70 + 70 + 35 + 70 + 35 = 280 = 2·R_I + (k + 1)·R_R, the flat tree's cost (docs/cla.md
+        // §12). Height 2 would cost at least 2·(70 + 35 + 70 + 35) = 420 > 280.
+        let t = Terms {
+            release: 105.0,
+            ..one_socket(4)
         };
         assert_eq!(
             bound(&t, 4, 1).map(|b| (b * 1e6).round() / 1e6),
@@ -376,16 +377,8 @@ mod tests {
         let t = Terms {
             pre: 70.0,
             edge: 35.0 + 2.3,
-            leaf: 0.0,
-            first: 70.0,
-            per_child: 35.0,
-            read: 35.0,
-            per_core: 1,
-            sibling: 2.3,
-            post: vec![0.0; 3],
-            release: 0.0,
             offset: 2.3,
-            crossing: None,
+            ..one_socket(3)
         };
         assert_eq!(
             bound(&t, 3, 1).map(|b| (b * 1e6).round() / 1e6),
