@@ -219,21 +219,44 @@ impl Algorithm for ProgramTree<'_> {
                 value: threads.to_string(),
                 reason: e.to_string(),
             })?;
-        // The exhaustive pass enumerates socket labelings, which fixes the cost only while
-        // every thread has a core of its own: with two threads on a core, which ones share it
-        // changes the classes (R_L between hardware threads), and those assignments are not
-        // enumerated, so such requests never get a completed pass presented as a proof.
-        let sockets_fix_cost =
-            threads <= topology.sockets.saturating_mul(topology.cores_per_socket);
-        // Threads of one L3 domain are interchangeable; with one domain a socket, of one socket.
-        let thread_groups: Vec<u32> = (0..threads)
-            .map(|t| {
-                let p = topology.place(t);
-                p.socket
-                    .saturating_mul(topology.domains_per_socket.max(1))
-                    .saturating_add(p.domain)
+        // Threads are interchangeable, so that a tree shape and a group per node fix the cost,
+        // within these groups: the threads of one L3 domain (one socket when the socket is one
+        // domain) that have a core of their own, and, when two or more threads of the request
+        // share a core, the threads of that core (R_L between them, seed 001 §2.1). The groups
+        // are numbered in that order and compacted, so labels and exchanges cover every
+        // placement of the threads by id. A free split assigns cores by node order, so with
+        // shared cores there its labels do not fix the cost (and the search says so).
+        let places: Vec<_> = (0..threads).map(|t| topology.place(t)).collect();
+        let mut per_core = std::collections::BTreeMap::<(u32, u32), u32>::new();
+        for p in &places {
+            *per_core.entry((p.socket, p.core)).or_default() += 1;
+        }
+        let domains = u64::from(topology.domains_per_socket.max(1));
+        let raw: Vec<u64> = places
+            .iter()
+            .map(|p| {
+                let domain = u64::from(p.socket) * domains + u64::from(p.domain);
+                let shared = per_core.get(&(p.socket, p.core)).is_some_and(|&k| k > 1);
+                if shared && capacity.is_none() {
+                    let core = u64::from(p.socket) * u64::from(topology.cores_per_socket)
+                        + u64::from(p.core);
+                    u64::from(topology.sockets) * domains + core
+                } else {
+                    domain
+                }
             })
             .collect();
+        let mut ids = raw.clone();
+        ids.sort_unstable();
+        ids.dedup();
+        let thread_groups: Vec<u32> = raw
+            .iter()
+            .map(|g| ids.binary_search(g).map_or(0, |i| i as u32))
+            .collect();
+        let shared_cores = per_core.values().any(|&k| k > 1)
+            || (capacity.is_some()
+                && threads > topology.sockets.saturating_mul(topology.cores_per_socket));
+        let sockets_fix_cost = capacity.is_none() || !shared_cores;
         let thread_sockets = topology.sockets_of(threads);
         let distinct = |labels: &[u32]| {
             let mut used = labels.to_vec();
@@ -270,7 +293,7 @@ impl Algorithm for ProgramTree<'_> {
             threads,
             u32::try_from(sockets_used).unwrap_or(u32::MAX),
             span,
-            !sockets_fix_cost,
+            shared_cores,
         );
         Ok(Space::PricedTrees(PricedTreeSpace {
             threads,

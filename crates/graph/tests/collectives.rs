@@ -304,14 +304,64 @@ fn on_chiplets_the_exhaustive_search_equals_brute_force_over_every_labeled_tree(
 }
 
 #[test]
-fn with_two_threads_on_a_core_the_answer_says_no_search_here_proves_it() {
-    // 17 threads on the E5-2660 (16 cores): thread 16 shares core 0 with thread 0, so which
-    // threads share a core changes the classes and socket labels do not fix the cost. The
-    // answer is a heuristic's, and the reason says so, not a budget.
+fn with_two_threads_on_a_core_the_search_labels_that_core_and_stays_exact() {
+    // One socket of 2 cores × 2 hardware threads: with 3 threads, 0 and 2 share core 0; with
+    // 4, 1 and 3 share core 1 too. Each shared core is a group of its own, so shapes × group
+    // labels cover every placement and the exhaustive pass equals brute force.
+    // The same on two sockets of 2 cores × 2 hardware threads: 5 threads share core 0 of
+    // socket 0 (threads 0 and 4); 6 also core 0 of socket 1 (2 and 5).
+    let two_sockets = {
+        let text = include_str!("../../../machines/sandy-bridge-e5-2660.toml")
+            .replace("cores_per_socket = 8", "cores_per_socket = 2")
+            .replace("max_threads = 32", "max_threads = 8");
+        let mut m = machine::from_text("small-two-socket-smt.toml", &text).unwrap();
+        attach(&mut m).unwrap();
+        m
+    };
+    for (m, sizes) in [(small_hyperthreaded(), [3u32, 4]), (two_sockets, [5, 6])] {
+        for collective in [Collective::Barrier, Collective::Reduce] {
+            for n in sizes {
+                let request = Request::new(collective, n).unwrap();
+                let options = SearchOptions::new(Objective::Min, 1);
+                let algorithms = m.algorithms_for(collective);
+                let algorithm = &*algorithms[0];
+                let ranked = rank(algorithm, &request, &options).unwrap();
+                assert!(ranked.exact(), "{collective:?} n = {n}");
+                let (_, sockets) = bound_of(algorithm, &request);
+                let brute = every_labeled_tree(n as usize, &sockets)
+                    .iter()
+                    .map(|p| algorithm.cost(&request, p).unwrap().min_ns)
+                    .fold(f64::INFINITY, f64::min);
+                assert!(
+                    (ranked.best[0].score - brute).abs() < 1e-9,
+                    "{collective:?} n = {n}: search {}, brute force {brute}",
+                    ranked.best[0].score
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn shared_cores_are_over_budget_by_the_budget_and_a_free_split_says_no_proof() {
+    // 17 threads on the E5-2660 (16 cores): thread 16 shares core 0 with thread 0. The labels
+    // fix the cost, so the answer is flagged for the budget, with the certified bound. With
+    // `--placement optimal` the cores are assigned by node order, so labels cannot fix which
+    // threads share a core: no search here proves it, and the reason says so.
     let m = sandy();
     let request = Request::new(Collective::Barrier, 17).unwrap();
-    let options = SearchOptions::new(Objective::Min, 1);
+    let mut options = SearchOptions::new(Objective::Min, 1);
     let algorithms = m.algorithms_for(Collective::Barrier);
+    let ranked = rank(&*algorithms[0], &request, &options).unwrap();
+    assert!(matches!(
+        ranked.exactness,
+        modelopt_optimizer::Exactness::Bounded {
+            stopped: modelopt_optimizer::StopReason::WorkBudget { .. },
+            lower_bound: Some(_),
+            ..
+        }
+    ));
+    options.space.placement = modelopt_model::algorithm::ThreadPlacement::Optimal;
     let ranked = rank(&*algorithms[0], &request, &options).unwrap();
     assert!(matches!(
         ranked.exactness,

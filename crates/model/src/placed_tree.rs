@@ -405,8 +405,9 @@ pub struct PricedTreeSpace {
     pub thread_sockets: Vec<u32>,
     /// The interchangeability class of every thread id: exchanging two threads of one group
     /// never changes a cost (the socket on a machine whose socket is one L3 domain; the L3
-    /// domain, numbered across sockets, on a chiplet machine). Labelings and exchanges are by
-    /// group; equal to `thread_sockets` when sockets are the finest level.
+    /// domain, numbered across sockets, on a chiplet machine; the core, for threads that share
+    /// one). Labelings and exchanges are by group; equal to `thread_sockets` when sockets are
+    /// the finest level. Numbered 0, 1, ... without gaps.
     pub thread_groups: Vec<u32>,
     /// The thread at the root.
     pub root_thread: u32,
@@ -416,11 +417,11 @@ pub struct PricedTreeSpace {
     /// What pricing one configuration costs, in the work budget's units (an estimate the search
     /// multiplies by the configurations it would price, before it starts).
     pub work_per_configuration: u64,
-    /// Whether a tree shape and a socket label per node fix the cost, i.e. threads of one
-    /// socket are interchangeable for the pricing. Only then does enumerating shapes × socket
-    /// labelings cover every configuration (and prove an optimum); when false (e.g. two
-    /// threads sharing a core, which makes which threads share it matter) the search never
-    /// claims exactness.
+    /// Whether a tree shape and a group label per node fix the cost, i.e. threads of one group
+    /// are interchangeable for the pricing. Only then does enumerating shapes × group
+    /// labelings cover every configuration (and prove an optimum); when false (e.g. a free
+    /// split whose threads must share cores, where which threads share one follows the node
+    /// order) the search never claims exactness.
     pub sockets_fix_cost: bool,
     /// A certified lower bound (ns) on T_min of every configuration of the space, when the
     /// pricing knows one: no tree and placement the space holds has a smaller T_min. The

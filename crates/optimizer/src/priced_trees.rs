@@ -273,7 +273,7 @@ pub fn rank_priced_trees(
         TreeSearch::Exhaustive if !space.sockets_fix_cost => {
             return Err(TreeSearchError::Method {
                 method: TreeSearch::Exhaustive,
-                why: "two threads of this placement share a core, so trees with socket labels do not cover every placement and no search here proves an optimum; use --search auto (local search, not proven optimal) or fewer threads",
+                why: "threads of one group are not interchangeable here (with --placement optimal, two threads share a core by node order), so trees with group labels do not cover every placement and no search here proves an optimum; use --search auto (local search, not proven optimal), place the threads by id, or use fewer threads",
             })
         }
         TreeSearch::Exhaustive if unaffordable => {
@@ -318,7 +318,7 @@ pub fn rank_priced_trees(
         // the exhaustive pass (or the time limit, when it is what ended the descent).
         Some(if !space.sockets_fix_cost {
             StopReason::NoProof {
-                why: "threads of one socket are not interchangeable (two share a core), so trees and socket labels do not cover every placement",
+                why: "threads of one group are not interchangeable (with --placement optimal, two share a core by node order), so trees and group labels do not cover every placement",
             }
         } else if deadline.passed() {
             deadline.reason()
