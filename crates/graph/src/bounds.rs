@@ -36,6 +36,11 @@
 //! | `small-reduce.cla` | 0 | r + R_L + m (read the parent's ready flag, copy into a fresh slot) | m (the parent's ready flag is written first) | the slot copy: r + R_L for one line; Eq. (1) at its cheapest class (intra or inter, never from memory) for K ≥ 2 | 0 |
 //! | `one-line-bcast.cla` | m (S3 into the fresh payload line) | r + R_L (S1 read, S2 into the own buffer) | 0 | 0 | R_L (the root's S3 reads its buffer) |
 //!
+//! **Lines across sockets.** Lines are per socket, so a node whose children write two lines or
+//! more has children on another socket: that line is read across (R_Q), and its writers read
+//! their parent's flag across. A node is bounded by the better of one line of K writers
+//! holding all M − 1 descendants, and the pigeonhole bounds over S lines with such a line.
+//!
 //! **Crossing.** When every placement spans two sockets (or two L3 domains of one socket), the
 //! path from the root to a thread elsewhere has an edge whose child is elsewhere than its
 //! parent. That child's read of its parent's flag costs at least R_Q (or R_D), and across
@@ -94,6 +99,10 @@ struct Terms {
     offset: f64,
     /// What an edge across sockets (or L3 domains) costs at least, when the placement has one.
     crossing: Option<Crossing>,
+    /// When children may sit on another socket than their parent: the least cost of a line
+    /// written by such children (one leaf's way in across, the first write, the parent's read
+    /// across). A node whose children use two lines or more has one.
+    other_socket: Option<f64>,
 }
 
 /// The least costs of the edge a placement over two sockets (or two L3 domains of one socket)
@@ -179,8 +188,9 @@ pub fn t_min_lower_bound(
         release: 0.0,
         offset: 0.0,
         crossing: None,
+        other_socket: None,
     };
-    let terms = match program {
+    let mut terms = match program {
         TreeProgram::Barrier => Terms {
             release: m + r,
             crossing: across.map(|(x, read)| Crossing {
@@ -248,6 +258,18 @@ pub fn t_min_lower_bound(
             ..lines
         },
     };
+    // Lines are per socket, so a node whose children write two lines or more has children on
+    // another socket than its own: their line is read across (R_Q), and each of them reached
+    // it across too (the edge with R_Q for r, as in the crossing terms).
+    if s > 1 && topology.sockets > 1 {
+        let q = line.remote_socket;
+        let edge = match program {
+            TreeProgram::Barrier => 0.0,
+            TreeProgram::Reduce => q + local + m,
+            TreeProgram::Bcast => q + local,
+        };
+        terms.other_socket = Some(terms.leaf + edge + terms.first + q);
+    }
     bound(&terms, n, s)
 }
 
@@ -295,14 +317,24 @@ fn bound(t: &Terms, n: usize, s: usize) -> Option<f64> {
             let below = size - 1;
             let widest = below.div_ceil(s);
             let mut through_widest = f64::INFINITY;
+            let mut through_all = f64::INFINITY;
             let mut node = f64::INFINITY;
             let mut node_across = f64::INFINITY;
             for k in 1..=below {
-                // The least over k' ≤ K of the line holding the most descendants.
+                // The least over k' ≤ K of the line holding the most descendants: with the
+                // children on any lines (at least ⌈M/S⌉ of them), or all on one line (all M).
                 let child = prev[widest.div_ceil(k)];
                 through_widest = through_widest.min(child + t.edge + line_cost(k));
+                through_all = through_all.min(prev[below.div_ceil(k)] + t.edge + line_cost(k));
                 let busiest = t.leaf + t.edge + line_cost(k.div_ceil(s));
-                let both = through_widest.max(busiest);
+                let any_lines = through_widest.max(busiest);
+                // One line of K writers, or two lines or more, one of them across sockets.
+                let one_line = through_all.max(t.leaf + t.edge + line_cost(k));
+                let both = match t.other_socket {
+                    Some(across) if k > 1 => one_line.min(any_lines.max(across)),
+                    Some(_) => one_line,
+                    None => any_lines,
+                };
                 node = node.min(both + t.post[k]);
                 if let Some(across) = crossing {
                     node_across = node_across.min(both.max(across) + t.post[k]);
@@ -349,6 +381,7 @@ mod tests {
             release: 0.0,
             offset: 0.0,
             crossing: None,
+            other_socket: None,
         }
     }
 
