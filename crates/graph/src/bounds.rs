@@ -95,6 +95,10 @@ struct Terms {
     post: Vec<f64>,
     /// Paid per level of height after the gather (the barrier's release).
     release: f64,
+    /// Added to the release for each edge of the root-to-leaf path that joins two cores, when
+    /// threads share cores (R_R − R_L: the per-level read is priced at R_L, and a path of H
+    /// edges through cores of t threads joins cores at least ⌈(H + 1)/t⌉ − 1 times).
+    release_across_cores: f64,
     /// Paid once (the broadcast root's read of its own buffer).
     offset: f64,
     /// What an edge across sockets (or L3 domains) costs at least, when the placement has one.
@@ -186,6 +190,7 @@ pub fn t_min_lower_bound(
         sibling: line.local,
         post: vec![0.0; n],
         release: 0.0,
+        release_across_cores: 0.0,
         offset: 0.0,
         crossing: None,
         other_socket: None,
@@ -193,6 +198,7 @@ pub fn t_min_lower_bound(
     let mut terms = match program {
         TreeProgram::Barrier => Terms {
             release: m + r,
+            release_across_cores: r_core - r,
             crossing: across.map(|(x, read)| Crossing {
                 edge: 0.0,
                 read,
@@ -348,10 +354,13 @@ fn bound(t: &Terms, n: usize, s: usize) -> Option<f64> {
             f[size] = f[size].min(f[size + 1]);
             g[size] = g[size].min(g[size + 1]);
         }
+        // The release down the deepest path of H = h edges.
+        let joins = (h + 1).div_ceil(t.per_core) - 1;
+        let release = h as f64 * t.release + joins as f64 * t.release_across_cores;
         best = best.min(match t.crossing {
             // The root's tree holds a thread elsewhere; the barrier's release reaches it.
-            Some(c) => g[n] + (h as f64 * t.release).max(c.release) + t.offset,
-            None => f[n] + h as f64 * t.release + t.offset,
+            Some(c) => g[n] + release.max(c.release) + t.offset,
+            None => f[n] + release + t.offset,
         });
         if (h + 1) as f64 * level + t.offset >= best {
             break;
@@ -379,6 +388,7 @@ mod tests {
             sibling: 2.3,
             post: vec![0.0; n],
             release: 0.0,
+            release_across_cores: 0.0,
             offset: 0.0,
             crossing: None,
             other_socket: None,
