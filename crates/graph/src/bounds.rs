@@ -50,6 +50,11 @@
 //! (g_{h−1}(2) or more); for the barrier, the release that reaches that thread adds at least
 //! m + R_Q (or m + R_D) after the gather.
 //!
+//! **Shared cores.** When two threads may share a core every read is priced at R_L, but of a
+//! line's k writes at most k − ⌈k/t⌉ follow a writer on the same core (t threads a core), and
+//! the barrier's release path of H edges joins two cores at least ⌈(H + 1)/t⌉ − 1 times, each
+//! read then at R_R or more.
+//!
 //! On one socket of a machine with one L3 domain per socket the barrier bound is attained by
 //! the flat tree (2·R_I + (k + 1)·R_R), and the broadcast's is Eq. (2) with every class at R_R.
 //! The tests compare every bound with the exhaustive optimum on small requests.
