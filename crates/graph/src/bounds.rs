@@ -62,12 +62,11 @@
 //! The work is O(n²) per height tried; above [`MAX_BOUND_THREADS`] threads no bound is given.
 
 use modelopt_model::ccnuma::Ccnuma;
+use modelopt_model::level_bound::{Crossing, LevelBound};
 
-/// Largest thread count for which a bound is computed. The DP is O(n²) per height tried and
-/// runs whenever a space is built: measured on the development machine (release; criterion
-/// bench `priced_trees`, group `lower-bound`), 0.40–0.54 ms at 128 threads and 37–54 ms at
-/// 1,024, but 1.0–1.6 s at 4,096 (one-off timing), too much to add to every request of a sweep.
-pub const MAX_BOUND_THREADS: u32 = 1024;
+/// Largest thread count for which a bound is computed (the relaxation's own limit, which runs
+/// whenever a space is built).
+pub const MAX_BOUND_THREADS: u32 = modelopt_model::level_bound::MAX_NODES;
 
 /// Which bundled program a bound is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,54 +77,6 @@ pub enum TreeProgram {
     Reduce,
     /// `models/one-line-bcast.cla`.
     Bcast,
-}
-
-/// The constants of one program's bound (module docs, the table).
-#[derive(Debug, Clone)]
-struct Terms {
-    pre: f64,
-    edge: f64,
-    leaf: f64,
-    first: f64,
-    /// Each further write of a many-to-one line, after a writer on another core.
-    per_child: f64,
-    /// The parent's read of a line, and every other read between two threads.
-    read: f64,
-    /// Threads that can share a core (1 when each has its own): of k writers on one line at
-    /// most k − ⌈k/t⌉ follow a writer on their own core, and those pay at least R_L.
-    per_core: usize,
-    /// A write after a writer on the same core (R_L).
-    sibling: f64,
-    /// post(K) for K = 0..=n−1 (index 0 unused).
-    post: Vec<f64>,
-    /// Paid per level of height after the gather (the barrier's release).
-    release: f64,
-    /// Added to the release for each edge of the root-to-leaf path that joins two cores, when
-    /// threads share cores (R_R − R_L: the per-level read is priced at R_L, and a path of H
-    /// edges through cores of t threads joins cores at least ⌈(H + 1)/t⌉ − 1 times).
-    release_across_cores: f64,
-    /// Paid once (the broadcast root's read of its own buffer).
-    offset: f64,
-    /// What an edge across sockets (or L3 domains) costs at least, when the placement has one.
-    crossing: Option<Crossing>,
-    /// When children may sit on another socket than their parent: the least cost of a line
-    /// written by such children (one leaf's way in across, the first write, the parent's read
-    /// across). A node whose children use two lines or more has one.
-    other_socket: Option<f64>,
-}
-
-/// The least costs of the edge a placement over two sockets (or two L3 domains of one socket)
-/// forces into every tree: the path from the root to a thread elsewhere has an edge whose child
-/// is elsewhere than its parent.
-#[derive(Debug, Clone, Copy)]
-struct Crossing {
-    /// Child done → its write, with the child's read of its parent's flag across.
-    edge: f64,
-    /// The parent's read of the line that child writes (R_Q across sockets, where the line's
-    /// writers are all on the child's socket; r across domains, where they need not be).
-    read: f64,
-    /// After the gather (the barrier's release reaching that child: its read across).
-    release: f64,
 }
 
 /// Which level of the hierarchy every placement of a request spans.
@@ -184,7 +135,7 @@ pub fn t_min_lower_bound(
     let n = threads as usize;
     let s = sockets.max(1) as usize;
     // The many-to-one lines, the same in every program; the rest is each program's.
-    let lines = Terms {
+    let lines = LevelBound {
         pre: 0.0,
         edge: 0.0,
         leaf: 0.0,
@@ -201,7 +152,7 @@ pub fn t_min_lower_bound(
         other_socket: None,
     };
     let mut terms = match program {
-        TreeProgram::Barrier => Terms {
+        TreeProgram::Barrier => LevelBound {
             release: m + r,
             release_across_cores: r_core - r,
             crossing: across.map(|(x, read)| Crossing {
@@ -245,7 +196,7 @@ pub fn t_min_lower_bound(
                     }
                 })
                 .collect();
-            Terms {
+            LevelBound {
                 edge: r + local + m,
                 leaf: m,
                 post,
@@ -257,7 +208,7 @@ pub fn t_min_lower_bound(
                 ..lines
             }
         }
-        TreeProgram::Bcast => Terms {
+        TreeProgram::Bcast => LevelBound {
             pre: m,
             edge: r + local,
             offset: local,
@@ -281,156 +232,5 @@ pub fn t_min_lower_bound(
         };
         terms.other_socket = Some(terms.leaf + edge + terms.first + q);
     }
-    bound(&terms, n, s)
-}
-
-/// Cells of the height DP (n² per height) computed before giving up: a bound over fewer
-/// heights than the stopping rule needs would not be a bound, so none is returned then.
-const MAX_BOUND_WORK: u64 = 200_000_000;
-
-/// The least over heights H of f_H(n) + H·release + offset (module docs); `None` when the
-/// heights it must try would take more than [`MAX_BOUND_WORK`].
-fn bound(t: &Terms, n: usize, s: usize) -> Option<f64> {
-    // a(k) plus the parent's read of the line: of the k − 1 writes after the first, at most
-    // k − ⌈k/t⌉ follow a writer on the same core (the k writers use at least ⌈k/t⌉ cores, and
-    // the visiting order moves between them at least ⌈k/t⌉ − 1 times).
-    let line_cost = |k: usize| {
-        let same_core = (k - k.div_ceil(t.per_core)).min(k - 1);
-        let other_core = k - 1 - same_core;
-        t.first + other_core as f64 * t.per_child + same_core as f64 * t.sibling + t.read
-    };
-    // Height 0: only the single node. `g` bounds the subtrees that hold a thread elsewhere
-    // (another socket or domain) than their root: none of one node.
-    let mut f = vec![f64::INFINITY; n + 1];
-    f[1] = t.leaf;
-    let mut g = vec![f64::INFINITY; n + 1];
-    let level = t.pre + t.edge + line_cost(1) + t.release;
-    let mut best = f64::INFINITY;
-    let per_height = (n as u64).saturating_mul(n as u64);
-    let mut work = 0u64;
-    for h in 1..n {
-        work = work.saturating_add(per_height);
-        if work > MAX_BOUND_WORK {
-            return None;
-        }
-        let prev = f;
-        let prev_g = g;
-        f = vec![f64::INFINITY; n + 1];
-        f[1] = t.leaf;
-        g = vec![f64::INFINITY; n + 1];
-        // A subtree holding a thread elsewhere than its root: a child is elsewhere (its edge
-        // and line read across), or a child on the root's socket holds one (at least 2 nodes,
-        // and `prev_g` is nondecreasing from 2).
-        let crossing = t.crossing.map(|c| {
-            (t.leaf + c.edge + t.first + c.read).min(prev_g[2.min(n)] + t.edge + t.first + t.read)
-        });
-        for size in 2..=n {
-            let below = size - 1;
-            let widest = below.div_ceil(s);
-            let mut through_widest = f64::INFINITY;
-            let mut through_all = f64::INFINITY;
-            let mut node = f64::INFINITY;
-            let mut node_across = f64::INFINITY;
-            for k in 1..=below {
-                // The least over k' ≤ K of the line holding the most descendants: with the
-                // children on any lines (at least ⌈M/S⌉ of them), or all on one line (all M).
-                let child = prev[widest.div_ceil(k)];
-                through_widest = through_widest.min(child + t.edge + line_cost(k));
-                through_all = through_all.min(prev[below.div_ceil(k)] + t.edge + line_cost(k));
-                let busiest = t.leaf + t.edge + line_cost(k.div_ceil(s));
-                let any_lines = through_widest.max(busiest);
-                // One line of K writers, or two lines or more, one of them across sockets.
-                let one_line = through_all.max(t.leaf + t.edge + line_cost(k));
-                let both = match t.other_socket {
-                    Some(across) if k > 1 => one_line.min(any_lines.max(across)),
-                    Some(_) => one_line,
-                    None => any_lines,
-                };
-                node = node.min(both + t.post[k]);
-                if let Some(across) = crossing {
-                    node_across = node_across.min(both.max(across) + t.post[k]);
-                }
-            }
-            f[size] = t.pre + node;
-            g[size] = t.pre + node_across;
-        }
-        // Suffix minimum: a bound for M nodes holds for every larger subtree too.
-        for size in (1..n).rev() {
-            f[size] = f[size].min(f[size + 1]);
-            g[size] = g[size].min(g[size + 1]);
-        }
-        // The release down the deepest path of H = h edges.
-        let joins = (h + 1).div_ceil(t.per_core) - 1;
-        let release = h as f64 * t.release + joins as f64 * t.release_across_cores;
-        best = best.min(match t.crossing {
-            // The root's tree holds a thread elsewhere; the barrier's release reaches it.
-            Some(c) => g[n] + release.max(c.release) + t.offset,
-            None => f[n] + release + t.offset,
-        });
-        if (h + 1) as f64 * level + t.offset >= best {
-            break;
-        }
-    }
-    // Every height 1..n − 1 was tried, or the rest cost more than `best`.
-    best.is_finite().then_some(best)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The E5-2660's classes on one socket (R_L = 2.3, R_R = 35, R_I = 70), each thread on its
-    /// own core, no per-node or per-edge cost, for `n` threads.
-    fn one_socket(n: usize) -> Terms {
-        Terms {
-            pre: 0.0,
-            edge: 0.0,
-            leaf: 0.0,
-            first: 70.0,
-            per_child: 35.0,
-            read: 35.0,
-            per_core: 1,
-            sibling: 2.3,
-            post: vec![0.0; n],
-            release: 0.0,
-            release_across_cores: 0.0,
-            offset: 0.0,
-            crossing: None,
-            other_socket: None,
-        }
-    }
-
-    #[test]
-    fn a_flat_barrier_on_one_socket_attains_the_bound() {
-        // Barrier on 4 threads, one line (S = 1), R_I = 70, R_R = 35: height 1 costs the
-        // line of 3 writers, m + 2·r, plus the root's read r, then the release m + r:
-        // 70 + 70 + 35 + 70 + 35 = 280 = 2·R_I + (k + 1)·R_R, the flat tree's cost (docs/cla.md
-        // §12). Height 2 would cost at least 2·(70 + 35 + 70 + 35) = 420 > 280.
-        let t = Terms {
-            release: 105.0,
-            ..one_socket(4)
-        };
-        assert_eq!(
-            bound(&t, 4, 1).map(|b| (b * 1e6).round() / 1e6),
-            Some(280.0)
-        );
-    }
-
-    #[test]
-    fn the_broadcast_bound_is_eq_2_with_one_class() {
-        // Eq. (2) on one socket, R_L = 2.3, R_R = 35, R_I = 70: T_lev(k) = (R_I + R_R) + R_L +
-        // (R_I + k·R_R) and the broadcast R_L + T_bc. On 3 threads the flat tree 0(1,2):
-        // 2.3 + 105 + 2.3 + 70 + 70 = 249.6; the chain 0(1(2)) pays two levels of k = 1,
-        // 2.3 + 2·(105 + 2.3 + 105) = 426.9. The bound is the flat tree's.
-        let t = Terms {
-            pre: 70.0,
-            edge: 35.0 + 2.3,
-            offset: 2.3,
-            ..one_socket(3)
-        };
-        assert_eq!(
-            bound(&t, 3, 1).map(|b| (b * 1e6).round() / 1e6),
-            Some(249.6)
-        );
-    }
+    terms.lower_bound(threads, s as u32)
 }

@@ -35,6 +35,7 @@ pub mod ccnuma;
 pub mod cell;
 pub mod error;
 pub mod ksr1;
+pub mod level_bound;
 pub mod loggp;
 pub mod machine;
 pub mod perturb;

@@ -23,7 +23,7 @@
 //!    and a group labeling fix the cost.
 //! 3. **Otherwise improved, and flagged.** Over budget (or when group labels do not fix the
 //!    cost, [`PricedTreeSpace::sockets_fix_cost`]), the best candidate is improved by descent
-//!    ([`improve`]: every re-parenting of a thread and every exchange of two threads of
+//!    (`improve`: every re-parenting of a thread and every exchange of two threads of
 //!    different groups, priced in parallel chunks, the best of the first improving chunk taken) until a local
 //!    optimum, the work budget (each pricing counted) or the deadline. The result is returned
 //!    with [`Exactness::Bounded`], the budget as the reason and, under `--objective min`, the

@@ -32,8 +32,8 @@
 //! ## Stopped searches
 //! A socket DP over the work budget is refused before it starts and answers the *stopgap*: the
 //! best of three simple placed trees (`stopgap_tree`) with a certified bound (`stopgap_bound`:
-//! the recurrence [`socket_dp::lower_bound`], raised by the least exact T_min over trees of
-//! m < n nodes, one scalar pass over half the budget). A DP within the budget builds the same
+//! the recurrences [`socket_dp::lower_bound`] and [`socket_dp::lower_bound_by_height`], raised
+//! by the least exact T_min over trees of m < n nodes, one scalar pass over half the budget). A DP within the budget builds the same
 //! trees first (they are its incumbent) and, when a time limit is set, the bound too, over the
 //! share the refusal gets at the default budget. So a stop by the time limit answers at once,
 //! with no work past the deadline, and with a certificate never weaker than the refusal's: a
@@ -1385,9 +1385,9 @@ fn stopgap_tree_with(
 }
 
 /// The certified lower bound a stopped search reports for fixed counts (or, for a free split,
-/// the box of the sockets' capacities: then it holds for every split): the recurrence
-/// [`socket_dp::lower_bound`], raised by [`truncated_bound`] over `share` work units (anytime:
-/// whatever the deadline leaves of it).
+/// the box of the sockets' capacities: then it holds for every split): the larger of the
+/// recurrences [`socket_dp::lower_bound`] and [`socket_dp::lower_bound_by_height`], raised by
+/// [`truncated_bound`] over `share` work units (anytime: whatever the deadline leaves of it).
 fn stopgap_bound(
     space: &RootedTreeSpace,
     counts: &[u32],
@@ -1396,7 +1396,9 @@ fn stopgap_bound(
     share: u64,
 ) -> Result<f64, TreeSearchError> {
     let n = space.threads;
-    let bound = socket_dp::lower_bound(&line_classes(space)?, n, counts.len() as u32);
+    let classes = line_classes(space)?;
+    let bound = socket_dp::lower_bound(&classes, n, counts.len() as u32)
+        .max(socket_dp::lower_bound_by_height(&classes, n, counts).unwrap_or(f64::NEG_INFINITY));
     Ok(
         match truncated_bound(space, counts, n, root_socket, ctl, share) {
             Some(b) => bound.max(b),
@@ -1733,10 +1735,11 @@ fn exhaustive_placed(
         Exactness::bounded(
             ctl.deadline.reason(),
             score(objective, &placed.cost),
-            space
-                .pricing
-                .line_classes()
-                .map(|c| socket_dp::lower_bound(&c, n, sockets)),
+            space.pricing.line_classes().map(|c| {
+                socket_dp::lower_bound(&c, n, sockets).max(
+                    socket_dp::lower_bound_by_height(&c, n, counts).unwrap_or(f64::NEG_INFINITY),
+                )
+            }),
         )
     } else {
         Exactness::Exact

@@ -1654,6 +1654,44 @@ pub fn lower_bound(costs: &LineClasses, n: u32, sockets: u32) -> f64 {
     costs.offset() + lb[n]
 }
 
+/// A second certified lower bound, from the socket-line form's least costs level by level
+/// ([`modelopt_model::level_bound`], docs/cla.md §12 "Lower bounds", whose relaxation is the
+/// same): a node's S3 (R_I), each child's S1 and S2 (class + R_L), each socket group's first
+/// add from memory (R_I), further adds (R_R) and the wait (class), every class at its least
+/// (R_R), except that a node with two groups or more has one across sockets (its child's S1 and
+/// the wait at R_Q), and that when `counts` (a split, or a box of capacities) cannot hold the
+/// `n` nodes on one socket, the path to a node on another socket crosses once. Height-indexed,
+/// so unlike [`lower_bound`] it sees that deep trees pay per level; O(n²) per height, `None`
+/// above [`modelopt_model::level_bound::MAX_NODES`] nodes.
+pub fn lower_bound_by_height(costs: &LineClasses, n: u32, counts: &[u32]) -> Option<f64> {
+    use modelopt_model::level_bound::{Crossing, LevelBound};
+    let sockets = counts.iter().filter(|&&c| c > 0).count();
+    let spans = counts.iter().all(|&c| c < n);
+    let read_across = costs.remote;
+    let terms = LevelBound {
+        pre: costs.memory,
+        edge: costs.socket + costs.local,
+        leaf: 0.0,
+        first: costs.memory,
+        per_child: costs.socket,
+        read: costs.socket,
+        per_core: 1,
+        sibling: costs.socket,
+        post: vec![0.0; n as usize],
+        release: 0.0,
+        release_across_cores: 0.0,
+        offset: costs.offset(),
+        crossing: spans.then_some(Crossing {
+            edge: read_across + costs.local,
+            read: read_across,
+            release: 0.0,
+        }),
+        other_socket: (sockets > 1)
+            .then_some(read_across + costs.local + costs.memory + read_across),
+    };
+    terms.lower_bound(n, u32::try_from(sockets).unwrap_or(u32::MAX))
+}
+
 /// The best placed tree for one request, with the table's filled state and the transitions
 /// visited. `incumbent`, the score of any tree of the request (e.g. the flat tree), makes the DP
 /// keep only points that can reach it ([`Prune`]); it never changes the answer.
@@ -1881,5 +1919,61 @@ mod tests {
         }
         // n = 2: one child, c₀ + max(lb(1), 0) = 2·70 + 2·35 + 2.3 = 212.3, plus R_L: 214.6.
         assert!((lower_bound(&costs, 2, 2) - 214.6).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_height_bound_is_never_above_the_exact_optimum() {
+        // Every split of up to 9 nodes on 2 sockets and up to 7 on 3, root on socket 0: the
+        // bound is at most the socket DP's exact T_min (which equals brute force, tests
+        // above), and on one socket of 2 nodes it is the chain's 214.6 ns (R_L + R_I + R_R +
+        // R_L + R_I + R_R).
+        let costs = LineClasses {
+            local: 2.3,
+            socket: 35.0,
+            remote: 94.0,
+            memory: 70.0,
+            remote_memory: 107.0,
+        };
+        assert_eq!(
+            lower_bound_by_height(&costs, 2, &[2]).map(|b| (b * 1e6).round() / 1e6),
+            Some(214.6)
+        );
+        let mut checked = 0;
+        for (sockets, largest) in [(2usize, 9u32), (3, 7)] {
+            let mut counts = vec![0u32; sockets];
+            loop {
+                let n: u32 = counts.iter().sum();
+                if n >= 2 && counts[0] > 0 && n <= largest {
+                    let (tree, _, _) = optimal(
+                        &costs,
+                        &counts,
+                        0,
+                        &Objective::Min,
+                        None,
+                        &Limits::default(),
+                        &Progress::none(),
+                    )
+                    .unwrap();
+                    let exact = tree.unwrap().cost.min_ns;
+                    let bound = lower_bound_by_height(&costs, n, &counts).unwrap();
+                    assert!(bound <= exact + 1e-9, "{counts:?}: bound {bound} > {exact}");
+                    checked += 1;
+                }
+                // Next vector with entries 0..=largest.
+                let mut i = 0;
+                while i < sockets {
+                    counts[i] += 1;
+                    if counts[i] <= largest {
+                        break;
+                    }
+                    counts[i] = 0;
+                    i += 1;
+                }
+                if i == sockets {
+                    break;
+                }
+            }
+        }
+        assert!(checked > 100, "{checked}");
     }
 }

@@ -1,0 +1,249 @@
+//! A certified lower bound on T_min over **every** rooted tree of n nodes, from the least cost of
+//! each step of a tree program level by level: the relaxation behind the bounds a search reports
+//! beside an answer it could not prove optimal (`docs/cla.md` §12, "Lower bounds"). Neutral: a
+//! pricing that knows its program fills in a [`LevelBound`] (the graph crate for the `.cla`
+//! programs, the optimizer for the socket-line form of Eq. 2), and this module knows no
+//! program.
+//!
+//! ## The relaxation
+//! A node p with K children has them write at most S many-to-one lines. A line of k writers
+//! costs `first + (k − 1)·per_child + read` after its latest writer starts (at most k − ⌈k/t⌉
+//! of the writes follow a writer on the same core, at `sibling`, t = `per_core`), and a child
+//! starts writing `edge` after its own subtree is done. With f_h(M) a bound on subtrees of M
+//! nodes and height at most h, nondecreasing in M (a suffix minimum keeps it so):
+//! - some line holds at least ⌈(M − 1)/S⌉ descendants written by k ≤ K children, one of which
+//!   holds ⌈⌈(M − 1)/S⌉ / k⌉ nodes or more;
+//! - some line has at least ⌈K/S⌉ writers;
+//! - with [`LevelBound::other_socket`]: either one line holds all M − 1 descendants, or the node
+//!   has a line across sockets, costing at least `other_socket`;
+//!
+//! and p is done `pre` + the larger of these + `post(K)` after it starts, minimized over K.
+//! With [`LevelBound::crossing`] a second table g_h(M) bounds subtrees that hold a node
+//! elsewhere than their root (a child elsewhere, or a child holding one). A tree of height H
+//! costs f_H(n) (or g_H(n)) plus the release after the gather and `offset`; the bound is the
+//! least over H, trying heights until H levels alone cost more than the bound so far.
+//!
+//! O(n²) work per height tried; nothing above [`MAX_NODES`] nodes. Measured (criterion group
+//! `lower-bound` in `crates/graph/benches/priced_trees.rs`, docs/perf.md): 0.40–0.54 ms at 128
+//! nodes, 37–61 ms at 1,024; a one-off timing at 4,096 took 1.0–1.6 s, too much for every
+//! request of a sweep.
+
+/// Largest tree the bound is computed for (module docs: the work is O(n²) per height).
+pub const MAX_NODES: u32 = 1024;
+
+/// The least costs of one tree program, level by level (module docs): what a pricing that
+/// knows its program fills in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LevelBound {
+    /// Paid by every inner node before its children can start (the broadcast's S3).
+    pub pre: f64,
+    /// From a child's subtree done to its write on its parent's line.
+    pub edge: f64,
+    /// A leaf's own contribution (f(1)).
+    pub leaf: f64,
+    /// The first write of a many-to-one line (a fresh line from memory).
+    pub first: f64,
+    /// Each further write of a many-to-one line, after a writer on another core.
+    pub per_child: f64,
+    /// The parent's read of a line, and every other read between two threads.
+    pub read: f64,
+    /// Threads that can share a core (1 when each has its own): of k writers on one line at
+    /// most k − ⌈k/t⌉ follow a writer on their own core, and those pay at least R_L.
+    pub per_core: usize,
+    /// A write after a writer on the same core (R_L).
+    pub sibling: f64,
+    /// post(K) for K = 0..=n−1 (index 0 unused).
+    pub post: Vec<f64>,
+    /// Paid per level of height after the gather (the barrier's release).
+    pub release: f64,
+    /// Added to the release for each edge of the root-to-leaf path that joins two cores, when
+    /// threads share cores (R_R − R_L: the per-level read is priced at R_L, and a path of H
+    /// edges through cores of t threads joins cores at least ⌈(H + 1)/t⌉ − 1 times).
+    pub release_across_cores: f64,
+    /// Paid once (the broadcast root's read of its own buffer).
+    pub offset: f64,
+    /// What an edge across sockets (or L3 domains) costs at least, when the placement has one.
+    pub crossing: Option<Crossing>,
+    /// When children may sit on another socket than their parent: the least cost of a line
+    /// written by such children (one leaf's way in across, the first write, the parent's read
+    /// across). A node whose children use two lines or more has one.
+    pub other_socket: Option<f64>,
+}
+
+/// The least costs of the edge a placement over two sockets (or two L3 domains of one socket)
+/// forces into every tree: the path from the root to a thread elsewhere has an edge whose child
+/// is elsewhere than its parent.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Crossing {
+    /// Child done → its write, with the child's read of its parent's flag across.
+    pub edge: f64,
+    /// The parent's read of the line that child writes (R_Q across sockets, where the line's
+    /// writers are all on the child's socket; r across domains, where they need not be).
+    pub read: f64,
+    /// After the gather (the barrier's release reaching that child: its read across).
+    pub release: f64,
+}
+
+/// Cells of the height DP (n² per height) computed before giving up: a bound over fewer
+/// heights than the stopping rule needs would not be a bound, so none is returned then.
+pub const MAX_WORK: u64 = 200_000_000;
+
+impl LevelBound {
+    /// The least T_min (ns) over every rooted tree of `nodes` nodes whose nodes write at most
+    /// `lines` many-to-one lines each; `None` for fewer than 2 nodes, above [`MAX_NODES`], or
+    /// when the heights the stopping rule needs would take more than [`MAX_WORK`] cells.
+    pub fn lower_bound(&self, nodes: u32, lines: u32) -> Option<f64> {
+        if !(2..=MAX_NODES).contains(&nodes) {
+            return None;
+        }
+        if self.post.len() < nodes as usize {
+            return None;
+        }
+        bound(self, nodes as usize, lines.max(1) as usize)
+    }
+}
+
+fn bound(t: &LevelBound, n: usize, s: usize) -> Option<f64> {
+    // a(k) plus the parent's read of the line: of the k − 1 writes after the first, at most
+    // k − ⌈k/t⌉ follow a writer on the same core (the k writers use at least ⌈k/t⌉ cores, and
+    // the visiting order moves between them at least ⌈k/t⌉ − 1 times).
+    let line_cost = |k: usize| {
+        let same_core = (k - k.div_ceil(t.per_core)).min(k - 1);
+        let other_core = k - 1 - same_core;
+        t.first + other_core as f64 * t.per_child + same_core as f64 * t.sibling + t.read
+    };
+    // Height 0: only the single node. `g` bounds the subtrees that hold a thread elsewhere
+    // (another socket or domain) than their root: none of one node.
+    let mut f = vec![f64::INFINITY; n + 1];
+    f[1] = t.leaf;
+    let mut g = vec![f64::INFINITY; n + 1];
+    let level = t.pre + t.edge + line_cost(1) + t.release;
+    let mut best = f64::INFINITY;
+    let per_height = (n as u64).saturating_mul(n as u64);
+    let mut work = 0u64;
+    for h in 1..n {
+        work = work.saturating_add(per_height);
+        if work > MAX_WORK {
+            return None;
+        }
+        let prev = f;
+        let prev_g = g;
+        f = vec![f64::INFINITY; n + 1];
+        f[1] = t.leaf;
+        g = vec![f64::INFINITY; n + 1];
+        // A subtree holding a thread elsewhere than its root: a child is elsewhere (its edge
+        // and line read across), or a child on the root's socket holds one (at least 2 nodes,
+        // and `prev_g` is nondecreasing from 2).
+        let crossing = t.crossing.map(|c| {
+            (t.leaf + c.edge + t.first + c.read).min(prev_g[2.min(n)] + t.edge + t.first + t.read)
+        });
+        for size in 2..=n {
+            let below = size - 1;
+            let widest = below.div_ceil(s);
+            let mut through_widest = f64::INFINITY;
+            let mut through_all = f64::INFINITY;
+            let mut node = f64::INFINITY;
+            let mut node_across = f64::INFINITY;
+            for k in 1..=below {
+                // The least over k' ≤ K of the line holding the most descendants: with the
+                // children on any lines (at least ⌈M/S⌉ of them), or all on one line (all M).
+                let child = prev[widest.div_ceil(k)];
+                through_widest = through_widest.min(child + t.edge + line_cost(k));
+                through_all = through_all.min(prev[below.div_ceil(k)] + t.edge + line_cost(k));
+                let busiest = t.leaf + t.edge + line_cost(k.div_ceil(s));
+                let any_lines = through_widest.max(busiest);
+                // One line of K writers, or two lines or more, one of them across sockets.
+                let one_line = through_all.max(t.leaf + t.edge + line_cost(k));
+                let both = match t.other_socket {
+                    Some(across) if k > 1 => one_line.min(any_lines.max(across)),
+                    Some(_) => one_line,
+                    None => any_lines,
+                };
+                node = node.min(both + t.post[k]);
+                if let Some(across) = crossing {
+                    node_across = node_across.min(both.max(across) + t.post[k]);
+                }
+            }
+            f[size] = t.pre + node;
+            g[size] = t.pre + node_across;
+        }
+        // Suffix minimum: a bound for M nodes holds for every larger subtree too.
+        for size in (1..n).rev() {
+            f[size] = f[size].min(f[size + 1]);
+            g[size] = g[size].min(g[size + 1]);
+        }
+        // The release down the deepest path of H = h edges.
+        let joins = (h + 1).div_ceil(t.per_core) - 1;
+        let release = h as f64 * t.release + joins as f64 * t.release_across_cores;
+        best = best.min(match t.crossing {
+            // The root's tree holds a thread elsewhere; the barrier's release reaches it.
+            Some(c) => g[n] + release.max(c.release) + t.offset,
+            None => f[n] + release + t.offset,
+        });
+        if (h + 1) as f64 * level + t.offset >= best {
+            break;
+        }
+    }
+    // Every height 1..n − 1 was tried, or the rest cost more than `best`.
+    best.is_finite().then_some(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The E5-2660's classes on one socket (R_L = 2.3, R_R = 35, R_I = 70), each thread on its
+    /// own core, no per-node or per-edge cost, for `n` threads.
+    fn one_socket(n: usize) -> LevelBound {
+        LevelBound {
+            pre: 0.0,
+            edge: 0.0,
+            leaf: 0.0,
+            first: 70.0,
+            per_child: 35.0,
+            read: 35.0,
+            per_core: 1,
+            sibling: 2.3,
+            post: vec![0.0; n],
+            release: 0.0,
+            release_across_cores: 0.0,
+            offset: 0.0,
+            crossing: None,
+            other_socket: None,
+        }
+    }
+
+    #[test]
+    fn a_flat_barrier_on_one_socket_attains_the_bound() {
+        // Barrier on 4 threads, one line (S = 1), R_I = 70, R_R = 35: height 1 costs the
+        // line of 3 writers, m + 2·r, plus the root's read r, then the release m + r:
+        // 70 + 70 + 35 + 70 + 35 = 280 = 2·R_I + (k + 1)·R_R, the flat tree's cost (docs/cla.md
+        // §12). Height 2 would cost at least 2·(70 + 35 + 70 + 35) = 420 > 280.
+        let t = LevelBound {
+            release: 105.0,
+            ..one_socket(4)
+        };
+        assert_eq!(
+            bound(&t, 4, 1).map(|b| (b * 1e6).round() / 1e6),
+            Some(280.0)
+        );
+    }
+
+    #[test]
+    fn the_broadcast_bound_is_eq_2_with_one_class() {
+        // Eq. (2) on one socket, R_L = 2.3, R_R = 35, R_I = 70: T_lev(k) = (R_I + R_R) + R_L +
+        // (R_I + k·R_R) and the broadcast R_L + T_bc. On 3 threads the flat tree 0(1,2):
+        // 2.3 + 105 + 2.3 + 70 + 70 = 249.6; the chain 0(1(2)) pays two levels of k = 1,
+        // 2.3 + 2·(105 + 2.3 + 105) = 426.9. The bound is the flat tree's.
+        let t = LevelBound {
+            pre: 70.0,
+            edge: 35.0 + 2.3,
+            offset: 2.3,
+            ..one_socket(3)
+        };
+        assert_eq!(
+            bound(&t, 3, 1).map(|b| (b * 1e6).round() / 1e6),
+            Some(249.6)
+        );
+    }
+}
