@@ -584,3 +584,37 @@ fn the_pareto_pass_counts_its_point_combinations_against_the_budget() {
     assert!(matches!(filled, Filled::Complete));
     assert!(whole.points > budget * socket_dp::POINTS_PER_BUDGET_UNIT);
 }
+
+/// The height-indexed bound of stopped searches (`socket_dp::lower_bound_by_height`) is never
+/// above the least T_min over every tree and placement of the split, brute force.
+fn check_height_bound(costs: &TreeCosts, max_n: usize, sockets: u32) {
+    let classes = LineClasses::from(*costs);
+    for n in 2..=max_n {
+        for ((root, counts), wants) in brute_force(costs, n, sockets) {
+            let least = wants[0].min_ns;
+            let bound = socket_dp::lower_bound_by_height(&classes, n as u32, &counts).unwrap();
+            assert!(
+                bound <= least + 1e-9,
+                "{counts:?} root {root}: bound {bound} above the optimum {least}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_height_bound_holds_on_the_e5_2660() {
+    check_height_bound(&sandy(), 8, 2);
+    check_height_bound(&sandy(), 6, 3);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+    /// The same on random machines (R_L < R_R < R_Q, R_I ≤ R_QI).
+    #[test]
+    fn the_height_bound_holds_on_random_machines(
+        c in machines(),
+    ) {
+        check_height_bound(&c, 7, 2);
+        check_height_bound(&c, 5, 3);
+    }
+}
