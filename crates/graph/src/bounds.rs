@@ -136,20 +136,9 @@ pub fn t_min_lower_bound(
     let s = sockets.max(1) as usize;
     // The many-to-one lines, the same in every program; the rest is each program's.
     let lines = LevelBound {
-        pre: 0.0,
-        edge: 0.0,
-        leaf: 0.0,
-        first: m,
-        per_child: r_core,
-        read: r,
         per_core,
         sibling: line.local,
-        post: vec![0.0; n],
-        release: 0.0,
-        release_across_cores: 0.0,
-        offset: 0.0,
-        crossing: None,
-        other_socket: None,
+        ..LevelBound::lines(m, r_core, r, threads)
     };
     let mut terms = match program {
         TreeProgram::Barrier => LevelBound {

@@ -132,31 +132,43 @@ fn every_labeled_tree(n: usize, sockets: &[u32]) -> Vec<Params> {
     }
 }
 
+/// The search is exact on `n` threads placed by id, and its optimum under `objective` is the
+/// least score over every labeled tree on the same placement (brute force).
+fn assert_exact_and_equal_to_brute_force(
+    m: &Machine,
+    collective: Collective,
+    n: u32,
+    objective: Objective,
+) {
+    let request = Request::new(collective, n).unwrap();
+    let options = SearchOptions::new(objective, 1);
+    let algorithms = m.algorithms_for(collective);
+    let algorithm = &*algorithms[0];
+    let ranked = rank(algorithm, &request, &options).unwrap();
+    assert!(ranked.exact(), "{collective:?} n = {n}");
+    let (_, sockets) = bound_of(algorithm, &request);
+    let brute = every_labeled_tree(n as usize, &sockets)
+        .iter()
+        .map(|p| {
+            let c = algorithm.cost(&request, p).unwrap();
+            objective.score(&c, request.metric()).unwrap()
+        })
+        .fold(f64::INFINITY, f64::min);
+    let best = ranked.best[0].score;
+    assert!(
+        (best - brute).abs() < 1e-9,
+        "{collective:?} n = {n} {objective:?}: search {best}, brute force {brute}"
+    );
+}
+
 #[test]
 fn the_exhaustive_search_equals_brute_force_over_every_labeled_tree() {
+    // 3 cores a socket: 4–6 threads are 3 + 1 … 3 + 3.
     let m = small_two_socket();
     for collective in [Collective::Barrier, Collective::Reduce] {
         for n in [4u32, 5, 6] {
-            let request = Request::new(collective, n).unwrap();
-            let sockets: Vec<u32> = (0..n).map(|t| u32::from(t >= 3)).collect();
             for objective in [Objective::Min, Objective::Max] {
-                let options = SearchOptions::new(objective, 1);
-                let algorithms = m.algorithms_for(collective);
-                let algorithm = &*algorithms[0];
-                let ranked = rank(algorithm, &request, &options).unwrap();
-                assert!(ranked.exact(), "{collective:?} n = {n}");
-                let best = ranked.best[0].score;
-                let brute = every_labeled_tree(n as usize, &sockets)
-                    .iter()
-                    .map(|p| {
-                        let c = algorithm.cost(&request, p).unwrap();
-                        objective.score(&c, request.metric()).unwrap()
-                    })
-                    .fold(f64::INFINITY, f64::min);
-                assert!(
-                    (best - brute).abs() < 1e-9,
-                    "{collective:?} n = {n} {objective:?}: search {best}, brute force {brute}"
-                );
+                assert_exact_and_equal_to_brute_force(&m, collective, n, objective);
             }
         }
     }
@@ -278,28 +290,12 @@ fn on_chiplets_the_exhaustive_search_equals_brute_force_over_every_labeled_tree(
     // 6 threads: domain 0 = {0, 1}, domain 1 = {2, 3}, socket 1 = {4, 5}. Labelings by domain.
     let m = small_chiplet();
     for collective in [Collective::Bcast, Collective::Barrier, Collective::Reduce] {
-        let n = 6u32;
-        let request = Request::new(collective, n).unwrap();
-        let sockets: Vec<u32> = (0..n).map(|t| u32::from(t >= 4)).collect();
-        let options = SearchOptions::new(Objective::Min, 1);
-        let algorithms = m.algorithms_for(collective);
         assert_eq!(
-            algorithms.len(),
+            m.algorithms_for(collective).len(),
             1,
             "{collective:?}: the graph-priced program only"
         );
-        let algorithm = &*algorithms[0];
-        let ranked = rank(algorithm, &request, &options).unwrap();
-        assert!(ranked.exact(), "{collective:?}");
-        let brute = every_labeled_tree(n as usize, &sockets)
-            .iter()
-            .map(|p| algorithm.cost(&request, p).unwrap().min_ns)
-            .fold(f64::INFINITY, f64::min);
-        assert!(
-            (ranked.best[0].score - brute).abs() < 1e-9,
-            "{collective:?}: search {}, brute force {brute}",
-            ranked.best[0].score
-        );
+        assert_exact_and_equal_to_brute_force(&m, collective, 6, Objective::Min);
     }
 }
 
@@ -321,22 +317,7 @@ fn with_two_threads_on_a_core_the_search_labels_that_core_and_stays_exact() {
     for (m, sizes) in [(small_hyperthreaded(), [3u32, 4]), (two_sockets, [5, 6])] {
         for collective in [Collective::Barrier, Collective::Reduce] {
             for n in sizes {
-                let request = Request::new(collective, n).unwrap();
-                let options = SearchOptions::new(Objective::Min, 1);
-                let algorithms = m.algorithms_for(collective);
-                let algorithm = &*algorithms[0];
-                let ranked = rank(algorithm, &request, &options).unwrap();
-                assert!(ranked.exact(), "{collective:?} n = {n}");
-                let (_, sockets) = bound_of(algorithm, &request);
-                let brute = every_labeled_tree(n as usize, &sockets)
-                    .iter()
-                    .map(|p| algorithm.cost(&request, p).unwrap().min_ns)
-                    .fold(f64::INFINITY, f64::min);
-                assert!(
-                    (ranked.best[0].score - brute).abs() < 1e-9,
-                    "{collective:?} n = {n}: search {}, brute force {brute}",
-                    ranked.best[0].score
-                );
+                assert_exact_and_equal_to_brute_force(&m, collective, n, Objective::Min);
             }
         }
     }

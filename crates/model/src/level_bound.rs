@@ -89,6 +89,28 @@ pub struct Crossing {
 pub const MAX_WORK: u64 = 200_000_000;
 
 impl LevelBound {
+    /// Many-to-one lines alone, every thread on a core of its own: a line of k writers costs
+    /// `first + (k − 1)·per_child + read` after its latest writer starts, and no other step
+    /// costs anything. A program sets its other steps with struct update syntax.
+    pub fn lines(first: f64, per_child: f64, read: f64, nodes: u32) -> Self {
+        LevelBound {
+            pre: 0.0,
+            edge: 0.0,
+            leaf: 0.0,
+            first,
+            per_child,
+            read,
+            per_core: 1,
+            sibling: per_child,
+            post: vec![0.0; nodes.min(MAX_NODES) as usize],
+            release: 0.0,
+            release_across_cores: 0.0,
+            offset: 0.0,
+            crossing: None,
+            other_socket: None,
+        }
+    }
+
     /// The least T_min (ns) over every rooted tree of `nodes` nodes whose nodes write at most
     /// `lines` many-to-one lines each; `None` for fewer than 2 nodes, above [`MAX_NODES`], or
     /// when the heights the stopping rule needs would take more than [`MAX_WORK`] cells.
@@ -192,25 +214,10 @@ fn bound(t: &LevelBound, n: usize, s: usize) -> Option<f64> {
 mod tests {
     use super::*;
 
-    /// The E5-2660's classes on one socket (R_L = 2.3, R_R = 35, R_I = 70), each thread on its
-    /// own core, no per-node or per-edge cost, for `n` threads.
-    fn one_socket(n: usize) -> LevelBound {
-        LevelBound {
-            pre: 0.0,
-            edge: 0.0,
-            leaf: 0.0,
-            first: 70.0,
-            per_child: 35.0,
-            read: 35.0,
-            per_core: 1,
-            sibling: 2.3,
-            post: vec![0.0; n],
-            release: 0.0,
-            release_across_cores: 0.0,
-            offset: 0.0,
-            crossing: None,
-            other_socket: None,
-        }
+    /// The E5-2660's classes on one socket (R_R = 35, R_I = 70), each thread on its own core,
+    /// no per-node or per-edge cost, for `n` threads.
+    fn one_socket(n: u32) -> LevelBound {
+        LevelBound::lines(70.0, 35.0, 35.0, n)
     }
 
     #[test]

@@ -1671,15 +1671,6 @@ pub fn lower_bound_by_height(costs: &LineClasses, n: u32, counts: &[u32]) -> Opt
     let terms = LevelBound {
         pre: costs.memory,
         edge: costs.socket + costs.local,
-        leaf: 0.0,
-        first: costs.memory,
-        per_child: costs.socket,
-        read: costs.socket,
-        per_core: 1,
-        sibling: costs.socket,
-        post: vec![0.0; n as usize],
-        release: 0.0,
-        release_across_cores: 0.0,
         offset: costs.offset(),
         crossing: spans.then_some(Crossing {
             edge: read_across + costs.local,
@@ -1688,6 +1679,7 @@ pub fn lower_bound_by_height(costs: &LineClasses, n: u32, counts: &[u32]) -> Opt
         }),
         other_socket: (sockets > 1)
             .then_some(read_across + costs.local + costs.memory + read_across),
+        ..LevelBound::lines(costs.memory, costs.socket, costs.socket, n)
     };
     terms.lower_bound(n, u32::try_from(sockets).unwrap_or(u32::MAX))
 }
@@ -1876,6 +1868,17 @@ pub fn min_optimum(
 mod tests {
     use super::*;
 
+    /// The E5-2660's line classes (seed 001 §2.1).
+    fn e5_2660() -> LineClasses {
+        LineClasses {
+            local: 2.3,
+            socket: 35.0,
+            remote: 94.0,
+            memory: 70.0,
+            remote_memory: 107.0,
+        }
+    }
+
     /// The bound's recurrence evaluated literally, every k and every m in the range: O(n²).
     fn lower_bound_quadratic(costs: &LineClasses, n: u32, sockets: u32) -> f64 {
         let n = n as usize;
@@ -1900,13 +1903,7 @@ mod tests {
 
     #[test]
     fn bisected_lower_bound_equals_the_literal_recurrence() {
-        let costs = LineClasses {
-            local: 2.3,
-            socket: 35.0,
-            remote: 94.0,
-            memory: 70.0,
-            remote_memory: 107.0,
-        };
+        let costs = e5_2660();
         for sockets in 1..=4 {
             for n in 1..=300 {
                 let fast = lower_bound(&costs, n, sockets);
@@ -1927,13 +1924,7 @@ mod tests {
         // bound is at most the socket DP's exact T_min (which equals brute force, tests
         // above), and on one socket of 2 nodes it is the chain's 214.6 ns (R_L + R_I + R_R +
         // R_L + R_I + R_R).
-        let costs = LineClasses {
-            local: 2.3,
-            socket: 35.0,
-            remote: 94.0,
-            memory: 70.0,
-            remote_memory: 107.0,
-        };
+        let costs = e5_2660();
         assert_eq!(
             lower_bound_by_height(&costs, 2, &[2]).map(|b| (b * 1e6).round() / 1e6),
             Some(214.6)
