@@ -75,7 +75,10 @@ pub fn job_error(e: modelopt_optimizer::JobError) -> anyhow::Error {
             error: TuneError::Budget { budget, .. },
             ..
         } => format!(
-            " (raise it with --budget {}, or give --time-limit SECONDS for the best found in that time)",
+            // A refusal happens before the search starts, whatever the time limit, so the
+            // budget must be raised; a time limit then ends the larger search early with the
+            // best found by then.
+            " (raise it with --budget {}, and add --time-limit SECONDS to stop early with the best found by then)",
             budget.estimate
         ),
         JobError::Tune {
