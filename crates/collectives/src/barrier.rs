@@ -35,7 +35,7 @@ struct SynchroLine {
     notification: AtomicU64,
 }
 
-/// Why a barrier (dissemination, or the tree barrier of [`crate::tree_barrier`]) cannot be built.
+/// Why a dissemination barrier cannot be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum BarrierError {
@@ -49,14 +49,6 @@ pub enum BarrierError {
         degree: u32,
         /// n − 1.
         max: u32,
-    },
-    /// The tree barrier's placement does not give one socket per tree node.
-    #[error("the placement gives {sockets} sockets but the tree has {nodes} nodes (one socket per node)")]
-    Placement {
-        /// Entries of the placement.
-        sockets: usize,
-        /// Nodes of the tree.
-        nodes: usize,
     },
     /// Too few rounds: (m+1)^r < n.
     #[error("{rounds} rounds of degree {degree} reach (m+1)^r < {threads} threads: not a barrier")]

@@ -58,26 +58,6 @@ struct DataLine {
     words: [AtomicU64; PAYLOAD_WORDS],
 }
 
-/// Why a broadcast cannot be built.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum BcastError {
-    /// The placement does not give one socket per tree node.
-    #[error("the placement gives {sockets} sockets but the tree has {nodes} nodes (one socket per node)")]
-    Placement {
-        /// Entries of the placement.
-        sockets: usize,
-        /// Nodes of the tree.
-        nodes: usize,
-    },
-}
-
-impl From<SocketsMismatch> for BcastError {
-    fn from(SocketsMismatch { sockets, nodes }: SocketsMismatch) -> Self {
-        BcastError::Placement { sockets, nodes }
-    }
-}
-
 /// The shared state of the one-line broadcast over one tree and placement.
 #[derive(Debug)]
 pub struct OneLineBroadcast {
@@ -98,8 +78,8 @@ impl OneLineBroadcast {
     /// (node, socket holding some of its children). `sockets` holds any labels (Linux package ids
     /// or the model's socket numbers); only their order matters, for the order of the waits.
     ///
-    /// Errors: [`BcastError::Placement`] unless `sockets` has one entry per node.
-    pub fn with_sockets(tree: &RootedTree, sockets: &[u32]) -> Result<Self, BcastError> {
+    /// Errors: [`SocketsMismatch`] unless `sockets` has one entry per node.
+    pub fn with_sockets(tree: &RootedTree, sockets: &[u32]) -> Result<Self, SocketsMismatch> {
         Ok(Self::build(PlacedAcks::on_sockets(tree, sockets)?))
     }
 
@@ -241,7 +221,7 @@ mod tests {
         // A placement of the wrong length is refused.
         assert_eq!(
             OneLineBroadcast::with_sockets(&tree, &[0, 1]).unwrap_err(),
-            BcastError::Placement {
+            SocketsMismatch {
                 sockets: 2,
                 nodes: 6
             }

@@ -56,6 +56,7 @@ pub mod stats;
 pub mod tree_barrier;
 pub mod wait;
 
+pub use many_to_one::SocketsMismatch;
 pub use runner::{Job, Measurement, RunError, RunOptions};
 pub use shapes::Shape;
 pub use stats::{kendall_tau_b, Summary};

@@ -175,7 +175,7 @@ impl AckLines {
 #[error(
     "the placement gives {sockets} sockets but the tree has {nodes} nodes (one socket per node)"
 )]
-pub(crate) struct SocketsMismatch {
+pub struct SocketsMismatch {
     /// Entries of the placement.
     pub sockets: usize,
     /// Nodes of the tree.
@@ -260,3 +260,42 @@ macro_rules! tree_runner_accessors {
     };
 }
 pub(crate) use tree_runner_accessors;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_per_parent_and_child_socket_in_ascending_order() {
+        // 0(1(3,4),2) with sockets [0, 1, 0, 1, 0]: node 0's children 1 (socket 1) and 2
+        // (socket 0) → lines (0,1), (1,1) in that order; node 1's children 3 (socket 1) and 4
+        // (socket 0) → (0,1), (1,1); leaves none: 4 lines. Child 2 notifies node 0's line 0,
+        // child 1 its line 1, child 4 node 1's first line (index 2), child 3 index 3.
+        let tree = RootedTree::parse("0(1(3,4),2)").unwrap();
+        let p = PlacedAcks::on_sockets(&tree, &[0, 1, 0, 1, 0]).unwrap();
+        assert_eq!(p.acks.summary(0), vec![(0, 1), (1, 1)]);
+        assert_eq!(p.acks.summary(1), vec![(0, 1), (1, 1)]);
+        assert!(p.acks.summary(2).is_empty() && p.acks.summary(99).is_empty());
+        assert_eq!(p.acks.len(), 4);
+        assert_eq!(
+            p.acks.notify_indices(),
+            [None, Some(1), Some(0), Some(3), Some(2)]
+        );
+        assert_eq!(
+            (p.root, p.parent.len(), p.sockets.as_slice()),
+            (0, 5, &[0, 1, 0, 1, 0][..])
+        );
+        // One socket: one line per parent, node 0's counting its 2 children.
+        let one = PlacedAcks::on_one_socket(&tree);
+        assert_eq!(one.acks.summary(0), vec![(0, 2)]);
+        assert_eq!(one.acks.len(), 2);
+        // A placement of the wrong length is refused, once for every runner.
+        assert_eq!(
+            PlacedAcks::on_sockets(&tree, &[0]).unwrap_err(),
+            SocketsMismatch {
+                sockets: 1,
+                nodes: 5
+            }
+        );
+    }
+}

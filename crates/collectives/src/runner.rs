@@ -200,6 +200,16 @@ pub enum RunError {
     Thread(u32),
 }
 
+/// A tree runner refused its placement: the same error as a placement of the wrong length.
+impl From<crate::many_to_one::SocketsMismatch> for RunError {
+    fn from(e: crate::many_to_one::SocketsMismatch) -> Self {
+        RunError::Placement {
+            sockets: e.sockets,
+            threads: u32::try_from(e.nodes).unwrap_or(u32::MAX),
+        }
+    }
+}
+
 /// The measured latencies of one run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Measurement {
@@ -424,12 +434,7 @@ pub fn run(job: &Job, options: &RunOptions) -> Result<Measurement, RunError> {
     let shared = match job {
         Job::Broadcast(tree) => {
             tree_fits(tree)?;
-            Shared::Broadcast(OneLineBroadcast::with_sockets(tree, &sockets).map_err(|_| {
-                RunError::Placement {
-                    sockets: sockets.len(),
-                    threads: n,
-                }
-            })?)
+            Shared::Broadcast(OneLineBroadcast::with_sockets(tree, &sockets)?)
         }
         Job::Barrier { degree, rounds } => {
             Shared::Barrier(DisseminationBarrier::new(n, *degree, *rounds)?)
@@ -444,12 +449,7 @@ pub fn run(job: &Job, options: &RunOptions) -> Result<Measurement, RunError> {
         }
         Job::ClaTreeReduce(tree) => {
             tree_fits(tree)?;
-            Shared::ClaTreeReduce(ClaTreeReduce::with_sockets(tree, &sockets).map_err(|_| {
-                RunError::Placement {
-                    sockets: sockets.len(),
-                    threads: n,
-                }
-            })?)
+            Shared::ClaTreeReduce(ClaTreeReduce::with_sockets(tree, &sockets)?)
         }
     };
     let cpus: Vec<usize> = (0..n as usize)

@@ -132,11 +132,11 @@ fn every_run_reports_the_initial_states_it_forced() {
     }
 }
 
-#[test]
-fn cla_tree_reduce_two_threads_thousands_of_iterations() {
-    // models/small-reduce.cla on 2 threads: both roots, one socket and two synthetic sockets
-    // (the child's add then goes to the root's line of the child's socket). Arrivals staggered
-    // by up to 20 µs; the runner checks the root's sum every iteration.
+/// A tree program on 2 threads: both roots, one socket and two synthetic sockets (the child's
+/// add then goes to the root's line of the child's socket), 2,000 iterations with arrivals
+/// staggered by up to 20 µs, so a thread let out early (or a wrong sum, which the runner checks
+/// every iteration for a reduction) is caught.
+fn two_threads_thousands_of_iterations(job: fn(RootedTree) -> Job) {
     for (t, sockets) in [
         ("0(1)", [0, 0]),
         ("1(0)", [0, 0]),
@@ -146,96 +146,65 @@ fn cla_tree_reduce_two_threads_thousands_of_iterations() {
         let mut o = options(2, 2000);
         o.arrival_jitter = Duration::from_micros(20);
         o.sockets = Some(sockets.to_vec());
-        let m = runner::run(&Job::ClaTreeReduce(tree(t)), &o).unwrap();
+        let m = runner::run(&job(tree(t)), &o).unwrap();
         assert_eq!(m.samples_ns.len(), 2000);
         assert_eq!(m.sockets, sockets.to_vec());
     }
+}
+
+/// A tree program on every shape `run` offers on 4 threads, on one socket and split 0,0,1,1
+/// (node 0 then waits for its socket-0 children before its socket-1 children), and on explicit
+/// trees with inner nodes whose children sit on both sockets and a root other than thread 0,
+/// threads sharing the CPUs.
+fn four_to_six_threads_sharing_cpus(job: fn(RootedTree) -> Job) {
+    let four = [
+        shapes::flat(4),
+        shapes::k_ary(4, 2),
+        shapes::binomial(4),
+        shapes::level_degrees(4, &[1, 2]).unwrap(),
+    ];
+    for parents in &four {
+        let t = RootedTree::from_parents(parents).unwrap();
+        for sockets in [vec![0, 0, 0, 0], vec![0, 0, 1, 1]] {
+            let mut o = options(4, 50);
+            o.arrival_jitter = Duration::from_micros(20);
+            o.sockets = Some(sockets);
+            runner::run(&job(t.clone()), &o).unwrap();
+        }
+    }
+    for (t, sockets) in [
+        ("0(1(3,4),2(5))", vec![1, 0, 1, 0, 1, 0]),
+        ("2(0,1(3))", vec![1, 1, 0, 0]),
+        ("0(1(2(3(4))))", vec![0, 1, 0, 1, 0]),
+    ] {
+        let n = sockets.len() as u32;
+        let mut o = options(n, 50);
+        o.arrival_jitter = Duration::from_micros(20);
+        o.sockets = Some(sockets);
+        runner::run(&job(tree(t)), &o).unwrap();
+    }
+}
+
+#[test]
+fn cla_tree_reduce_two_threads_thousands_of_iterations() {
+    // models/small-reduce.cla; the runner checks the root's sum every iteration.
+    two_threads_thousands_of_iterations(Job::ClaTreeReduce);
 }
 
 #[test]
 fn cla_tree_reductions_of_four_to_six_threads_are_correct_when_sharing_cpus() {
-    // Every shape `run` offers on 4 threads, on one socket and split 0,0,1,1 (node 0 then
-    // waits for its socket-0 children before its socket-1 children); explicit trees with inner
-    // nodes whose children sit on both sockets, and a root other than thread 0.
-    let four = [
-        shapes::flat(4),
-        shapes::k_ary(4, 2),
-        shapes::binomial(4),
-        shapes::level_degrees(4, &[1, 2]).unwrap(),
-    ];
-    for parents in &four {
-        let t = RootedTree::from_parents(parents).unwrap();
-        for sockets in [vec![0, 0, 0, 0], vec![0, 0, 1, 1]] {
-            let mut o = options(4, 50);
-            o.arrival_jitter = Duration::from_micros(20);
-            o.sockets = Some(sockets);
-            runner::run(&Job::ClaTreeReduce(t.clone()), &o).unwrap();
-        }
-    }
-    for (t, sockets) in [
-        ("0(1(3,4),2(5))", vec![1, 0, 1, 0, 1, 0]),
-        ("2(0,1(3))", vec![1, 1, 0, 0]),
-        ("0(1(2(3(4))))", vec![0, 1, 0, 1, 0]),
-    ] {
-        let n = sockets.len() as u32;
-        let mut o = options(n, 50);
-        o.arrival_jitter = Duration::from_micros(20);
-        o.sockets = Some(sockets);
-        runner::run(&Job::ClaTreeReduce(tree(t)), &o).unwrap();
-    }
+    four_to_six_threads_sharing_cpus(Job::ClaTreeReduce);
 }
 
 #[test]
 fn tree_barrier_two_threads_thousands_of_iterations_with_staggered_arrivals() {
-    // models/barrier.cla on 2 threads: both roots, one socket and two synthetic sockets (the
-    // child's add then goes to the root's line of the child's socket). Arrivals staggered by up
-    // to 20 µs, so a thread let out early would be caught by the runner's arrival check.
-    for (t, sockets) in [
-        ("0(1)", [0, 0]),
-        ("1(0)", [0, 0]),
-        ("0(1)", [0, 1]),
-        ("1(0)", [1, 0]),
-    ] {
-        let mut o = options(2, 2000);
-        o.arrival_jitter = Duration::from_micros(20);
-        o.sockets = Some(sockets.to_vec());
-        let m = runner::run(&Job::TreeBarrier(tree(t)), &o).unwrap();
-        assert_eq!(m.samples_ns.len(), 2000);
-        assert_eq!(m.sockets, sockets.to_vec());
-    }
+    // models/barrier.cla; the runner's arrival check catches a thread let out early.
+    two_threads_thousands_of_iterations(Job::TreeBarrier);
 }
 
 #[test]
 fn tree_barriers_of_four_to_six_threads_are_correct_when_sharing_cpus() {
-    // Every shape `run` offers on 4 threads, on one socket and split 0,0,1,1 (node 0 then
-    // waits for its socket-0 children before its socket-1 children); explicit trees with inner
-    // nodes whose children sit on both sockets, and a root other than thread 0.
-    let four = [
-        shapes::flat(4),
-        shapes::k_ary(4, 2),
-        shapes::binomial(4),
-        shapes::level_degrees(4, &[1, 2]).unwrap(),
-    ];
-    for parents in &four {
-        let t = RootedTree::from_parents(parents).unwrap();
-        for sockets in [vec![0, 0, 0, 0], vec![0, 0, 1, 1]] {
-            let mut o = options(4, 50);
-            o.arrival_jitter = Duration::from_micros(20);
-            o.sockets = Some(sockets);
-            runner::run(&Job::TreeBarrier(t.clone()), &o).unwrap();
-        }
-    }
-    for (t, sockets) in [
-        ("0(1(3,4),2(5))", vec![1, 0, 1, 0, 1, 0]),
-        ("2(0,1(3))", vec![1, 1, 0, 0]),
-        ("0(1(2(3(4))))", vec![0, 1, 0, 1, 0]),
-    ] {
-        let n = sockets.len() as u32;
-        let mut o = options(n, 50);
-        o.arrival_jitter = Duration::from_micros(20);
-        o.sockets = Some(sockets);
-        runner::run(&Job::TreeBarrier(tree(t)), &o).unwrap();
-    }
+    four_to_six_threads_sharing_cpus(Job::TreeBarrier);
 }
 
 #[test]
