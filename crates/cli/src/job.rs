@@ -74,6 +74,12 @@ pub fn job_error(e: modelopt_optimizer::JobError) -> anyhow::Error {
         JobError::Tune {
             error: TuneError::Budget { budget, .. },
             ..
+        } if budget.estimate == u64::MAX => {
+            " (its size does not even fit a 64-bit count, so no budget covers it: ask for fewer threads, or leave --search at auto)".to_string()
+        }
+        JobError::Tune {
+            error: TuneError::Budget { budget, .. },
+            ..
         } => format!(
             // A refusal happens before the search starts, whatever the time limit, so the
             // budget must be raised; a time limit then ends the larger search early with the

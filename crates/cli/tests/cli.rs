@@ -1008,6 +1008,20 @@ fn search_flag_on_a_graph_priced_tree_is_obeyed_or_refused() {
         ],
         "over the work budget",
     );
+    // 64 threads: A000081(64) alone overflows a 64-bit count, so the refusal says so instead of
+    // printing 2⁶⁴ − 1 as an estimate and offering it as a budget.
+    fails_with(
+        &[
+            "reduce",
+            "-m",
+            "xeon-e5-4650-4s",
+            "-n",
+            "64",
+            "--search",
+            "exhaustive",
+        ],
+        "no budget covers it",
+    );
     // 17 threads put two on one core; with `--placement optimal` cores follow node order, so
     // no labeling search can prove an optimum there.
     fails_with(

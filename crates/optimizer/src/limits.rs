@@ -69,7 +69,7 @@ pub struct WorkEstimate {
 
 /// A search refused because its estimated size exceeds the work budget.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("this search would price about {estimate} {what}, over the work budget of {budget}")]
+#[error("this search would price {} {what}, over the work budget of {budget}", if *.estimate == u64::MAX { "more than 1.8·10¹⁹".to_string() } else { format!("about {}", .estimate) })]
 pub struct BudgetExceeded {
     /// What is counted.
     pub what: String,

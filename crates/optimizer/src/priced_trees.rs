@@ -70,7 +70,10 @@ pub fn estimate(space: &PricedTreeSpace) -> WorkEstimate {
     WorkEstimate {
         what: format!(
             "work units ({} rooted trees × placements, each priced by {})",
-            tree_count(space.threads as usize),
+            match tree_count(space.threads as usize) {
+                u64::MAX => "more than 1.8·10¹⁹".to_string(),
+                trees => trees.to_string(),
+            },
             space.priced_by
         ),
         units: configurations(space).saturating_mul(space.work_per_configuration.max(1)),
