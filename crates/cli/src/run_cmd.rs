@@ -755,6 +755,7 @@ impl<'m> Model<'m> {
             "cla-tree" => Some(Params::RootedTree {
                 parents: parents.to_vec(),
                 sockets: self.sockets.clone()?,
+                domains: Vec::new(),
             }),
             "small-tree" => level.map(|degrees| Params::Tree {
                 depth: degrees.len() as u32,

@@ -206,7 +206,16 @@ fn render_text(machine: &Machine, report: &Report) -> String {
         } else {
             "the best found so far; raise --time-limit or --budget for an exact answer"
         };
-        let _ = writeln!(out, "  note: NOT proven optimal: {why}{gap} ({hint})");
+        // A gap of zero proves the score optimal after all (the bound holds for every
+        // configuration); only the tie-break by the other bound is left unproven.
+        if report.gap_percent.is_some_and(|g| g <= 1e-9) {
+            let _ = writeln!(
+                out,
+                "  search      score optimal: it equals the certified lower bound, so no configuration scores lower; the search stopped early ({why}), so the tie-break among equal scores is not proven"
+            );
+        } else {
+            let _ = writeln!(out, "  note: NOT proven optimal: {why}{gap} ({hint})");
+        }
     }
     let _ = writeln!(out);
     let mut rows = vec![Row {

@@ -26,7 +26,7 @@
 
 use crate::bounds::{t_min_lower_bound, Span, TreeProgram};
 use crate::program::Program;
-use crate::{analyze, places_on_sockets, GraphError};
+use crate::{analyze, places_in_domains, GraphError};
 use modelopt_model::algorithm::{Space, SpaceOptions, ThreadPlacement};
 use modelopt_model::ccnuma::Ccnuma;
 use modelopt_model::machine::{AlgorithmSource, Machine};
@@ -196,21 +196,30 @@ impl Algorithm for ProgramTree<'_> {
         }
         let topology = &self.machine.topology;
         let chiplets = topology.domains_per_socket > 1;
+        // A free split chooses how many threads run on each socket, or on a machine with L3
+        // domains on each domain (the finest level whose threads are interchangeable, with a
+        // core each): one thread per core while the request fits, hardware threads otherwise.
+        let groups_per_socket = if chiplets {
+            topology.domains_per_socket
+        } else {
+            1
+        };
         let capacity = match options.placement {
             ThreadPlacement::ByThreadId => None,
-            ThreadPlacement::Optimal if chiplets => {
-                return Err(ModelError::Parameter {
-                    name: "placement".into(),
-                    value: "optimal".into(),
-                    reason: format!(
-                        "choosing how many threads run on each socket is not offered on a machine with L3 domains ({} per socket) yet: the threads run by thread id",
-                        topology.domains_per_socket
-                    ),
-                })
+            ThreadPlacement::Optimal => {
+                let per_core =
+                    if threads <= topology.sockets.saturating_mul(topology.cores_per_socket) {
+                        1
+                    } else {
+                        topology.threads_per_core
+                    };
+                let room = topology.cores_per_socket.saturating_mul(per_core) / groups_per_socket;
+                Some(vec![
+                    room;
+                    (topology.sockets.saturating_mul(groups_per_socket))
+                        as usize
+                ])
             }
-            ThreadPlacement::Optimal => Some(
-                modelopt_model::ccnuma::algorithms::socket_capacity(self.machine, threads),
-            ),
         };
         let operations = self
             .operations(threads)
@@ -267,14 +276,23 @@ impl Algorithm for ProgramTree<'_> {
         // The sockets whose many-to-one lines a tree may use (those holding threads, or with a
         // free split those with room for some), and the level every placement spans.
         let (sockets_used, span) = match &capacity {
-            Some(room) => (
-                room.iter().filter(|&&c| c > 0).count(),
-                if room.iter().all(|&c| c < threads) {
-                    Span::Sockets
-                } else {
-                    Span::Nothing
-                },
-            ),
+            Some(room) => {
+                let per_socket: Vec<u32> = room
+                    .chunks(groups_per_socket.max(1) as usize)
+                    .map(|c| c.iter().sum())
+                    .collect();
+                (
+                    per_socket.iter().filter(|&&c| c > 0).count(),
+                    if per_socket.iter().all(|&c| c < threads) {
+                        Span::Sockets
+                    } else if room.iter().all(|&c| c < threads) {
+                        // Every placement spans two domains (of one socket, or of two).
+                        Span::Domains
+                    } else {
+                        Span::Nothing
+                    },
+                )
+            }
             None => {
                 let sockets = distinct(&thread_sockets);
                 let span = if sockets > 1 {
@@ -301,6 +319,7 @@ impl Algorithm for ProgramTree<'_> {
             thread_groups,
             root_thread,
             capacity,
+            groups_per_socket,
             work_per_configuration: operations.saturating_mul(UNITS_PER_OPERATION),
             sockets_fix_cost,
             t_min_lower_bound,
@@ -309,7 +328,12 @@ impl Algorithm for ProgramTree<'_> {
     }
     fn cost(&self, request: &Request, params: &Params) -> Result<Cost, ModelError> {
         self.check(request)?;
-        let Params::RootedTree { parents, sockets } = params else {
+        let Params::RootedTree {
+            parents,
+            sockets,
+            domains,
+        } = params
+        else {
             return Err(ModelError::WrongParams {
                 algorithm: "cla-tree".into(),
                 expected: "a rooted tree (parent array and sockets)".into(),
@@ -333,8 +357,8 @@ impl Algorithm for ProgramTree<'_> {
                 ),
             });
         }
-        let places =
-            places_on_sockets(self.machine, sockets).map_err(|e| graph_error(params, e))?;
+        let places = places_in_domains(self.machine, sockets, domains)
+            .map_err(|e| graph_error(params, e))?;
         let (_, min, max) = analyze(self.program, &tree, self.machine, &places)
             .map_err(|e| graph_error(params, e))?;
         Ok(Cost::range(min.total_ns, max.total_ns))

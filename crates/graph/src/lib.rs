@@ -83,6 +83,51 @@ pub fn places_on_sockets(machine: &Ccnuma, sockets: &[u32]) -> Result<Vec<Place>
     Ok(out)
 }
 
+/// Places for threads with the given sockets and L3 domains (`domains[i]` within socket
+/// `sockets[i]`): within a domain, threads take its cores in order of their ids, then the next
+/// hardware thread of each core. An empty `domains` is [`places_on_sockets`].
+pub fn places_in_domains(
+    machine: &Ccnuma,
+    sockets: &[u32],
+    domains: &[u32],
+) -> Result<Vec<Place>, GraphError> {
+    if domains.is_empty() {
+        return places_on_sockets(machine, sockets);
+    }
+    let topo = machine.topology;
+    if domains.len() != sockets.len() {
+        return Err(GraphError::Threads(format!(
+            "{} domain entries for {} threads: give one L3 domain per thread",
+            domains.len(),
+            sockets.len()
+        )));
+    }
+    let per_socket = topo.domains_per_socket.max(1);
+    let cores = topo.cores_per_domain();
+    let capacity = cores * topo.threads_per_core.max(1);
+    let mut used = vec![0u32; (topo.sockets * per_socket) as usize];
+    let mut out = Vec::with_capacity(sockets.len());
+    for (t, (&s, &d)) in sockets.iter().zip(domains).enumerate() {
+        if s >= topo.sockets || d >= per_socket {
+            return Err(GraphError::Threads(format!(
+                "thread {t} is placed on socket {s}, L3 domain {d}, but {} has sockets 0..{} of domains 0..{per_socket}",
+                machine.name, topo.sockets
+            )));
+        }
+        let slot = &mut used[(s * per_socket + d) as usize];
+        if *slot >= capacity {
+            return Err(GraphError::Threads(format!(
+                "L3 domain {d} of socket {s} of {} runs at most {capacity} threads",
+                machine.name
+            )));
+        }
+        let k = *slot;
+        *slot += 1;
+        out.push(topo.place_of(s, d * cores + k % cores, k / cores));
+    }
+    Ok(out)
+}
+
 /// Instantiate `program` for `tree` with thread i at `places[i]`, build its CLa graph on
 /// `machine`, and compute T_min and T_max.
 pub fn analyze(

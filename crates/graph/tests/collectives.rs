@@ -35,6 +35,7 @@ fn price(m: &Machine, collective: Collective, tree: &str, sockets: &[u32]) -> (f
     let params = Params::RootedTree {
         parents: tree.parents().to_vec(),
         sockets: sockets.to_vec(),
+        domains: Vec::new(),
     };
     let algorithms = m.algorithms_for(collective);
     let cost = algorithms[0].cost(&request, &params).unwrap();
@@ -115,6 +116,7 @@ fn every_labeled_tree(n: usize, sockets: &[u32]) -> Vec<Params> {
             out.push(Params::RootedTree {
                 parents,
                 sockets: sockets.to_vec(),
+                domains: Vec::new(),
             });
         }
         let mut i = 0;
@@ -514,6 +516,78 @@ proptest::proptest! {
                 proptest::prop_assert!(
                     bound > 0.0 && bound <= best + 1e-9,
                     "{collective:?} n = {n}: bound {bound} above the optimum {best}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn on_chiplets_a_free_split_is_the_best_over_every_domain_of_every_thread() {
+    // `--placement optimal` on 2 sockets × 2 L3 domains × 2 cores: the search chooses how many
+    // threads run on each domain, listing one split per renaming of the domains of a socket.
+    // Brute force: every labeled tree times every domain of every thread (a domain holds 2),
+    // the root thread on socket 0 in *either* of its domains, so the renaming argument is
+    // checked, not assumed.
+    let m = small_chiplet();
+    for collective in [Collective::Bcast, Collective::Barrier, Collective::Reduce] {
+        for objective in [Objective::Min, Objective::Max] {
+            let n = 4usize;
+            let request = Request::new(collective, n as u32).unwrap();
+            let mut options = SearchOptions::new(objective, 1);
+            options.space.placement = modelopt_model::algorithm::ThreadPlacement::Optimal;
+            let algorithms = m.algorithms_for(collective);
+            let algorithm = &*algorithms[0];
+            let ranked = rank(algorithm, &request, &options).unwrap();
+            assert!(ranked.exact(), "{collective:?} {objective:?}");
+            let mut brute = f64::INFINITY;
+            // Global domains 0..4 (domain g % 2 of socket g / 2); thread 0 in domain 0 or 1.
+            for code in 0..2 * 4usize.pow(n as u32 - 1) {
+                let mut groups = vec![(code % 2) as u32];
+                let mut rest = code / 2;
+                for _ in 1..n {
+                    groups.push((rest % 4) as u32);
+                    rest /= 4;
+                }
+                if (0..4).any(|g| groups.iter().filter(|&&x| x == g).count() > 2) {
+                    continue;
+                }
+                let sockets: Vec<u32> = groups.iter().map(|g| g / 2).collect();
+                let domains: Vec<u32> = groups.iter().map(|g| g % 2).collect();
+                for p in every_labeled_tree(n, &sockets) {
+                    let Params::RootedTree { parents, .. } = p else {
+                        unreachable!()
+                    };
+                    let placed = Params::RootedTree {
+                        parents,
+                        sockets: sockets.clone(),
+                        domains: domains.clone(),
+                    };
+                    let c = algorithm.cost(&request, &placed).unwrap();
+                    brute = brute.min(objective.score(&c, request.metric()).unwrap());
+                }
+            }
+            let best = &ranked.best[0];
+            assert!(
+                (best.score - brute).abs() < 1e-9,
+                "{collective:?} {objective:?}: search {}, brute force {brute}",
+                best.score
+            );
+            // The answer names its domains, and pricing it again gives its score.
+            let Params::RootedTree { domains, .. } = &best.params else {
+                panic!("{:?}", best.params);
+            };
+            assert_eq!(domains.len(), n);
+            // The certified bound holds over every split (min only).
+            if objective == Objective::Min {
+                let Space::PricedTrees(space) = algorithm.space(&request, &options.space).unwrap()
+                else {
+                    panic!("not a priced-tree space");
+                };
+                let bound = space.t_min_lower_bound.unwrap();
+                assert!(
+                    bound <= brute + 1e-9,
+                    "{collective:?}: bound {bound}, optimum {brute}"
                 );
             }
         }

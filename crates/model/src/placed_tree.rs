@@ -284,7 +284,7 @@ impl RootedTreeSpace {
         assign_threads(
             &self.thread_sockets,
             self.root_thread,
-            self.capacity.is_some(),
+            self.capacity.is_some().then_some(1),
             tree,
             node_sockets,
         )
@@ -309,12 +309,15 @@ fn socket_of(thread_sockets: &[u32], thread: u32) -> u32 {
 /// Turn a tree on nodes `0..n` with node sockets into thread ids: the root becomes
 /// `root_thread`; the other nodes of each socket take that socket's remaining threads in
 /// ascending order, in the tree's preorder. Fails when the placement does not use each socket
-/// exactly as often as `thread_sockets` does. With a free split (`free_split`), the other nodes
-/// take the other thread ids in preorder and each thread runs where its node was placed.
+/// exactly as often as `thread_sockets` does. With a free split (`free_split` = the groups
+/// each socket holds, see [`PricedTreeSpace::groups_per_socket`]), the labels are groups, the
+/// other nodes take the other thread ids in preorder and each thread runs where its node was
+/// placed: group g is L3 domain g mod D of socket g / D (the domains are given only when
+/// D > 1).
 pub fn assign_threads(
     thread_sockets: &[u32],
     root_thread: u32,
-    free_split: bool,
+    free_split: Option<u32>,
     tree: &RootedTree,
     node_sockets: &[u32],
 ) -> Result<Params, AssignError> {
@@ -326,8 +329,8 @@ pub fn assign_threads(
             threads: thread_sockets.len() as u32,
         });
     }
-    if free_split {
-        return assign_free(root_thread, tree, node_sockets);
+    if let Some(groups_per_socket) = free_split {
+        return assign_free(root_thread, tree, node_sockets, groups_per_socket);
     }
     let sockets = nodes_per_socket(thread_sockets).len();
     let mut free: Vec<std::collections::VecDeque<u32>> = vec![Default::default(); sockets];
@@ -359,13 +362,15 @@ pub fn assign_threads(
     Ok(Params::RootedTree {
         parents: relabeled.parents().to_vec(),
         sockets: thread_sockets.to_vec(),
+        domains: Vec::new(),
     })
 }
 
 fn assign_free(
     root_thread: u32,
     tree: &RootedTree,
-    node_sockets: &[u32],
+    node_groups: &[u32],
+    groups_per_socket: u32,
 ) -> Result<Params, AssignError> {
     let n = tree.len();
     let mut map = vec![0u32; n];
@@ -379,14 +384,21 @@ fn assign_free(
         map[v as usize] = next;
         next += 1;
     }
+    let d = groups_per_socket.max(1);
     let mut sockets = vec![0u32; n];
+    let mut domains = vec![0u32; if d > 1 { n } else { 0 }];
     for v in 0..n {
-        sockets[map[v] as usize] = node_sockets[v];
+        let t = map[v] as usize;
+        sockets[t] = node_groups[v] / d;
+        if let Some(domain) = domains.get_mut(t) {
+            *domain = node_groups[v] % d;
+        }
     }
     let relabeled = tree.relabel(&map)?;
     Ok(Params::RootedTree {
         parents: relabeled.parents().to_vec(),
         sockets,
+        domains,
     })
 }
 
@@ -411,9 +423,14 @@ pub struct PricedTreeSpace {
     pub thread_groups: Vec<u32>,
     /// The thread at the root.
     pub root_thread: u32,
-    /// When the search may choose how many threads run on each socket: how many each socket can
-    /// hold. `None`: the split of `thread_sockets`. Only offered when groups are sockets.
+    /// When the search may choose how many threads run on each socket (or, on a machine with
+    /// L3 domains, on each domain): how many each group can hold, group g being domain
+    /// g mod [`groups_per_socket`](Self::groups_per_socket) of socket g / groups_per_socket.
+    /// `None`: the split of `thread_sockets`, labelled by `thread_groups`.
     pub capacity: Option<Vec<u32>>,
+    /// With a free split, how many groups of `capacity` each socket holds: 1 when groups are
+    /// sockets, the L3 domains per socket on a chiplet machine.
+    pub groups_per_socket: u32,
     /// What pricing one configuration costs, in the work budget's units (an estimate the search
     /// multiplies by the configurations it would price, before it starts).
     pub work_per_configuration: u64,
@@ -455,7 +472,8 @@ impl PricedTreeSpace {
 
     /// Turn a tree on nodes `0..n` with a group per node into thread ids (see
     /// [`assign_threads`], with groups in the place of sockets); the threads keep their sockets.
-    /// With a free split, groups are sockets and each thread runs where its node was placed.
+    /// With a free split, the labels are the groups of `capacity` (sockets, or L3 domains) and
+    /// each thread runs where its node was placed.
     pub fn assign_threads(
         &self,
         tree: &RootedTree,
@@ -465,7 +483,7 @@ impl PricedTreeSpace {
         let params = assign_threads(
             &self.thread_groups,
             self.root_thread,
-            free,
+            free.then_some(self.groups_per_socket),
             tree,
             node_groups,
         )?;
@@ -473,6 +491,7 @@ impl PricedTreeSpace {
             Params::RootedTree { parents, .. } if !free => Params::RootedTree {
                 parents,
                 sockets: self.thread_sockets.clone(),
+                domains: Vec::new(),
             },
             other => other,
         })

@@ -357,12 +357,18 @@ pub enum Params {
     Named(BTreeMap<String, i64>),
     /// A rooted tree of threads with the socket each thread runs on (seed 001 §4). Serialized as
     /// `{"parent": [-1, 0, 0, 1], "tree": "0(1(3),2)", "socket": [0, 0, 0, 0]}`: the parent array
-    /// (−1 for the root), the nested form `--tree` reads, and the socket of every thread.
+    /// (−1 for the root), the nested form `--tree` reads, and the socket of every thread; plus
+    /// `"domain": [...]` when the L3 domains are given.
     RootedTree {
         /// Parent of each thread (`None` for the root).
         parents: Vec<Option<u32>>,
         /// Socket of each thread.
         sockets: Vec<u32>,
+        /// The L3 domain (within its socket) of each thread, or empty: then the threads of a
+        /// socket take its cores in id order, domain by domain (the machine's placement). Set
+        /// by a free split on a machine with L3 domains (`--placement optimal`), where the
+        /// search chooses how many threads run on each domain.
+        domains: Vec<u32>,
     },
 }
 
@@ -417,13 +423,21 @@ impl fmt::Display for Params {
                 let parts: Vec<String> = map.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 f.write_str(&parts.join(" "))
             }
-            Params::RootedTree { parents, sockets } => {
+            Params::RootedTree {
+                parents,
+                sockets,
+                domains,
+            } => {
                 match crate::tree::RootedTree::from_parents(parents) {
                     Ok(tree) => write!(f, "tree={tree}")?,
                     Err(_) => write!(f, "tree=(invalid) parents={parents:?}")?,
                 }
-                let s: Vec<String> = sockets.iter().map(u32::to_string).collect();
-                write!(f, " sockets={}", s.join(","))
+                let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+                write!(f, " sockets={}", list(sockets))?;
+                if !domains.is_empty() {
+                    write!(f, " domains={}", list(domains))?;
+                }
+                Ok(())
             }
         }
     }
@@ -448,13 +462,20 @@ impl Serialize for Params {
                     map.serialize_entry(k, v)?;
                 }
             }
-            Params::RootedTree { parents, sockets } => {
+            Params::RootedTree {
+                parents,
+                sockets,
+                domains,
+            } => {
                 let signed: Vec<i64> = parents.iter().map(|p| p.map_or(-1, i64::from)).collect();
                 map.serialize_entry("parent", &signed)?;
                 if let Ok(tree) = crate::tree::RootedTree::from_parents(parents) {
                     map.serialize_entry("tree", &tree.nested())?;
                 }
                 map.serialize_entry("socket", sockets)?;
+                if !domains.is_empty() {
+                    map.serialize_entry("domain", domains)?;
+                }
             }
         }
         map.end()

@@ -84,48 +84,65 @@ pub fn estimate(space: &PricedTreeSpace) -> WorkEstimate {
 const MAX_SPLIT_STEPS: u64 = 1 << 20;
 
 /// The group counts the search places nodes with: the threads' own split, or with a free split
-/// ([`PricedTreeSpace::capacity`], where groups are sockets) every vector of counts within the
-/// capacities that sums to the threads and gives the root's socket at least the root, in
-/// lexicographic order.
+/// ([`PricedTreeSpace::capacity`]: groups are sockets, or L3 domains) every vector of counts
+/// within the capacities that sums to the threads and gives the root's group at least the
+/// root, in lexicographic order, up to the symmetry of domains: the L3 domains of one socket
+/// other than the root's are interchangeable in the model (a pair's class depends only on
+/// whether two threads share a domain, memory and the many-to-one lines are per socket), so
+/// only splits whose counts do not increase along such domains are listed; every other split
+/// is one of these with its domains renamed, at the same cost. Sockets are not renamed (a
+/// parent waits for its socket lines in ascending order, docs/cla.md §7).
 /// `None` when listing them would take more than [`MAX_SPLIT_STEPS`] odometer steps (many
-/// sockets with large capacities): such a search is far over any budget anyway.
+/// groups with large capacities): such a search is far over any budget anyway.
 fn splits(space: &PricedTreeSpace) -> Option<Vec<Vec<u32>>> {
     let Some(capacity) = &space.capacity else {
         return Some(vec![space.nodes_per_group()]);
     };
     let n = space.threads;
-    let steps = capacity
-        .iter()
-        .take(capacity.len().saturating_sub(1))
-        .try_fold(1u64, |acc, &c| acc.checked_mul(u64::from(c.min(n)) + 1))
-        .filter(|&s| s <= MAX_SPLIT_STEPS);
-    steps?;
     let root = space.root_group() as usize;
+    let per_socket = space.groups_per_socket.max(1) as usize;
+    // The group before g whose count bounds g's (the previous interchangeable domain).
+    let previous = |g: usize| -> Option<usize> {
+        let first = g - g % per_socket;
+        (first..g).rev().find(|&h| h != root).filter(|_| g != root)
+    };
+    let groups = capacity.len();
     let mut out = Vec::new();
-    let mut counts = vec![0u32; capacity.len()];
-    // An odometer over the counts of all sockets but the last, the last taking the rest: at
-    // most Π (c_s + 1) steps, checked above.
-    loop {
-        let used: u32 = counts[..counts.len().saturating_sub(1)].iter().sum();
-        if let Some(last) = counts.len().checked_sub(1) {
-            if used <= n && n - used <= capacity[last] {
-                counts[last] = n - used;
-                if counts.get(root).is_some_and(|&c| c > 0) {
-                    out.push(counts.clone());
-                }
-            }
+    if groups == 0 {
+        return Some(out);
+    }
+    // An odometer over the counts, last group fastest, each count bounded by its capacity,
+    // the threads left and the previous interchangeable domain's count; a vector is kept when
+    // it sums to n. Every step either keeps a vector or advances past a bounded digit, so the
+    // steps are at most (groups + 1) × the vectors visited, which are counted.
+    let limit = |counts: &[u32], g: usize| -> u32 {
+        let used: u32 = counts[..g].iter().sum();
+        let mut top = capacity[g].min(n.saturating_sub(used));
+        if let Some(h) = previous(g) {
+            top = top.min(counts[h]);
         }
-        // Advance the odometer over sockets 0..last.
-        let mut i = counts.len().saturating_sub(1);
+        top
+    };
+    let mut counts = vec![0u32; groups];
+    let mut steps = 0u64;
+    loop {
+        steps += 1;
+        if steps > MAX_SPLIT_STEPS {
+            return None;
+        }
+        if counts.iter().sum::<u32>() == n && counts[root] > 0 {
+            out.push(counts.clone());
+        }
+        // Advance: the last digit that can grow grows, the ones after it reset to 0.
+        let mut g = groups;
         loop {
-            if i == 0 {
+            if g == 0 {
                 return Some(out);
             }
-            i -= 1;
-            if counts[i] < capacity[i].min(n) {
-                counts[i] += 1;
-                let last = counts.len() - 1;
-                for c in &mut counts[i + 1..last] {
+            g -= 1;
+            if counts[g] < limit(&counts, g) {
+                counts[g] += 1;
+                for c in &mut counts[g + 1..] {
                     *c = 0;
                 }
                 break;
@@ -170,15 +187,115 @@ fn next_permutation(v: &mut [u32]) -> bool {
     true
 }
 
-/// The candidate trees of step 1 of the module docs, on thread ids with the threads' sockets.
+/// The candidate trees of step 1 of the module docs, on thread ids with the threads' sockets;
+/// with a free split also on the placement that spreads the threads evenly over the sockets
+/// ([`balanced_placement`]), so that the search starts from both ends of the choice of split.
+pub fn candidates(space: &PricedTreeSpace) -> Vec<Params> {
+    // With a free split over L3 domains the candidates name their domains, like every split
+    // the search chooses, so one placement has one form.
+    let domains: Vec<u32> = match space.capacity {
+        Some(_) if space.groups_per_socket > 1 => space
+            .thread_groups
+            .iter()
+            .map(|g| g % space.groups_per_socket)
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mut out = candidates_on(space, &space.thread_sockets, &domains);
+    if let Some((sockets, domains)) = balanced_placement(space) {
+        for params in candidates_on(space, &sockets, &domains) {
+            if !out.contains(&params) {
+                out.push(params);
+            }
+        }
+    }
+    out
+}
+
+/// With a free split, the threads spread over the sockets as evenly as their room allows (the
+/// root's socket first to take one more), each socket's threads packed into its groups from
+/// the root's group on; the root thread keeps its group and the other threads take the other
+/// places in id order. `None` without a free split or when it is the machine's own split.
+fn balanced_placement(space: &PricedTreeSpace) -> Option<(Vec<u32>, Vec<u32>)> {
+    let capacity = space.capacity.as_deref()?;
+    let d = space.groups_per_socket.max(1) as usize;
+    let sockets = capacity.len() / d;
+    let n = space.threads as usize;
+    let root_group = space.root_group() as usize;
+    let root_socket = root_group / d;
+    if sockets < 2 {
+        return None;
+    }
+    // Sockets in the order they take threads: the root's, then the others ascending.
+    let order: Vec<usize> = std::iter::once(root_socket)
+        .chain((0..sockets).filter(|&s| s != root_socket))
+        .collect();
+    let room: Vec<usize> = (0..sockets)
+        .map(|s| {
+            capacity[s * d..(s + 1) * d]
+                .iter()
+                .map(|&c| c as usize)
+                .sum()
+        })
+        .collect();
+    // Deal the threads one at a time to the next socket in order that has room.
+    let mut count = vec![0usize; sockets];
+    let mut dealt = 0;
+    while dealt < n {
+        let mut placed = false;
+        for &s in &order {
+            if dealt < n && count[s] < room[s] {
+                count[s] += 1;
+                dealt += 1;
+                placed = true;
+            }
+        }
+        if !placed {
+            return None;
+        }
+    }
+    // Each socket's places, its groups filled in turn (the root's socket from the root's
+    // group on); the root's place first.
+    let mut places: Vec<Vec<u32>> = vec![Vec::new(); sockets];
+    for s in 0..sockets {
+        let first = if s == root_socket { root_group % d } else { 0 };
+        for i in 0..d {
+            let g = s * d + (first + i) % d;
+            let take = (capacity[g] as usize).min(count[s] - places[s].len());
+            places[s].extend(std::iter::repeat_n(g as u32, take));
+        }
+    }
+    let mut groups = vec![0u32; n];
+    let root = space.root_thread as usize;
+    groups[root] = places[root_socket].remove(0);
+    let mut rest = order.iter().flat_map(|&s| places[s].iter().copied());
+    for (t, g) in groups.iter_mut().enumerate() {
+        if t != root {
+            *g = rest.next()?;
+        }
+    }
+    let socket_of: Vec<u32> = groups.iter().map(|&g| g / d as u32).collect();
+    if socket_of == space.thread_sockets {
+        return None;
+    }
+    let domains = if d > 1 {
+        groups.iter().map(|&g| g % d as u32).collect()
+    } else {
+        Vec::new()
+    };
+    Some((socket_of, domains))
+}
+
+/// The candidate shapes of step 1 on one placement (`sockets` and `domains` per thread id).
 /// Threads are taken in socket order: the root, then the root socket's other threads, then
 /// each other socket's threads, ascending.
-pub fn candidates(space: &PricedTreeSpace) -> Vec<Params> {
+fn candidates_on(space: &PricedTreeSpace, sockets: &[u32], domains: &[u32]) -> Vec<Params> {
     let n = space.threads as usize;
     let root = space.root_thread;
-    let root_socket = space.root_socket();
-    let mut by_socket: Vec<Vec<u32>> = vec![Vec::new(); space.nodes_per_socket().len()];
-    for (t, &s) in space.thread_sockets.iter().enumerate() {
+    let root_socket = sockets.get(root as usize).copied().unwrap_or(0);
+    let socket_count = sockets.iter().max().map_or(1, |m| m + 1) as usize;
+    let mut by_socket: Vec<Vec<u32>> = vec![Vec::new(); socket_count];
+    for (t, &s) in sockets.iter().enumerate() {
         if t as u32 != root {
             by_socket[s as usize].push(t as u32);
         }
@@ -234,7 +351,8 @@ pub fn candidates(space: &PricedTreeSpace) -> Vec<Params> {
     for parents in shapes {
         let params = Params::RootedTree {
             parents,
-            sockets: space.thread_sockets.clone(),
+            sockets: sockets.to_vec(),
+            domains: domains.to_vec(),
         };
         if !out.contains(&params) {
             out.push(params);
@@ -311,6 +429,10 @@ pub fn rank_priced_trees(
         );
         let descent = Descent {
             thread_groups: &space.thread_groups,
+            free: space.capacity.as_deref().map(|capacity| FreeSplit {
+                capacity,
+                groups_per_socket: space.groups_per_socket,
+            }),
             work_per_tree: space.work_per_configuration,
             budget,
             deadline,
@@ -434,14 +556,70 @@ fn neighbours<'a>(
 /// [`PricedTreeSpace::work_per_configuration`]) or the deadline passes. A heuristic: the result
 /// is reported not exact whatever happens here.
 pub(crate) struct Descent<'a> {
-    /// Interchangeability class of every thread (exchanges are between classes).
+    /// Interchangeability class of every thread (exchanges are between classes) when the
+    /// placement is fixed.
     pub(crate) thread_groups: &'a [u32],
+    /// With a free split, where threads may move: then the neighbours also include every
+    /// move of one non-root thread to another group with room, and exchanges are between the
+    /// current groups.
+    pub(crate) free: Option<FreeSplit<'a>>,
     /// Budget units one pricing costs.
     pub(crate) work_per_tree: u64,
     /// Units the descent may spend, counting the pricings already in `stats`.
     pub(crate) budget: u64,
     /// When to stop.
     pub(crate) deadline: Deadline,
+}
+
+/// The groups of a free split a descent may move threads between (see
+/// [`PricedTreeSpace::capacity`]): group g is L3 domain g mod `groups_per_socket` of socket
+/// g / `groups_per_socket`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FreeSplit<'a> {
+    /// How many threads each group holds at most.
+    pub(crate) capacity: &'a [u32],
+    /// Groups per socket (1: groups are sockets).
+    pub(crate) groups_per_socket: u32,
+}
+
+impl FreeSplit<'_> {
+    /// The group of every thread of a placement, or `None` when the placement does not name
+    /// the groups (domains missing where sockets hold several) or leaves the capacities.
+    fn groups(&self, sockets: &[u32], domains: &[u32]) -> Option<Vec<u32>> {
+        let d = self.groups_per_socket.max(1);
+        if d > 1 && domains.len() != sockets.len() {
+            return None;
+        }
+        let groups: Vec<u32> = (0..sockets.len())
+            .map(|t| sockets[t] * d + domains.get(t).copied().unwrap_or(0))
+            .collect();
+        let mut used = vec![0u32; self.capacity.len()];
+        for &g in &groups {
+            *used.get_mut(g as usize)? += 1;
+        }
+        used.iter()
+            .zip(self.capacity)
+            .all(|(u, c)| u <= c)
+            .then_some(groups)
+    }
+
+    /// A placement with `thread` moved to `group`.
+    fn moved(
+        &self,
+        sockets: &[u32],
+        domains: &[u32],
+        thread: usize,
+        group: u32,
+    ) -> (Vec<u32>, Vec<u32>) {
+        let d = self.groups_per_socket.max(1);
+        let mut sockets = sockets.to_vec();
+        let mut domains = domains.to_vec();
+        sockets[thread] = group / d;
+        if let Some(x) = domains.get_mut(thread) {
+            *x = group % d;
+        }
+        (sockets, domains)
+    }
 }
 
 impl Descent<'_> {
@@ -472,16 +650,59 @@ fn improve(
         return;
     };
     'moves: loop {
-        let Params::RootedTree { parents, sockets } = &current.params else {
+        let Params::RootedTree {
+            parents,
+            sockets,
+            domains,
+        } = &current.params
+        else {
             return;
         };
-        let sockets = sockets.clone();
-        let parents = parents.clone();
-        let mut moves = neighbours(&parents, descent.thread_groups);
+        let (parents, sockets, domains) = (parents.clone(), sockets.clone(), domains.clone());
+        // With a free split, the groups the threads are in now (and their room); otherwise
+        // the fixed classes.
+        let free = descent
+            .free
+            .and_then(|f| f.groups(&sockets, &domains).map(|g| (f, g)));
+        let groups = free
+            .as_ref()
+            .map_or_else(|| descent.thread_groups.to_vec(), |(_, g)| g.clone());
+        let root = parents.iter().position(Option::is_none);
+        let relocations = free.iter().flat_map(|(f, groups)| {
+            let mut used = vec![0u32; f.capacity.len()];
+            for &g in groups {
+                used[g as usize] += 1;
+            }
+            (0..groups.len())
+                .filter(move |&t| Some(t) != root)
+                .flat_map(move |t| {
+                    let (from, used) = (groups[t], used.clone());
+                    (0..f.capacity.len() as u32)
+                        .filter(move |&g| g != from && used[g as usize] < f.capacity[g as usize])
+                        .map(move |g| (t, g))
+                })
+        });
+        let mut moves = neighbours(&parents, &groups)
+            .map(|next| Params::RootedTree {
+                parents: next,
+                sockets: sockets.clone(),
+                domains: domains.clone(),
+            })
+            .chain(relocations.map(|(t, g)| {
+                let (sockets, domains) = match &free {
+                    Some((f, _)) => f.moved(&sockets, &domains, t, g),
+                    None => (sockets.clone(), domains.clone()),
+                };
+                Params::RootedTree {
+                    parents: parents.clone(),
+                    sockets,
+                    domains,
+                }
+            }));
         // The neighbourhood in chunks, in order: the first chunk with a better neighbour moves
         // to the best of that chunk, so a neighbourhood larger than the budget still improves.
         loop {
-            let chunk: Vec<Vec<Option<u32>>> = moves.by_ref().take(MOVES_PER_CHUNK).collect();
+            let chunk: Vec<Params> = moves.by_ref().take(MOVES_PER_CHUNK).collect();
             if chunk.is_empty() {
                 break;
             }
@@ -492,13 +713,7 @@ fn improve(
             spent += cost;
             let priced = parallel::map_ordered(&chunk, |next| {
                 let mut local = SearchStats::default();
-                let scored = price(
-                    Params::RootedTree {
-                        parents: next.clone(),
-                        sockets: sockets.clone(),
-                    },
-                    &mut local,
-                );
+                let scored = price(next.clone(), &mut local);
                 (scored, local)
             });
             progress.advance(priced.len() as u64);
@@ -638,6 +853,7 @@ mod tests {
             thread_sockets,
             root_thread,
             capacity,
+            groups_per_socket: 1,
             work_per_configuration: 1,
             sockets_fix_cost: true,
             t_min_lower_bound: None,
@@ -678,6 +894,99 @@ mod tests {
     }
 
     #[test]
+    fn the_balanced_placement_deals_threads_to_sockets_in_turn() {
+        // Sockets holding 3 and 2, 4 threads, root 0: dealt 1, 1, then 2, 2; the root keeps
+        // socket 0, threads 1, 2, 3 take the places left in socket order: 0, 1, 1.
+        let s = space(vec![0, 0, 0, 1], 0, Some(vec![3, 2]));
+        assert_eq!(balanced_placement(&s), Some((vec![0, 0, 1, 1], Vec::new())));
+        // Already the machine's split: nothing new.
+        let even = space(vec![0, 0, 1, 1], 0, Some(vec![3, 2]));
+        assert_eq!(balanced_placement(&even), None);
+        // 2 sockets × 2 domains of 2, 5 threads, root thread 2 in domain 1 of socket 0: socket
+        // 0 gets 3, socket 1 gets 2. Socket 0 fills from the root's domain: 1, 1, then 0;
+        // socket 1: 0, 0. The root takes the first place; threads 0, 1, 3, 4 the rest in
+        // order: groups 1, 0 | 2, 2, i.e. groups [1, 0, 1, 2, 2].
+        let mut c = space(vec![0, 0, 0, 0, 1], 2, Some(vec![2; 4]));
+        c.groups_per_socket = 2;
+        c.thread_groups = vec![0, 0, 1, 1, 2];
+        assert_eq!(
+            balanced_placement(&c),
+            Some((vec![0, 0, 0, 1, 1], vec![1, 0, 1, 0, 0]))
+        );
+        // Every candidate of a free split is a tree of all threads, within the capacities.
+        let free = FreeSplit {
+            capacity: &[2; 4],
+            groups_per_socket: 2,
+        };
+        for p in candidates(&c) {
+            let Params::RootedTree {
+                parents,
+                sockets,
+                domains,
+            } = p
+            else {
+                panic!("{p:?}");
+            };
+            assert_eq!(RootedTree::from_parents(&parents).unwrap().root(), 2);
+            let groups = free.groups(&sockets, &domains).unwrap();
+            assert_eq!(groups[2], 1, "the root keeps its group");
+        }
+    }
+
+    #[test]
+    fn a_free_split_names_groups_and_moves_one_thread() {
+        let free = FreeSplit {
+            capacity: &[2, 2, 2, 2],
+            groups_per_socket: 2,
+        };
+        // Group = socket × 2 + domain.
+        assert_eq!(
+            free.groups(&[0, 0, 1, 1], &[0, 1, 1, 1]),
+            Some(vec![0, 1, 3, 3])
+        );
+        // Three threads in domain 1 of socket 1 exceed its 2; no domains where sockets hold
+        // two: neither names a placement of the split.
+        assert_eq!(free.groups(&[1, 1, 1], &[1, 1, 1]), None);
+        assert_eq!(free.groups(&[0, 1], &[]), None);
+        // Thread 1 to group 2 (domain 0 of socket 1).
+        assert_eq!(
+            free.moved(&[0, 0, 1, 1], &[0, 1, 1, 1], 1, 2),
+            (vec![0, 1, 1, 1], vec![0, 0, 1, 1])
+        );
+    }
+
+    #[test]
+    fn free_splits_over_domains_list_each_renaming_once() {
+        // 2 sockets × 2 L3 domains of 2 threads, 4 threads, the root in group 0 (domain 0 of
+        // socket 0). Groups [r, a | b, c]: r ≥ 1; the domains b, c of socket 1 are
+        // interchangeable, so c ≤ b; a, the root's socket's other domain, has no twin. By
+        // hand, in lexicographic order: r = 1: a = 0 → (2, 1); a = 1 → (1, 1), (2, 0);
+        // a = 2 → (1, 0). r = 2: a = 0 → (1, 1), (2, 0); a = 1 → (1, 0); a = 2 → (0, 0).
+        let mut s = space(vec![0, 0, 1, 1], 0, Some(vec![2; 4]));
+        s.groups_per_socket = 2;
+        s.thread_groups = vec![0, 0, 1, 1];
+        assert_eq!(
+            splits(&s),
+            Some(vec![
+                vec![1, 0, 2, 1],
+                vec![1, 1, 1, 1],
+                vec![1, 1, 2, 0],
+                vec![1, 2, 1, 0],
+                vec![2, 0, 1, 1],
+                vec![2, 0, 2, 0],
+                vec![2, 1, 1, 0],
+                vec![2, 2, 0, 0],
+            ])
+        );
+        // The root in domain 1 of socket 0 (group 1): now socket 0's domain 0 is the other one.
+        s.root_thread = 2;
+        s.thread_groups = vec![0, 0, 1, 1];
+        let with_root_in_1 = splits(&s).unwrap();
+        assert!(with_root_in_1.iter().all(|c| c[1] >= 1 && c[3] <= c[2]));
+        assert_eq!(with_root_in_1.len(), 8);
+    }
+
+    #[test]
     fn neighbours_are_every_reparenting_and_every_cross_socket_exchange() {
         // The chain 0 → 1 → 2 with threads 0, 1 on socket 0 and 2 on socket 1. Re-parentings:
         // 1 may go under nothing else (0 is its parent, 2 is below it); 2 may go under 0.
@@ -704,9 +1013,15 @@ mod tests {
         // flat and binary: 7 distinct.
         assert_eq!(all.len(), 7);
         for p in &all {
-            let Params::RootedTree { parents, sockets } = p else {
+            let Params::RootedTree {
+                parents,
+                sockets,
+                domains,
+            } = p
+            else {
                 panic!("{p:?}");
             };
+            assert!(domains.is_empty(), "sockets are the groups: no domains");
             let tree = RootedTree::from_parents(parents).unwrap();
             assert_eq!(tree.len(), 7);
             assert_eq!(tree.root(), 4);

@@ -1820,7 +1820,14 @@ pub fn rank_rooted_trees_with(
             ..
         } => {
             best = improve_bounded(
-                algorithm, request, options, best, &mut stats, limits, deadline,
+                algorithm,
+                request,
+                options,
+                space.capacity.as_deref(),
+                best,
+                &mut stats,
+                limits,
+                deadline,
             );
             Exactness::bounded(stopped, best.score, lower_bound)
         }
@@ -1838,10 +1845,12 @@ const IMPROVE_SHARE: u64 = 4;
 
 /// Local search from an over-budget answer (see [`crate::priced_trees`]'s descent): each
 /// closed-form pricing counts one unit per node; at most `work_budget / IMPROVE_SHARE` units.
+#[allow(clippy::too_many_arguments)]
 fn improve_bounded(
     algorithm: &dyn Algorithm,
     request: &Request,
     options: &SearchOptions,
+    capacity: Option<&[u32]>,
     start: Scored,
     stats: &mut SearchStats,
     limits: &Limits,
@@ -1859,6 +1868,11 @@ fn improve_bounded(
     };
     crate::priced_trees::Descent {
         thread_groups: &groups,
+        // With a free split (`--placement optimal`) threads may also move between sockets.
+        free: capacity.map(|capacity| crate::priced_trees::FreeSplit {
+            capacity,
+            groups_per_socket: 1,
+        }),
         work_per_tree: u64::from(request.threads()),
         budget: limits.work_budget / IMPROVE_SHARE,
         deadline,

@@ -184,7 +184,10 @@ fn cla_tree_ranks_sixteen_threads_on_two_sockets() {
     assert_eq!(space.nodes_per_socket(), vec![8, 8]);
     let ranked = rooted_trees::rank_rooted_trees(a.as_ref(), &request, &options, &space).unwrap();
     let best = &ranked.best[0];
-    let Params::RootedTree { parents, sockets } = &best.params else {
+    let Params::RootedTree {
+        parents, sockets, ..
+    } = &best.params
+    else {
         panic!("{:?}", best.params);
     };
     assert_eq!(parents[0], None, "thread 0 is the root");

@@ -120,13 +120,29 @@ fn placed_tree(
     request: &Request,
     params: &Params,
 ) -> Result<(RootedTree, Vec<u32>), ModelError> {
-    let Params::RootedTree { parents, sockets } = params else {
+    let Params::RootedTree {
+        parents,
+        sockets,
+        domains,
+    } = params
+    else {
         return Err(ModelError::WrongParams {
             algorithm: "cla-tree".into(),
             expected: "a rooted tree (parent array and sockets)".into(),
             got: crate::error::clip(&params.to_string()),
         });
     };
+    if !domains.is_empty() {
+        // Offered only where a socket is one L3 domain (above), so there is nothing to choose.
+        return Err(ModelError::Parameter {
+            name: "domain".into(),
+            value: crate::error::clip(&format!("{domains:?}")),
+            reason: format!(
+                "{} has one L3 domain per socket, so the closed form of Eq. (2) takes no domains",
+                model.name
+            ),
+        });
+    }
     let tree = RootedTree::from_parents(parents).map_err(|e| ModelError::Parameter {
         name: "parent".into(),
         value: format!("{parents:?}"),
@@ -251,6 +267,7 @@ mod tests {
         let params = Params::RootedTree {
             parents: tree.parents().to_vec(),
             sockets: vec![0; 4],
+            domains: Vec::new(),
         };
         let cost = a.cost(&request, &params).unwrap();
         assert!((cost.min_ns - 461.9).abs() < 1e-9);
@@ -259,14 +276,23 @@ mod tests {
         let chosen = Params::RootedTree {
             parents: tree.parents().to_vec(),
             sockets: vec![0, 1, 0, 0],
+            domains: Vec::new(),
         };
         assert!(a.cost(&request, &chosen).unwrap().min_ns > cost.min_ns);
         // The E5-2660 has no socket 2.
         let wrong = Params::RootedTree {
             parents: tree.parents().to_vec(),
             sockets: vec![0, 2, 0, 0],
+            domains: Vec::new(),
         };
         assert!(a.cost(&request, &wrong).is_err());
+        // Domains on a machine whose socket is one L3 domain are refused, not ignored.
+        let domains = Params::RootedTree {
+            parents: tree.parents().to_vec(),
+            sockets: vec![0; 4],
+            domains: vec![0, 1, 0, 0],
+        };
+        assert!(a.cost(&request, &domains).is_err());
         assert!(matches!(
             a.space(&request, &SpaceOptions::default()).unwrap(),
             Space::RootedTrees(_)
@@ -277,5 +303,14 @@ mod tests {
             r#"{"parent":[-1,0,0,1],"tree":"0(1(3),2)","socket":[0,0,0,0]}"#
         );
         assert_eq!(params.to_string(), "tree=0(1(3),2) sockets=0,0,0,0");
+        // Domains, when given, follow the sockets in both forms.
+        assert_eq!(
+            serde_json::to_string(&domains).unwrap(),
+            r#"{"parent":[-1,0,0,1],"tree":"0(1(3),2)","socket":[0,0,0,0],"domain":[0,1,0,0]}"#
+        );
+        assert_eq!(
+            domains.to_string(),
+            "tree=0(1(3),2) sockets=0,0,0,0 domains=0,1,0,0"
+        );
     }
 }
