@@ -105,6 +105,15 @@ pub enum TuneError {
         /// The estimate and the budget.
         budget: BudgetExceeded,
     },
+    /// An algorithm refuses the search method asked for (`--search`): the request names it, so
+    /// it is refused whole, as an over-budget search is, not answered by other algorithms.
+    #[error("{algorithm}: {refusal}")]
+    Method {
+        /// The algorithm that refused.
+        algorithm: String,
+        /// The method, why it is not available, and what is.
+        refusal: crate::rooted_trees::TreeSearchError,
+    },
     /// An algorithm's ranking would keep more rows than fit in memory.
     #[error("{algorithm}: {rows}")]
     Rows {
@@ -304,6 +313,14 @@ pub fn tune_until(
                 return Err(TuneError::Budget {
                     algorithm: algorithm.name().into(),
                     budget,
+                })
+            }
+            Err(SearchError::Tree(
+                refusal @ crate::rooted_trees::TreeSearchError::Method { .. },
+            )) => {
+                return Err(TuneError::Method {
+                    algorithm: algorithm.name().into(),
+                    refusal,
                 })
             }
             Err(SearchError::Rows(rows)) => {
