@@ -112,7 +112,7 @@ pub enum TuneError {
         /// The algorithm that refused.
         algorithm: String,
         /// The method, why it is not available, and what is.
-        refusal: crate::rooted_trees::TreeSearchError,
+        refusal: Box<crate::rooted_trees::TreeSearchError>,
     },
     /// An algorithm's ranking would keep more rows than fit in memory.
     #[error("{algorithm}: {rows}")]
@@ -320,7 +320,7 @@ pub fn tune_until(
             )) => {
                 return Err(TuneError::Method {
                     algorithm: algorithm.name().into(),
-                    refusal,
+                    refusal: Box::new(refusal),
                 })
             }
             Err(SearchError::Rows(rows)) => {
