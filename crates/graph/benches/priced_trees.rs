@@ -3,7 +3,8 @@
 //! --machine sandy-bridge-e5-2660 --threads N` runs them, at the sizes the default budget lets
 //! the exhaustive pass run (8 threads: one socket; 10 threads: 8 + 2 on two sockets), and one
 //! over budget (16 threads: candidates and local search); and the 2 × 4 × 8 chiplet machine
-//! `chiplet-2s-4x8` at 10 threads (exhaustive by L3 domain) and 64 (local search).
+//! `chiplet-2s-4x8` at 10 threads (exhaustive by L3 domain) and 64 (local search), and with a
+//! free split over its domains (`--placement optimal`) at 5 (exact) and 32 threads.
 //!
 //! RAYON_NUM_THREADS=1 cargo bench -p modelopt-graph --bench priced_trees -- --warm-up-time 1 --measurement-time 5
 //! RAYON_NUM_THREADS=2 cargo bench -p modelopt-graph --bench priced_trees -- --warm-up-time 1 --measurement-time 5
@@ -42,6 +43,24 @@ fn priced_trees(c: &mut Criterion) {
         for threads in [10u32, 64] {
             let request = Request::new(collective, threads).unwrap();
             let options = SearchOptions::new(Objective::Min, 5);
+            let algorithms = chiplet.algorithms_for(collective);
+            let algorithm = &*algorithms[0];
+            let label = format!("{collective}/{threads}");
+            g.bench_with_input(BenchmarkId::from_parameter(label), &request, |b, r| {
+                b.iter(|| rank(algorithm, r, &options).map(|x| x.best.len()))
+            });
+        }
+    }
+    g.finish();
+    // `--placement optimal` on the chiplet machine: the split over L3 domains, exhaustive up to
+    // renaming of domains at 5 threads (exact), and candidates with moves between domains at 32.
+    let mut g = c.benchmark_group("priced-trees-chiplet-free-split");
+    g.sample_size(10);
+    for collective in [Collective::Bcast, Collective::Barrier, Collective::Reduce] {
+        for threads in [5u32, 32] {
+            let request = Request::new(collective, threads).unwrap();
+            let mut options = SearchOptions::new(Objective::Min, 5);
+            options.space.placement = modelopt_model::algorithm::ThreadPlacement::Optimal;
             let algorithms = chiplet.algorithms_for(collective);
             let algorithm = &*algorithms[0];
             let label = format!("{collective}/{threads}");

@@ -442,8 +442,10 @@ pub struct PricedTreeSpace {
     pub sockets_fix_cost: bool,
     /// A certified lower bound (ns) on T_min of every configuration of the space, when the
     /// pricing knows one: no tree and placement the space holds has a smaller T_min. The
-    /// search reports it, with the gap, beside an answer it could not prove optimal under
-    /// `--objective min`.
+    /// search reports it, with the gap, beside an answer it could not prove optimal. A pricing
+    /// that gives one also guarantees T_max ≥ T_min on every configuration (each worst case at
+    /// least its best case), so the bound is one on the latency score of every objective (min,
+    /// max, and every blend, a weighted mean of the two).
     pub t_min_lower_bound: Option<f64>,
     /// What prices a configuration, for messages ("the CLa graph of models/barrier.cla").
     pub priced_by: String,

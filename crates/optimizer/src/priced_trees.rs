@@ -26,10 +26,11 @@
 //!    (`improve`: every re-parenting of a thread and every exchange of two threads of
 //!    different groups, priced in parallel chunks, the best of the first improving chunk taken) until a local
 //!    optimum, the work budget (each pricing counted) or the deadline. The result is returned
-//!    with [`Exactness::Bounded`], the budget as the reason and, under `--objective min`, the
-//!    pricing's certified bound on T_min ([`PricedTreeSpace::t_min_lower_bound`]) with the gap
-//!    (the search itself knows none for a black-box cost; max and blends get none); a time
-//!    limit during the exhaustive pass returns the best so far the same way.
+//!    with [`Exactness::Bounded`], the budget as the reason and the pricing's certified bound
+//!    on T_min ([`PricedTreeSpace::t_min_lower_bound`]) with the gap (the search itself knows
+//!    none for a black-box cost; the bound holds for every objective, since T_max ≥ T_min by
+//!    the field's contract, but is loose under max); a time limit during the exhaustive pass
+//!    returns the best so far the same way.
 //!
 //! `--search` ([`SearchOptions::tree_search`]): `auto` is the search above; `exhaustive` asks
 //! for step 2 only, and is refused before anything is priced (with the budget's estimate, or
@@ -40,7 +41,6 @@
 //! answer does not depend on the order in which batches finish.
 
 use crate::limits::{BudgetExceeded, Deadline, Exactness, StopReason, WorkEstimate};
-use crate::objective::Objective;
 use crate::parallel;
 use crate::rooted_trees::{tree_count, LevelSequences, TreeSearch, TreeSearchError};
 use crate::search::{price_one, Ranked, Scored, SearchOptions, SearchStats, TopK};
@@ -464,11 +464,12 @@ pub fn rank_priced_trees(
         progress.finish();
         stopped
     };
-    // The pricing's certified bound is on T_min, so it bounds the score under `--objective
-    // min` only.
-    let lower_bound = match objective {
-        Objective::Min => space.t_min_lower_bound,
-        Objective::Max | Objective::Blend(_) => None,
+    // The pricing's certified bound is on T_min, and its contract gives T_max ≥ T_min on every
+    // configuration, so it bounds the latency score of every objective (a blend is a weighted
+    // mean of T_min and T_max). A throughput score is not a latency: no bound.
+    let lower_bound = match request.metric() {
+        modelopt_model::Metric::Latency => space.t_min_lower_bound,
+        modelopt_model::Metric::Throughput => None,
     };
     let exactness = match stopped {
         None => Exactness::Exact,
