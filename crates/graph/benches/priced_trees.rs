@@ -11,20 +11,28 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use modelopt_graph::collectives::attach;
+use modelopt_model::algorithm::ThreadPlacement;
 use modelopt_model::{machine, Collective, Request};
 use modelopt_optimizer::search::{rank, SearchOptions};
 use modelopt_optimizer::Objective;
 
-fn priced_trees(c: &mut Criterion) {
-    let mut m = machine::load("sandy-bridge-e5-2660").unwrap();
-    attach(&mut m).unwrap();
-    let mut g = c.benchmark_group("priced-trees");
+/// One benchmark group: a whole search of each collective at each size on `machine`.
+fn search_group(
+    c: &mut Criterion,
+    name: &str,
+    machine: &modelopt_model::Machine,
+    collectives: &[Collective],
+    sizes: &[u32],
+    placement: ThreadPlacement,
+) {
+    let mut g = c.benchmark_group(name);
     g.sample_size(10);
-    for collective in [Collective::Barrier, Collective::Reduce] {
-        for threads in [8u32, 10, 16] {
+    for &collective in collectives {
+        for &threads in sizes {
             let request = Request::new(collective, threads).unwrap();
-            let options = SearchOptions::new(Objective::Min, 5);
-            let algorithms = m.algorithms_for(collective);
+            let mut options = SearchOptions::new(Objective::Min, 5);
+            options.space.placement = placement;
+            let algorithms = machine.algorithms_for(collective);
             let algorithm = &*algorithms[0];
             let label = format!("{collective}/{threads}");
             g.bench_with_input(BenchmarkId::from_parameter(label), &request, |b, r| {
@@ -33,43 +41,38 @@ fn priced_trees(c: &mut Criterion) {
         }
     }
     g.finish();
+}
+
+fn priced_trees(c: &mut Criterion) {
+    let mut m = machine::load("sandy-bridge-e5-2660").unwrap();
+    attach(&mut m).unwrap();
+    let by_id = ThreadPlacement::ByThreadId;
+    let [bcast, barrier, reduce] = [Collective::Bcast, Collective::Barrier, Collective::Reduce];
+    search_group(
+        c,
+        "priced-trees",
+        &m,
+        &[barrier, reduce],
+        &[8, 10, 16],
+        by_id,
+    );
     // The 2 × 4 × 8 chiplet hierarchy (issue 8, item 6): one domain and a bit (exhaustive), and
     // all 64 cores (candidates and local search, flagged).
     let mut chiplet = machine::load("chiplet-2s-4x8").unwrap();
     attach(&mut chiplet).unwrap();
-    let mut g = c.benchmark_group("priced-trees-chiplet");
-    g.sample_size(10);
-    for collective in [Collective::Bcast, Collective::Barrier, Collective::Reduce] {
-        for threads in [10u32, 64] {
-            let request = Request::new(collective, threads).unwrap();
-            let options = SearchOptions::new(Objective::Min, 5);
-            let algorithms = chiplet.algorithms_for(collective);
-            let algorithm = &*algorithms[0];
-            let label = format!("{collective}/{threads}");
-            g.bench_with_input(BenchmarkId::from_parameter(label), &request, |b, r| {
-                b.iter(|| rank(algorithm, r, &options).map(|x| x.best.len()))
-            });
-        }
-    }
-    g.finish();
+    let all = [bcast, barrier, reduce];
+    search_group(c, "priced-trees-chiplet", &chiplet, &all, &[10, 64], by_id);
     // `--placement optimal` on the chiplet machine: the split over L3 domains, exhaustive up to
     // renaming of domains at 5 threads (exact), and candidates with moves between domains at 32.
-    let mut g = c.benchmark_group("priced-trees-chiplet-free-split");
-    g.sample_size(10);
-    for collective in [Collective::Bcast, Collective::Barrier, Collective::Reduce] {
-        for threads in [5u32, 32] {
-            let request = Request::new(collective, threads).unwrap();
-            let mut options = SearchOptions::new(Objective::Min, 5);
-            options.space.placement = modelopt_model::algorithm::ThreadPlacement::Optimal;
-            let algorithms = chiplet.algorithms_for(collective);
-            let algorithm = &*algorithms[0];
-            let label = format!("{collective}/{threads}");
-            g.bench_with_input(BenchmarkId::from_parameter(label), &request, |b, r| {
-                b.iter(|| rank(algorithm, r, &options).map(|x| x.best.len()))
-            });
-        }
-    }
-    g.finish();
+    let free = ThreadPlacement::Optimal;
+    search_group(
+        c,
+        "priced-trees-chiplet-free-split",
+        &chiplet,
+        &all,
+        &[5, 32],
+        free,
+    );
 }
 
 /// The certified lower bound (graph::bounds), computed whenever a graph-priced space is built:
