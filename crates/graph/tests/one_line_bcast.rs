@@ -209,3 +209,34 @@ fn graph_equals_closed_form_on_four_sockets() {
     // 2 roots × (1·4 + 2·16 + 6·64 + 24·256) labelled placements.
     assert_eq!(checked, 2 * (4 + 32 + 384 + 6144));
 }
+
+#[test]
+fn with_two_threads_on_a_core_the_closed_form_is_an_upper_bound_of_the_graph() {
+    // Eq. (2) has one class within a socket, so the closed form prices two hardware threads of
+    // one core as any two cores of the socket (R_R), where the CLa graph prices them R_L
+    // (docs/cla.md §1, §7). Every rule is non-decreasing in the classes, so on placements that
+    // share cores the closed form is at least the graph's cost, both bounds; and it can be
+    // strictly above. The E5-2660 with 2 cores a socket: threads 4 and 5 are the second
+    // hardware threads of cores 0 and 1 of socket 0 (threads 0 and 1 hold their first).
+    let text = include_str!("../../../machines/sandy-bridge-e5-2660.toml")
+        .replace("cores_per_socket = 8", "cores_per_socket = 2")
+        .replace("max_threads = 32", "max_threads = 8");
+    let m = machine::from_text("two-cores.toml", &text).unwrap();
+    let model: &Ccnuma = m.model().unwrap();
+    let program = bcast();
+    let mut strictly_above = 0;
+    for n in [5u32, 6] {
+        let places = default_places(model, n);
+        let sockets: Vec<u32> = places.iter().map(|p| p.socket).collect();
+        for tree in all_trees(n as usize) {
+            let (_, min, max) = analyze(&program, &tree, model, &places).unwrap();
+            let closed = model.tree_costs().evaluate(&tree, &sockets).unwrap();
+            assert!(closed.min_ns >= min.total_ns - 1e-6, "T_min {tree}");
+            assert!(closed.max_ns >= max.total_ns - 1e-6, "T_max {tree}");
+            if closed.max_ns > max.total_ns + 1e-6 {
+                strictly_above += 1;
+            }
+        }
+    }
+    assert!(strictly_above > 0, "a shared core never mattered");
+}

@@ -232,7 +232,7 @@ impl Algorithm for ClaTreeBroadcast<'_> {
             reason: e.to_string(),
         })?;
         let level = price(&costs, &star, &star_sockets)?;
-        let terms = vec![
+        let mut terms = vec![
             Term {
                 label: format!(
                     "T_lev(k_0 = {k0}) = T_o2m + T_data + T_m2o of the root's level as placed, one sync line per socket (Eq. 2); root on socket {root_socket}"
@@ -248,6 +248,26 @@ impl Algorithm for ClaTreeBroadcast<'_> {
                 max_ns: total.max_ns - level.max_ns,
             },
         ];
+        // Threads of a socket take its cores in order, then the cores' next hardware threads
+        // (the machine's placement, and a free split's), so a socket with more threads than
+        // cores puts the excess on cores that already hold one.
+        let cores = self.model.topology.cores_per_socket as usize;
+        let mut per_socket = vec![0usize; self.model.topology.sockets as usize];
+        for &s in &sockets {
+            if let Some(c) = per_socket.get_mut(s as usize) {
+                *c += 1;
+            }
+        }
+        let shared: usize = per_socket.iter().map(|&c| c.saturating_sub(cores)).sum();
+        if shared > 0 {
+            terms.push(Term {
+                label: format!(
+                    "note: {shared} thread(s) share a core with another; Eq. (2) prices their transfers as between two cores (R_R), the CLa graph at R_L, so this cost is an upper bound of the graph's (docs/cla.md §7)"
+                ),
+                min_ns: 0.0,
+                max_ns: 0.0,
+            });
+        }
         Ok(terms)
     }
 }
