@@ -101,12 +101,22 @@ def tune(
     algorithm: Optional[str] = None,
     fix: Optional[Dict[str, int]] = None,
     extrapolate: bool = False,
+    root: Optional[int] = None,
+    placement: str = "by-thread-id",
+    search: str = "auto",
+    budget: Optional[int] = None,
+    time_limit: Optional[float] = None,
 ) -> Result:
     """Tune a collective: the CLI's ``modelopt COLLECTIVE -m M -n THREADS --format json``.
 
     ``size`` in bytes (default 0: one small item); ``top`` ranked configurations, the best
-    included (default 5); ``fix`` pins parameters (``{"k": 7}``). Releases the GIL while
-    searching. Raises ``ModelOptError`` on bad input.
+    included (default 5); ``fix`` pins parameters (``{"k": 7}``). Rooted trees (``cla-tree``
+    on ccNUMA machines): ``root`` thread, ``placement`` ``"by-thread-id"`` or ``"optimal"``
+    (the search chooses how many threads run on each socket, or L3 domain), ``search``
+    ``"auto"``, ``"exhaustive"`` or ``"dp"``. Limits: ``budget`` (work units; larger searches
+    are refused up front) and ``time_limit`` in seconds (the best found by then, not exact).
+    The CLI's ``--root``, ``--placement``, ``--search``, ``--budget``, ``--time-limit``.
+    Releases the GIL while searching. Raises ``ModelOptError`` on bad input.
     """
 
 def sweep(

@@ -303,13 +303,13 @@ pub fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
         .trim()
         .parse()
         .map_err(|_| format!("`{}` is not a number of seconds", crate::job::clip(s)))?;
-    if !(v > 0.0 && v <= 604_800.0) {
-        return Err(format!(
-            "{} s: give a time above 0 and at most 604800 s (a week)",
-            crate::job::compact(v)
-        ));
-    }
-    Ok(std::time::Duration::from_secs_f64(v))
+    modelopt_optimizer::limits::time_limit_seconds(v).map_err(|_| {
+        format!(
+            "{} s: give a time above 0 and at most {} s (a week)",
+            crate::job::compact(v),
+            modelopt_optimizer::limits::MAX_TIME_LIMIT_SECONDS
+        )
+    })
 }
 
 #[cfg(test)]

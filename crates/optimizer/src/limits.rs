@@ -35,6 +35,20 @@ impl Default for Limits {
     }
 }
 
+/// The longest time limit a caller may set: a week.
+pub const MAX_TIME_LIMIT_SECONDS: f64 = 604_800.0;
+
+/// A time limit given in seconds, checked once for every front end: above 0 and at most
+/// [`MAX_TIME_LIMIT_SECONDS`] (NaN and infinities refused).
+pub fn time_limit_seconds(seconds: f64) -> Result<Duration, String> {
+    if !(seconds > 0.0 && seconds <= MAX_TIME_LIMIT_SECONDS) {
+        return Err(format!(
+            "{seconds} s: give a time above 0 and at most {MAX_TIME_LIMIT_SECONDS} s (a week)"
+        ));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
 impl Limits {
     /// The point in time at which a search started now must stop.
     pub fn deadline(&self) -> Deadline {

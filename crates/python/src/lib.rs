@@ -16,6 +16,8 @@
 
 use modelopt_model::{machine, BufferStates, Collective, Machine, Metric};
 use modelopt_optimizer::job::{one_line, sweep, JobError, TuneJob};
+use modelopt_optimizer::limits;
+use modelopt_optimizer::search::SearchOptions;
 use modelopt_optimizer::sweep::Row;
 use modelopt_optimizer::{Objective, Report};
 use pyo3::create_exception;
@@ -356,7 +358,8 @@ fn to_json<T: serde::Serialize>(value: &T) -> Result<String, JobError> {
 #[pyfunction]
 #[pyo3(signature = (
     machine, collective, threads, size=None, state="E", metric="latency", objective="min",
-    top=None, algorithm=None, fix=None, extrapolate=false
+    top=None, algorithm=None, fix=None, extrapolate=false, root=None, placement="by-thread-id",
+    search="auto", budget=None, time_limit=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn tune(
@@ -372,6 +375,11 @@ fn tune(
     algorithm: Option<String>,
     fix: Option<&Bound<'_, PyDict>>,
     extrapolate: bool,
+    root: Option<&Bound<'_, PyAny>>,
+    placement: &str,
+    search: &str,
+    budget: Option<&Bound<'_, PyAny>>,
+    time_limit: Option<f64>,
 ) -> PyResult<PyResult_> {
     let collective: Collective = parse("collective", collective)?;
     let threads = integer("threads", threads)?;
@@ -389,6 +397,22 @@ fn tune(
             fixed.push((name.clone(), integer(&format!("fix {name}="), &value)?));
         }
     }
+    // The rooted-tree options and the search's limits, as the CLI's --root, --placement,
+    // --search, --budget and --time-limit.
+    let mut options = SearchOptions::new(objective, top.max(1));
+    options.space.root = root.map(|r| unsigned("root", r)).transpose()?;
+    options.space.placement = parse("placement", placement)?;
+    options.tree_search = parse("search", search)?;
+    if let Some(budget) = budget {
+        options.limits.work_budget = unsigned("budget", budget)?;
+    }
+    options.limits.time_limit = time_limit
+        .map(|t| {
+            limits::time_limit_seconds(t)
+                .map_err(|e| ModelOptError::new_err(format!("time_limit: {e}")))
+        })
+        .transpose()?;
+    options.fixed = fixed;
     let machine = Arc::clone(&machine.machine);
     let json = py.detach(move || {
         guarded(|| {
@@ -396,10 +420,9 @@ fn tune(
                 .size(size)
                 .state(state)
                 .metric(metric)
-                .objective(objective)
+                .search_options(options)
                 .top(top)
                 .algorithm(algorithm)
-                .fix(fixed)
                 .extrapolate(extrapolate)
                 .build()?
                 .run()?;

@@ -118,6 +118,30 @@ def test_options_equal_the_cli_json():
     assert got.params["degree"] == 2
 
 
+def test_rooted_tree_options_equal_the_cli_json():
+    # --placement optimal on the chiplet machine: the answer names each thread's L3 domain.
+    chiplet = modelopt.Machine.bundled("chiplet-2s-4x8")
+    expected = cli_json("bcast", "chiplet-2s-4x8", 5, "--placement", "optimal")
+    got = modelopt.tune(chiplet, "bcast", threads=5, placement="optimal")
+    assert got.to_dict() == expected
+    assert got.params["domain"] == [0, 0, 0, 0, 0]
+    # --root, --search on the E5-2660's closed-form broadcast.
+    sandy = modelopt.Machine.bundled("sandy-bridge-e5-2660")
+    expected = cli_json("bcast", "sandy-bridge-e5-2660", 10, "--algorithm", "cla-tree", "--root", "9", "--search", "exhaustive")
+    got = modelopt.tune(sandy, "bcast", threads=10, algorithm="cla-tree", root=9, search="exhaustive")
+    assert got.to_dict() == expected
+    assert got.params["parent"][9] == -1
+    # A budget too small for the exhaustive search is refused with the CLI's message.
+    code, _, error = cli("barrier", "-m", "sandy-bridge-e5-2660", "-n", "10", "--search", "exhaustive", "--budget", "10")
+    assert code == 2 and error
+    with pytest.raises(modelopt.ModelOptError) as raised:
+        modelopt.tune(sandy, "barrier", threads=10, search="exhaustive", budget=10)
+    assert str(raised.value) == error
+    # A time limit stops the search with the best so far, marked not exact.
+    stopped = modelopt.tune(sandy, "reduce", threads=16, time_limit=0.05)
+    assert stopped.to_dict()["exact"] is False
+
+
 def test_machine_from_file_equals_bundled():
     m = modelopt.Machine.from_file(str(ROOT / "machines" / "xeon-phi.toml"))
     assert m.name == "xeon-phi"
@@ -173,6 +197,14 @@ def test_errors_are_the_clis_message(call, cli_args):
         lambda: modelopt.tune(modelopt.Machine.bundled("xeon-phi"), "bcast", threads=8, objective="blend:7"),
         lambda: modelopt.tune(modelopt.Machine.bundled("xeon-phi"), "bcast", threads=2**21, extrapolate=True),
         lambda: modelopt.tune(modelopt.Machine.bundled("xeon-phi"), "bcast", threads=8, fix={"k1": "x"}),
+        lambda: modelopt.tune(modelopt.Machine.bundled("sandy-bridge-e5-2660"), "bcast", threads=8, placement="anywhere"),
+        lambda: modelopt.tune(modelopt.Machine.bundled("sandy-bridge-e5-2660"), "bcast", threads=8, search="magic"),
+        lambda: modelopt.tune(modelopt.Machine.bundled("sandy-bridge-e5-2660"), "bcast", threads=8, root=-1),
+        lambda: modelopt.tune(modelopt.Machine.bundled("sandy-bridge-e5-2660"), "bcast", threads=8, root=8),
+        lambda: modelopt.tune(modelopt.Machine.bundled("sandy-bridge-e5-2660"), "bcast", threads=8, budget=-5),
+        lambda: modelopt.tune(modelopt.Machine.bundled("sandy-bridge-e5-2660"), "bcast", threads=8, time_limit=0),
+        lambda: modelopt.tune(modelopt.Machine.bundled("sandy-bridge-e5-2660"), "bcast", threads=8, time_limit=float("nan")),
+        lambda: modelopt.tune(modelopt.Machine.bundled("sandy-bridge-e5-2660"), "barrier", threads=4, search="dp"),
         lambda: modelopt.sweep(modelopt.Machine.bundled("xeon-phi"), "barrier", threads=range(2, 10**7)),
         lambda: modelopt.sweep(modelopt.Machine.bundled("xeon-phi"), "barrier", threads=[]),
         lambda: modelopt.sweep(modelopt.Machine.bundled("xeon-phi"), "barrier", threads=[1]),
