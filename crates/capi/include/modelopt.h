@@ -137,6 +137,33 @@ modelopt_result *modelopt_tune_with(const modelopt_machine *machine,
                                     modelopt_error **err);
 
 /*
+ `modelopt_tune_with` for rooted trees (the `cla-tree` algorithms of ccNUMA machines) and
+ with the search's limits, the CLI's `--root`, `--placement`, `--search`, `--budget` and
+ `--time-limit`: `root` the root thread (negative: thread 0); `placement`
+ `"by-thread-id"` or `"optimal"` (the search chooses how many threads run on each socket,
+ or L3 domain; the JSON then names each thread's `domain` on machines with L3 domains);
+ `search` `"auto"`, `"exhaustive"` or `"dp"`; `budget` in work units (0: the default
+ 10^8), a larger search refused up front with its estimate; `time_limit_s` seconds (0: none;
+ the best found by then, not exact). Strings NULL for the defaults; buffers E, latency, one
+ small item, no extrapolation.
+
+ # Safety
+ `machine` is NULL or a live handle; each string is NULL or NUL-terminated; `err` is NULL or
+ writable.
+ */
+modelopt_result *modelopt_tune_tree(const modelopt_machine *machine,
+                                    int collective,
+                                    int64_t threads,
+                                    const char *objective,
+                                    int64_t root,
+                                    const char *placement,
+                                    const char *search,
+                                    uint64_t budget,
+                                    double time_limit_s,
+                                    uint32_t top,
+                                    modelopt_error **err);
+
+/*
  Free a result (NULL is ignored).
 
  # Safety

@@ -29,6 +29,8 @@
 
 use modelopt_model::{machine, BufferStates, Collective, Machine, Metric, Params};
 use modelopt_optimizer::job::{one_line, JobError, TuneJob};
+use modelopt_optimizer::limits;
+use modelopt_optimizer::search::SearchOptions;
 use modelopt_optimizer::{Objective, Report};
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -288,26 +290,128 @@ pub unsafe extern "C" fn modelopt_tune_with(
                 None => BufferStates::default(),
             };
             let top = usize::try_from(top).map_err(|_| format!("--top {top}: too large"))?;
-            let report = TuneJob::builder(&machine.machine, collective, threads)
-                .size(size_bytes)
-                .state(state)
-                .metric(metric)
-                .objective(objective)
-                .top(top)
-                .extrapolate(extrapolate)
-                .build()
-                .and_then(|job| job.run())
-                .map_err(|e| job_error(&e))?;
-            let json = serde_json::to_string_pretty(&report)
-                .map_err(|e| format!("cannot write the result as JSON: {e}"))?
-                + "\n";
-            Ok(Box::new(modelopt_result {
-                algorithm: c_string(&report.algorithm),
-                json: c_string(&json),
-                report,
-            }))
+            let options = SearchOptions::new(objective, top.max(1));
+            run_job(
+                machine,
+                collective,
+                threads,
+                size_bytes,
+                state,
+                metric,
+                options,
+                top,
+                extrapolate,
+            )
         })
     }
+}
+
+/// `modelopt_tune_with` for rooted trees (the `cla-tree` algorithms of ccNUMA machines) and
+/// with the search's limits, the CLI's `--root`, `--placement`, `--search`, `--budget` and
+/// `--time-limit`: `root` the root thread (negative: thread 0); `placement`
+/// `"by-thread-id"` or `"optimal"` (the search chooses how many threads run on each socket,
+/// or L3 domain; the JSON then names each thread's `domain` on machines with L3 domains);
+/// `search` `"auto"`, `"exhaustive"` or `"dp"`; `budget` in work units (0: the default
+/// 10^8), a larger search refused up front with its estimate; `time_limit_s` seconds (0: none;
+/// the best found by then, not exact). Strings NULL for the defaults; buffers E, latency, one
+/// small item, no extrapolation.
+///
+/// # Safety
+/// `machine` is NULL or a live handle; each string is NULL or NUL-terminated; `err` is NULL or
+/// writable.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn modelopt_tune_tree(
+    machine: *const modelopt_machine,
+    collective: c_int,
+    threads: i64,
+    objective: *const c_char,
+    root: i64,
+    placement: *const c_char,
+    search: *const c_char,
+    budget: u64,
+    time_limit_s: f64,
+    top: u32,
+    err: *mut *mut modelopt_error,
+) -> *mut modelopt_result {
+    // SAFETY: forwarded from the caller's guarantees.
+    unsafe {
+        entry(err, || {
+            let machine = machine
+                .as_ref()
+                .ok_or_else(|| "machine: NULL handle".to_string())?;
+            let collective = collective_of(collective)?;
+            let objective: Objective = match text(objective, "--objective")? {
+                Some(s) => s.parse().map_err(|e| format!("--objective: {e}"))?,
+                None => Objective::Min,
+            };
+            let top = usize::try_from(top).map_err(|_| format!("--top {top}: too large"))?;
+            let mut options = SearchOptions::new(objective, top.max(1));
+            if root >= 0 {
+                options.space.root =
+                    Some(u32::try_from(root).map_err(|_| format!("--root {root}: too large"))?);
+            }
+            if let Some(s) = text(placement, "--placement")? {
+                options.space.placement = s.parse().map_err(|e| format!("--placement: {e}"))?;
+            }
+            if let Some(s) = text(search, "--search")? {
+                options.tree_search = s.parse().map_err(|e| format!("--search: {e}"))?;
+            }
+            if budget > 0 {
+                options.limits.work_budget = budget;
+            }
+            if time_limit_s != 0.0 {
+                options.limits.time_limit = Some(
+                    limits::time_limit_seconds(time_limit_s)
+                        .map_err(|e| format!("--time-limit: {e}"))?,
+                );
+            }
+            run_job(
+                machine,
+                collective,
+                threads,
+                0,
+                BufferStates::default(),
+                Metric::Latency,
+                options,
+                top,
+                false,
+            )
+        })
+    }
+}
+
+/// Run a checked tuning job and wrap its report: the body every `modelopt_tune*` shares.
+#[allow(clippy::too_many_arguments)]
+fn run_job(
+    machine: &modelopt_machine,
+    collective: Collective,
+    threads: i64,
+    size_bytes: u64,
+    state: BufferStates,
+    metric: Metric,
+    options: SearchOptions,
+    top: usize,
+    extrapolate: bool,
+) -> Result<Box<modelopt_result>, String> {
+    let report = TuneJob::builder(&machine.machine, collective, threads)
+        .size(size_bytes)
+        .state(state)
+        .metric(metric)
+        .search_options(options)
+        .top(top)
+        .extrapolate(extrapolate)
+        .build()
+        .and_then(|job| job.run())
+        .map_err(|e| job_error(&e))?;
+    let json = serde_json::to_string_pretty(&report)
+        .map_err(|e| format!("cannot write the result as JSON: {e}"))?
+        + "\n";
+    Ok(Box::new(modelopt_result {
+        algorithm: c_string(&report.algorithm),
+        json: c_string(&json),
+        report,
+    }))
 }
 
 /// Free a result (NULL is ignored).

@@ -357,3 +357,122 @@ mod never_a_crash {
         }
     }
 }
+
+#[test]
+fn rooted_tree_options_and_limits_reach_the_search() {
+    let mut err = ptr::null_mut();
+    let tune = |m, collective, threads, root, placement: &str, search: &str, budget, limit, err| {
+        let placement = CString::new(placement).unwrap();
+        let search = CString::new(search).unwrap();
+        unsafe {
+            modelopt_tune_tree(
+                m,
+                collective,
+                threads,
+                ptr::null(),
+                root,
+                placement.as_ptr(),
+                search.as_ptr(),
+                budget,
+                limit,
+                1,
+                err,
+            )
+        }
+    };
+    let json = |r: *mut modelopt_result| -> serde_json::Value {
+        let text = unsafe { CStr::from_ptr(modelopt_result_json(r)) };
+        serde_json::from_str(text.to_str().unwrap()).unwrap()
+    };
+    // --placement optimal on the chiplet machine: 5 threads fit one L3 domain, so the exact
+    // answer names domain 0 for every thread; the flat tree costs R_L + R_I + R_R + R_L + R_I
+    // + 4·R_R = 1.43 + 122 + 35 + 1.43 + 122 + 140 = 421.86 ns (machines/chiplet-2s-4x8.toml).
+    let chiplet = load("chiplet-2s-4x8");
+    let r = tune(
+        chiplet,
+        MODELOPT_BCAST,
+        5,
+        -1,
+        "optimal",
+        "auto",
+        0,
+        0.0,
+        &mut err,
+    );
+    assert!(!r.is_null() && err.is_null());
+    let v = json(r);
+    assert_eq!(v["exact"], true);
+    assert_eq!(v["params"]["domain"], serde_json::json!([0, 0, 0, 0, 0]));
+    assert!((unsafe { modelopt_result_t_min_ns(r) } - 421.86).abs() < 1e-6);
+    unsafe { modelopt_result_free(r) };
+    // --root 9 and --search exhaustive on the E5-2660's closed-form broadcast.
+    let sandy = load("sandy-bridge-e5-2660");
+    let r = tune(
+        sandy,
+        MODELOPT_BCAST,
+        10,
+        9,
+        "by-thread-id",
+        "exhaustive",
+        0,
+        0.0,
+        &mut err,
+    );
+    assert!(!r.is_null() && err.is_null());
+    assert_eq!(json(r)["params"]["parent"][9], -1);
+    unsafe { modelopt_result_free(r) };
+    // A budget of 10 refuses the exhaustive barrier up front; a time limit answers, not exact.
+    let r = tune(
+        sandy,
+        MODELOPT_BARRIER,
+        10,
+        -1,
+        "by-thread-id",
+        "exhaustive",
+        10,
+        0.0,
+        &mut err,
+    );
+    assert!(r.is_null());
+    assert!(message(err).contains("over the work budget"));
+    let r = tune(
+        sandy,
+        MODELOPT_REDUCE,
+        16,
+        -1,
+        "by-thread-id",
+        "auto",
+        0,
+        0.05,
+        &mut err,
+    );
+    assert!(!r.is_null());
+    assert_eq!(json(r)["exact"], false);
+    unsafe { modelopt_result_free(r) };
+    // Bad options are one-line messages naming the flag.
+    for (placement, search, limit, needle) in [
+        ("anywhere", "auto", 0.0, "--placement"),
+        ("optimal", "magic", 0.0, "--search"),
+        ("optimal", "auto", -1.0, "--time-limit"),
+        ("optimal", "auto", f64::NAN, "--time-limit"),
+    ] {
+        let r = tune(
+            sandy,
+            MODELOPT_BCAST,
+            8,
+            -1,
+            placement,
+            search,
+            0,
+            limit,
+            &mut err,
+        );
+        assert!(r.is_null());
+        let text = message(err);
+        assert!(text.contains(needle) && !text.contains('\n'), "{text}");
+    }
+    unsafe {
+        modelopt_machine_free(chiplet);
+        modelopt_machine_free(sandy);
+    }
+}
