@@ -277,18 +277,9 @@ pub unsafe extern "C" fn modelopt_tune_with(
                 .as_ref()
                 .ok_or_else(|| "machine: NULL handle".to_string())?;
             let collective = collective_of(collective)?;
-            let objective: Objective = match text(objective, "--objective")? {
-                Some(s) => s.parse().map_err(|e| format!("--objective: {e}"))?,
-                None => Objective::Min,
-            };
-            let metric: Metric = match text(metric, "--metric")? {
-                Some(s) => s.parse().map_err(|e| format!("--metric: {e}"))?,
-                None => Metric::Latency,
-            };
-            let state: BufferStates = match text(state, "--state")? {
-                Some(s) => s.parse().map_err(|e| format!("--state: {e}"))?,
-                None => BufferStates::default(),
-            };
+            let objective: Objective = parsed(objective, "--objective", Objective::Min)?;
+            let metric: Metric = parsed(metric, "--metric", Metric::Latency)?;
+            let state: BufferStates = parsed(state, "--state", BufferStates::default())?;
             let top = usize::try_from(top).map_err(|_| format!("--top {top}: too large"))?;
             let options = SearchOptions::new(objective, top.max(1));
             run_job(
@@ -341,22 +332,15 @@ pub unsafe extern "C" fn modelopt_tune_tree(
                 .as_ref()
                 .ok_or_else(|| "machine: NULL handle".to_string())?;
             let collective = collective_of(collective)?;
-            let objective: Objective = match text(objective, "--objective")? {
-                Some(s) => s.parse().map_err(|e| format!("--objective: {e}"))?,
-                None => Objective::Min,
-            };
+            let objective: Objective = parsed(objective, "--objective", Objective::Min)?;
             let top = usize::try_from(top).map_err(|_| format!("--top {top}: too large"))?;
             let mut options = SearchOptions::new(objective, top.max(1));
             if root >= 0 {
                 options.space.root =
                     Some(u32::try_from(root).map_err(|_| format!("--root {root}: too large"))?);
             }
-            if let Some(s) = text(placement, "--placement")? {
-                options.space.placement = s.parse().map_err(|e| format!("--placement: {e}"))?;
-            }
-            if let Some(s) = text(search, "--search")? {
-                options.tree_search = s.parse().map_err(|e| format!("--search: {e}"))?;
-            }
+            options.space.placement = parsed(placement, "--placement", Default::default())?;
+            options.tree_search = parsed(search, "--search", Default::default())?;
             if budget > 0 {
                 options.limits.work_budget = budget;
             }
@@ -378,6 +362,23 @@ pub unsafe extern "C" fn modelopt_tune_tree(
                 false,
             )
         })
+    }
+}
+
+/// An optional string option parsed as the CLI parses `flag`: NULL gives `default`; a bad value
+/// is the CLI's message, prefixed with the flag.
+///
+/// # Safety
+/// `value` is NULL or NUL-terminated.
+unsafe fn parsed<T: std::str::FromStr<Err = String>>(
+    value: *const c_char,
+    flag: &str,
+    default: T,
+) -> Result<T, String> {
+    // SAFETY: forwarded from the caller's guarantee.
+    match unsafe { text(value, flag) }? {
+        Some(s) => s.parse().map_err(|e| format!("{flag}: {e}")),
+        None => Ok(default),
     }
 }
 
