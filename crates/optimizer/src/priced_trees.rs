@@ -60,9 +60,57 @@ pub fn configurations(space: &PricedTreeSpace) -> u64 {
     };
     splits
         .iter()
-        .map(|counts| labelings(counts, root))
+        .map(|counts| {
+            let all = labelings(counts, root);
+            if all == u64::MAX {
+                return all;
+            }
+            // Each orbit of the renamings holds Π k! labelings (a renaming that moves a label
+            // of a class changes the labeling, since every label of a class is used), and one
+            // of each orbit is priced.
+            let orbit = interchangeable(space, counts)
+                .iter()
+                .map(|class| (1..=class.len() as u64).product::<u64>())
+                .fold(1u64, u64::saturating_mul);
+            all / orbit.max(1)
+        })
         .fold(0u64, u64::saturating_add)
         .saturating_mul(trees)
+}
+
+/// With a free split over L3 domains, the classes of labels that renaming domains exchanges
+/// in one split: domains of one socket, other than the root's, holding equally many nodes (at
+/// least one), so that renaming them keeps the split and, by the symmetry of [`splits`], the
+/// cost of every tree. Each class has two or more groups, ascending.
+fn interchangeable(space: &PricedTreeSpace, counts: &[u32]) -> Vec<Vec<u32>> {
+    let per_socket = space.groups_per_socket.max(1) as usize;
+    if space.capacity.is_none() || per_socket < 2 {
+        return Vec::new();
+    }
+    let root = space.root_group() as usize;
+    let mut classes = Vec::new();
+    for socket in counts.chunks(per_socket).enumerate() {
+        let (s, socket_counts) = socket;
+        let mut by_count: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+        for (i, &c) in socket_counts.iter().enumerate() {
+            let g = s * per_socket + i;
+            if g != root && c > 0 {
+                by_count.entry(c).or_default().push(g as u32);
+            }
+        }
+        classes.extend(by_count.into_values().filter(|class| class.len() > 1));
+    }
+    classes
+}
+
+/// Whether a labeling of the non-root nodes (in node order) is the one of its orbit that the
+/// exhaustive pass prices: in every class of [`interchangeable`], the labels first appear in
+/// ascending order.
+fn canonical(labels: &[u32], classes: &[Vec<u32>]) -> bool {
+    classes.iter().all(|class| {
+        let first = |g: u32| labels.iter().position(|&l| l == g).unwrap_or(usize::MAX);
+        class.windows(2).all(|w| first(w[0]) < first(w[1]))
+    })
 }
 
 /// The exhaustive pass's size in budget units, for the up-front check.
@@ -779,6 +827,8 @@ fn exhaustive(
             };
             first.extend(std::iter::repeat_n(s as u32, c as usize));
         }
+        let classes = interchangeable(space, &counts);
+        let classes = &classes;
         let mut trees = LevelSequences::new(n);
         let batches = std::iter::from_fn(|| {
             if stopped.load(Ordering::Relaxed) {
@@ -807,14 +857,17 @@ fn exhaustive(
                         break 'trees;
                     }
                     // The root keeps its socket; the other nodes take the labels in id order.
-                    let mut node_sockets = labels.clone();
-                    node_sockets.insert(root.min(node_sockets.len()), root_socket);
-                    if let Ok(params) = space.assign_threads(&tree, &node_sockets) {
-                        if let Some(s) = price(params, &mut local_stats) {
-                            local.offer(s);
+                    // One labeling of each orbit of the domains' renamings is priced.
+                    if canonical(&labels, classes) {
+                        let mut node_sockets = labels.clone();
+                        node_sockets.insert(root.min(node_sockets.len()), root_socket);
+                        if let Ok(params) = space.assign_threads(&tree, &node_sockets) {
+                            if let Some(s) = price(params, &mut local_stats) {
+                                local.offer(s);
+                            }
                         }
+                        progress.advance(1);
                     }
-                    progress.advance(1);
                     if deadline.passed() {
                         stopped.store(true, Ordering::Relaxed);
                     }
@@ -892,6 +945,27 @@ mod tests {
         wide.threads = 1024;
         assert_eq!(splits(&wide), None);
         assert_eq!(configurations(&wide), u64::MAX);
+    }
+
+    #[test]
+    fn equal_domains_are_priced_once_per_renaming() {
+        // 2 sockets × 2 domains, root in group 0, split [1, 1 | 1, 1]: groups 2 and 3 (socket 1,
+        // one node each) are interchangeable; group 1 has no twin on socket 0 (the root's
+        // domain is not renamed).
+        let mut s = space(vec![0, 0, 1, 1], 0, Some(vec![2; 4]));
+        s.groups_per_socket = 2;
+        s.thread_groups = vec![0, 0, 1, 1];
+        let classes = interchangeable(&s, &[1, 1, 1, 1]);
+        assert_eq!(classes, vec![vec![2, 3]]);
+        // Non-root labels in node order: 2 must appear before 3.
+        assert!(canonical(&[1, 2, 3], &classes));
+        assert!(canonical(&[2, 1, 3], &classes));
+        assert!(!canonical(&[1, 3, 2], &classes));
+        assert!(!canonical(&[3, 2, 1], &classes));
+        // Unequal counts, or the machine's placement: nothing to rename.
+        assert!(interchangeable(&s, &[1, 0, 2, 1]).is_empty());
+        s.capacity = None;
+        assert!(interchangeable(&s, &[1, 1, 1, 1]).is_empty());
     }
 
     #[test]
