@@ -1080,4 +1080,39 @@ fn on_a_chiplet_machine_placement_optimal_chooses_domains() {
     assert!(t(&free) <= 728.86 + 1e-6, "{free}");
     // Without a free split, no domains are named: the threads run by id.
     assert!(fixed["params"].get("domain").is_none(), "{fixed}");
+    // 7 threads are over the budget of the exhaustive pass, but the flat tree in one domain
+    // (1.43 + 122 + 35 + 1.43 + 122 + 6 × 35 = 491.86 ns) equals the certified lower bound,
+    // so its score is proven though the search stopped: the text says so, JSON gives gap 0.
+    let seven = json("7", &["--placement", "optimal"]);
+    assert_eq!(seven["exact"], false, "{seven}");
+    assert!((t(&seven) - 491.86).abs() < 1e-6, "{seven}");
+    assert_eq!(seven["gap_percent"], 0.0, "{seven}");
+    let text = stdout_of(&[
+        "bcast",
+        "-m",
+        "chiplet-2s-4x8",
+        "-n",
+        "7",
+        "--placement",
+        "optimal",
+    ]);
+    assert!(
+        text.contains("score optimal: it equals the certified lower bound"),
+        "{text}"
+    );
+    assert!(!text.contains("NOT proven optimal"), "{text}");
+    // More threads than the domains hold (8 domains × 16 hardware threads): one line, exit 2.
+    fails_with(
+        &[
+            "bcast",
+            "-m",
+            "chiplet-2s-4x8",
+            "-n",
+            "200",
+            "--extrapolate",
+            "--placement",
+            "optimal",
+        ],
+        "a free placement puts at most 128 threads",
+    );
 }

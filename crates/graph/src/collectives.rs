@@ -198,7 +198,7 @@ impl Algorithm for ProgramTree<'_> {
         let chiplets = topology.domains_per_socket > 1;
         // A free split chooses how many threads run on each socket, or on a machine with L3
         // domains on each domain (the finest level whose threads are interchangeable, with a
-        // core each): one thread per core while the request fits, hardware threads otherwise.
+        // core each).
         let groups_per_socket = if chiplets {
             topology.domains_per_socket
         } else {
@@ -206,20 +206,9 @@ impl Algorithm for ProgramTree<'_> {
         };
         let capacity = match options.placement {
             ThreadPlacement::ByThreadId => None,
-            ThreadPlacement::Optimal => {
-                let per_core =
-                    if threads <= topology.sockets.saturating_mul(topology.cores_per_socket) {
-                        1
-                    } else {
-                        topology.threads_per_core
-                    };
-                let room = topology.cores_per_socket.saturating_mul(per_core) / groups_per_socket;
-                Some(vec![
-                    room;
-                    (topology.sockets.saturating_mul(groups_per_socket))
-                        as usize
-                ])
-            }
+            ThreadPlacement::Optimal => Some(
+                modelopt_model::ccnuma::algorithms::free_split_capacity(self.machine, threads),
+            ),
         };
         let operations = self
             .operations(threads)

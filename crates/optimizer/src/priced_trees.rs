@@ -128,8 +128,9 @@ pub fn estimate(space: &PricedTreeSpace) -> WorkEstimate {
     }
 }
 
-/// The most odometer steps [`splits`] takes before it declares a free split unaffordable.
-const MAX_SPLIT_STEPS: u64 = 1 << 20;
+/// The most work [`splits`] does (a unit per digit it looks at, resets or copies) before it
+/// declares a free split unaffordable: milliseconds, whatever the machine file's groups.
+const MAX_SPLIT_WORK: u64 = 1 << 22;
 
 /// The group counts the search places nodes with: the threads' own split, or with a free split
 /// ([`PricedTreeSpace::capacity`]: groups are sockets, or L3 domains) every vector of counts
@@ -140,8 +141,8 @@ const MAX_SPLIT_STEPS: u64 = 1 << 20;
 /// only splits whose counts do not increase along such domains are listed; every other split
 /// is one of these with its domains renamed, at the same cost. Sockets are not renamed (a
 /// parent waits for its socket lines in ascending order, docs/cla.md §7).
-/// `None` when listing them would take more than [`MAX_SPLIT_STEPS`] odometer steps (many
-/// groups with large capacities): such a search is far over any budget anyway.
+/// `None` when listing them would take more than [`MAX_SPLIT_WORK`] (many groups with large
+/// capacities): such a search is far over any budget anyway.
 fn splits(space: &PricedTreeSpace) -> Option<Vec<Vec<u32>>> {
     let Some(capacity) = &space.capacity else {
         return Some(vec![space.nodes_per_group()]);
@@ -161,40 +162,42 @@ fn splits(space: &PricedTreeSpace) -> Option<Vec<Vec<u32>>> {
     }
     // An odometer over the counts, last group fastest, each count bounded by its capacity,
     // the threads left and the previous interchangeable domain's count; a vector is kept when
-    // it sums to n. Every step either keeps a vector or advances past a bounded digit, so the
-    // steps are at most (groups + 1) × the vectors visited, which are counted.
-    let limit = |counts: &[u32], g: usize| -> u32 {
-        let used: u32 = counts[..g].iter().sum();
-        let mut top = capacity[g].min(n.saturating_sub(used));
-        if let Some(h) = previous(g) {
-            top = top.min(counts[h]);
-        }
-        top
-    };
+    // it sums to n. Every digit looked at, reset or copied costs a unit of work, so the whole
+    // listing is bounded by MAX_SPLIT_WORK whatever the number of groups.
     let mut counts = vec![0u32; groups];
-    let mut steps = 0u64;
+    let mut total = 0u32;
+    let mut work = 0u64;
     loop {
-        steps += 1;
-        if steps > MAX_SPLIT_STEPS {
-            return None;
-        }
-        if counts.iter().sum::<u32>() == n && counts[root] > 0 {
+        if total == n && counts.get(root).is_some_and(|&c| c > 0) {
+            work += groups as u64;
             out.push(counts.clone());
         }
-        // Advance: the last digit that can grow grows, the ones after it reset to 0.
+        // Advance: the last digit that can grow grows, the ones after it reset to 0. `after`
+        // is the sum of the digits after g, so the threads before g are known in O(1).
         let mut g = groups;
+        let mut after = 0u32;
         loop {
+            work += 1;
+            if work > MAX_SPLIT_WORK {
+                return None;
+            }
             if g == 0 {
                 return Some(out);
             }
             g -= 1;
-            if counts[g] < limit(&counts, g) {
+            let before = total - after - counts[g];
+            let mut top = capacity[g].min(n.saturating_sub(before));
+            if let Some(h) = previous(g) {
+                top = top.min(counts[h]);
+            }
+            if counts[g] < top {
                 counts[g] += 1;
-                for c in &mut counts[g + 1..] {
-                    *c = 0;
-                }
+                work += (groups - g - 1) as u64;
+                counts[g + 1..].fill(0);
+                total = before + counts[g];
                 break;
             }
+            after += counts[g];
         }
     }
 }
@@ -423,6 +426,19 @@ pub fn rank_priced_trees(
             threads: space.threads.into(),
             reason: "a collective needs at least 2 threads".into(),
         });
+    }
+    if let Some(capacity) = &space.capacity {
+        let room: u64 = capacity.iter().map(|&c| u64::from(c)).sum();
+        if room < u64::from(space.threads) {
+            return Err(TreeSearchError::Threads {
+                threads: space.threads.into(),
+                reason: format!(
+                    "a free placement puts at most {room} threads on the machine's groups ({} of at most {} each)",
+                    capacity.len(),
+                    capacity.iter().max().copied().unwrap_or(0)
+                ),
+            });
+        }
     }
     // `--search`: `auto` is this module's search; `exhaustive` is its exact pass or a refusal
     // (the budget's, with its estimate); there is no `dp` (docs/cla.md §12).
@@ -945,6 +961,13 @@ mod tests {
         wide.threads = 1024;
         assert_eq!(splits(&wide), None);
         assert_eq!(configurations(&wide), u64::MAX);
+        // 8 sockets × 64 L3 domains of one thread each, 100 threads: far too many splits to
+        // list, refused within the work cap instead of walking them (this took seconds when
+        // every step re-summed the digits).
+        let mut domains = space((0..100).map(|t| t / 64).collect(), 0, Some(vec![1; 512]));
+        domains.groups_per_socket = 64;
+        domains.thread_groups = (0..100).collect();
+        assert_eq!(splits(&domains), None);
     }
 
     #[test]

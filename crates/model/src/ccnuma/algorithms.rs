@@ -82,22 +82,30 @@ impl<'a> ClaTreeBroadcast<'a> {
             pricing: std::sync::Arc::new(self.model.tree_costs()),
             capacity: match self.placement {
                 ThreadPlacement::ByThreadId => None,
-                ThreadPlacement::Optimal => Some(socket_capacity(self.model, request.threads())),
+                ThreadPlacement::Optimal => {
+                    Some(free_split_capacity(self.model, request.threads()))
+                }
             },
         })
     }
 }
 
-/// How many of `threads` each socket can hold when the split is free: its cores while the
-/// request fits in one thread per core, its hardware threads otherwise.
-pub fn socket_capacity(model: &Ccnuma, threads: u32) -> Vec<u32> {
+/// How many of `threads` each group can hold when the split is free (`--placement optimal`):
+/// the groups are the L3 domains, socket by socket (domain g mod D of socket g / D, D =
+/// `domains_per_socket`; the sockets themselves when a socket is one domain), each holding its
+/// cores while the request fits in one thread per core, its hardware threads otherwise.
+pub fn free_split_capacity(model: &Ccnuma, threads: u32) -> Vec<u32> {
     let t = &model.topology;
     let per_core = if threads <= t.sockets.saturating_mul(t.cores_per_socket) {
         1
     } else {
         t.threads_per_core
     };
-    vec![t.cores_per_socket.saturating_mul(per_core); t.sockets as usize]
+    let domains = t.domains_per_socket.max(1);
+    vec![
+        t.cores_per_domain().saturating_mul(per_core);
+        (t.sockets.saturating_mul(domains)) as usize
+    ]
 }
 
 /// The closed form of a placed tree, its failure named as the `sockets` parameter.
@@ -157,7 +165,8 @@ fn placed_tree(
     let expected = model.topology.sockets_of(request.threads());
     if sockets != &expected {
         // A placement chosen by the search (`--placement optimal`): any split the sockets hold.
-        let capacity = socket_capacity(model, request.threads());
+        // The closed form is offered only where a socket is one domain: groups are sockets.
+        let capacity = free_split_capacity(model, request.threads());
         let mut used = vec![0u32; capacity.len()];
         let fits = sockets.len() == expected.len()
             && sockets.iter().all(|&s| {
