@@ -1116,3 +1116,49 @@ fn on_a_chiplet_machine_placement_optimal_chooses_domains() {
         "a free placement puts at most 128 threads",
     );
 }
+
+#[test]
+fn a_free_split_over_eight_wide_sockets_answers_instead_of_listing_every_split() {
+    // Eight sockets of 16 cores × 2 hardware threads: 100 threads split over them in ~10^10
+    // ways. Listing every split walked the whole box (33^8 vectors) and never answered; now the
+    // search lists the first MAX_LISTED_SPLITS and a balanced one, and answers flagged, with a
+    // lower bound over the whole box.
+    let dir = tempfile::tempdir().unwrap();
+    let four = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../machines/xeon-e5-4650-4s.toml"
+    ))
+    .unwrap();
+    let eight = four
+        .replace("sockets = 4\n", "sockets = 8\n")
+        .replace("cores_per_socket = 8\n", "cores_per_socket = 16\n")
+        .replace("max_threads = 64\n", "max_threads = 256\n")
+        .replace("name = \"xeon-e5-4650-4s\"", "name = \"eight-wide\"");
+    let path = dir.path().join("eight-wide.toml");
+    std::fs::write(&path, eight).unwrap();
+    let p = path.to_str().unwrap();
+    let base = ["bcast", "-m", p, "-n", "100", "--placement", "optimal"];
+    let t0 = std::time::Instant::now();
+    let mut args = base.to_vec();
+    args.extend([
+        "--budget",
+        "1000000",
+        "--time-limit",
+        "5",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(&args)).unwrap();
+    assert!(t0.elapsed() < std::time::Duration::from_secs(120));
+    assert_eq!(v["exact"], false, "{v}");
+    let sockets = v["params"]["socket"].as_array().unwrap();
+    assert_eq!(sockets.len(), 100);
+    for s in 0..8u64 {
+        let on = sockets.iter().filter(|x| x.as_u64() == Some(s)).count();
+        assert!(on <= 32, "socket {s} holds {on}: {v}");
+    }
+    // An exhaustive search cannot visit every split: refused in one line.
+    let mut args = base.to_vec();
+    args.extend(["--search", "exhaustive"]);
+    fails_with(&args, "more than 65536 splits of the threads");
+}

@@ -959,7 +959,10 @@ fn free_split(
     let n = space.threads;
     let root_socket = space.root_socket();
     let box_counts: Vec<u32> = capacity.iter().map(|&c| c.min(n)).collect();
-    let splits = splits_of(n, &box_counts, root_socket);
+    let Splits {
+        listed: mut splits,
+        complete,
+    } = splits_of(n, &box_counts, root_socket, MAX_LISTED_SPLITS);
     if splits.is_empty() {
         return Err(TreeSearchError::Threads {
             threads: n.into(),
@@ -969,10 +972,29 @@ fn free_split(
             ),
         });
     }
-    if let [only] = splits.as_slice() {
+    if let ([only], true) = (splits.as_slice(), complete) {
         // One split (the threads fill the sockets): the fixed-split search, with its scalar
         // pass and budgets, is the same question asked faster.
         return optimal_in(&fixed_split(space, only), method, objective, ctl);
+    }
+    if !complete {
+        // Too many splits to visit: no search here is exhaustive over them, so an exact
+        // method is refused, and `auto` answers with the listed splits and a balanced one,
+        // bounded below over the whole box (which covers every split).
+        if method == TreeSearch::Exhaustive {
+            return Err(TreeSearchError::Budget(BudgetExceeded {
+                what: format!(
+                    "rooted trees × placements over more than {MAX_LISTED_SPLITS} splits of the threads"
+                ),
+                estimate: u64::MAX,
+                budget: ctl.limits.work_budget,
+            }));
+        }
+        if let Some(balanced) = balanced_split(n, &box_counts, root_socket) {
+            if !splits.contains(&balanced) {
+                splits.push(balanced);
+            }
+        }
     }
     let mut results: Vec<TreeOptimum> = Vec::new();
     match method {
@@ -996,7 +1018,8 @@ fn free_split(
         }
         TreeSearch::Dp | TreeSearch::Auto => {
             let estimate = socket_dp::estimate(&box_counts);
-            let within = ctl.limits.check(&estimate).is_ok();
+            // The table answers only for the splits read from it: all of them, or none.
+            let within = complete && ctl.limits.check(&estimate).is_ok();
             // Under a time limit, the stopped search's answer is built before the DP, as in
             // `socket_optimum`: after a stop it answers at once, and as well as the refusal.
             let early = match ctl.limits.time_limit {
@@ -1131,7 +1154,13 @@ fn split_stopgaps(
 ) -> Result<(Vec<Stopgap>, f64), TreeSearchError> {
     let mut trees = Vec::with_capacity(splits.len());
     let one = dp_in(&*space.pricing, space.threads, objective, ctl)?;
+    // Up to MAX_LISTED_SPLITS of them, ~0.1 ms each at 100 threads: seconds, so shown.
+    ctl.progress.begin(
+        &format!("a stopgap tree for each of {} splits", splits.len()),
+        Some(splits.len() as u64),
+    );
     for counts in splits {
+        ctl.progress.advance(1);
         // Hundreds of splits of a few milliseconds each: past the deadline the splits not yet
         // seen get no tree (the best of those seen is still an answer, and the bound below
         // holds for every split).
@@ -1142,9 +1171,13 @@ fn split_stopgaps(
         match stopgap_tree_with(&fixed, counts, root_socket, objective, ctl, &one) {
             Ok(t) => trees.push(t),
             Err(TreeSearchError::NoPlacement { .. }) => {}
-            Err(e) => return Err(e),
+            Err(e) => {
+                ctl.progress.finish();
+                return Err(e);
+            }
         }
     }
+    ctl.progress.finish();
     let bound = stopgap_bound(space, box_counts, root_socket, ctl, share)?;
     Ok((trees, bound))
 }
@@ -1178,38 +1211,116 @@ fn split_incumbent(
     Ok(incumbent)
 }
 
+/// The most splits a free placement over sockets lists ([`splits_of`]): 2 MiB of counts at
+/// eight sockets, and a stopgap tree each when the DP is over the budget (~0.1 ms each at 100
+/// threads, so ~7 s). Four sockets of 32 hold 23,408 splits of 64 threads; eight sockets of 32
+/// hold ~10¹⁰ splits of 100 threads, where no search here can visit every split: the answer is
+/// then the best of the splits listed and a balanced one, bounded below over the whole box
+/// (`free_split`).
+pub const MAX_LISTED_SPLITS: usize = 1 << 16;
+
+/// Splits of the threads over the sockets as listed by [`splits_of`].
+#[derive(Debug, Clone, PartialEq)]
+struct Splits {
+    /// In descending lexicographic order (socket 0 holding the most first).
+    listed: Vec<Vec<u32>>,
+    /// Whether `listed` holds every split (false: the listing stopped at its cap).
+    complete: bool,
+}
+
 /// Every vector of per-socket counts summing to `n`, each at most `limit[s]`, with at least one
-/// thread on `root_socket`; socket 0 holding the most first (descending lexicographic order).
-fn splits_of(n: u32, limit: &[u32], root_socket: u32) -> Vec<Vec<u32>> {
-    let mut out = Vec::new();
+/// thread on `root_socket`; socket 0 holding the most first (descending lexicographic order),
+/// at most `max` of them. The walk visits only such vectors (each step lowers one count and
+/// refills the sockets after it greedily, which always fits: a suffix takes what it can hold),
+/// so it costs O(sockets) per split listed, whatever the box.
+fn splits_of(n: u32, limit: &[u32], root_socket: u32, max: usize) -> Splits {
+    let none = |complete| Splits {
+        listed: Vec::new(),
+        complete,
+    };
     let s = limit.len();
-    if s == 0 {
-        return out;
+    let root = root_socket as usize;
+    // The root's thread is set aside: the walk lists the other n − 1 with one less room there.
+    let (Some(rest), Some(&root_room)) = (n.checked_sub(1), limit.get(root)) else {
+        return none(true);
+    };
+    if root_room == 0 {
+        return none(true);
     }
-    let mut cur = vec![0u32; s];
-    // Odometer over every vector in the box, highest first; keep those summing to n.
-    for (i, c) in cur.iter_mut().enumerate() {
-        *c = limit[i];
+    let mut room = limit.to_vec();
+    room[root] -= 1;
+    // suffix[i]: the room of sockets i.. (u64: a machine file's capacities may sum past u32).
+    let mut suffix = vec![0u64; s + 1];
+    for i in (0..s).rev() {
+        suffix[i] = suffix[i + 1] + u64::from(room[i]);
     }
-    loop {
-        if cur.iter().sum::<u32>() == n && cur.get(root_socket as usize).is_some_and(|&c| c > 0) {
-            out.push(cur.clone());
+    if suffix[0] < u64::from(rest) {
+        return none(true);
+    }
+    let fill = |cur: &mut [u32], from: usize, mut left: u32| {
+        for (c, &r) in cur[from..].iter_mut().zip(&room[from..]) {
+            *c = r.min(left);
+            left -= *c;
         }
-        let mut i = s;
-        loop {
-            if i == 0 {
-                return out;
-            }
-            i -= 1;
-            if cur[i] > 0 {
-                cur[i] -= 1;
-                for (j, c) in cur.iter_mut().enumerate().skip(i + 1) {
-                    *c = limit[j];
-                }
+    };
+    let mut cur = vec![0u32; s];
+    fill(&mut cur, 0, rest);
+    let mut listed = Vec::new();
+    loop {
+        if listed.len() == max {
+            return Splits {
+                listed,
+                complete: false,
+            };
+        }
+        let mut split = cur.clone();
+        split[root] += 1;
+        listed.push(split);
+        // The next vector down: the rightmost socket i whose count can drop by one while the
+        // sockets after it absorb that thread; then those sockets are refilled greedily.
+        let mut tail = 0u64;
+        let mut next = None;
+        for i in (0..s.saturating_sub(1)).rev() {
+            tail += u64::from(cur[i + 1]);
+            if cur[i] > 0 && tail < suffix[i + 1] {
+                next = Some((i, tail + 1));
                 break;
             }
         }
+        let Some((i, moved)) = next else {
+            return Splits {
+                listed,
+                complete: true,
+            };
+        };
+        cur[i] -= 1;
+        // `moved` ≤ suffix[i + 1] ≤ Σ room, which holds n − 1 < 2³².
+        fill(&mut cur, i + 1, moved as u32);
     }
+}
+
+/// The balanced split: threads dealt to the sockets in turn, from the root's socket, skipping
+/// full ones (`None` when the sockets cannot hold `n`).
+fn balanced_split(n: u32, limit: &[u32], root_socket: u32) -> Option<Vec<u32>> {
+    let s = limit.len();
+    if root_socket as usize >= s {
+        return None;
+    }
+    let mut counts = vec![0u32; s];
+    let mut left = n;
+    let mut socket = root_socket as usize;
+    let mut idle = 0;
+    while left > 0 && idle < s {
+        if counts[socket] < limit[socket] {
+            counts[socket] += 1;
+            left -= 1;
+            idle = 0;
+        } else {
+            idle += 1;
+        }
+        socket = (socket + 1) % s;
+    }
+    (left == 0).then_some(counts)
 }
 
 /// The space with the threads split as `counts` (threads numbered socket by socket, the root
@@ -2148,6 +2259,103 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn splits_are_listed_in_descending_order_with_the_root_socket_used() {
+        let all = |n, limit: &[u32], root| splits_of(n, limit, root, usize::MAX);
+        // 3 threads on two sockets of 2, root on socket 0: (2,1) and (1,2).
+        let s = all(3, &[2, 2], 0);
+        assert_eq!(s.listed, vec![vec![2, 1], vec![1, 2]]);
+        assert!(s.complete);
+        // 2 threads, root on socket 1: (1,1) and (0,2); (2,0) leaves the root's socket empty.
+        assert_eq!(all(2, &[2, 2], 1).listed, vec![vec![1, 1], vec![0, 2]]);
+        // More threads than room, or no room on the root's socket, or no thread: nothing.
+        assert_eq!(all(5, &[2, 2], 0).listed, Vec::<Vec<u32>>::new());
+        assert_eq!(all(2, &[0, 3], 0).listed, Vec::<Vec<u32>>::new());
+        assert_eq!(all(0, &[2, 2], 0).listed, Vec::<Vec<u32>>::new());
+        // A cap: 4 threads on three sockets of 4 start (4,0,0), (3,1,0), (3,0,1), (2,2,0), …
+        let capped = splits_of(4, &[4, 4, 4], 0, 3);
+        assert_eq!(
+            capped.listed,
+            vec![vec![4, 0, 0], vec![3, 1, 0], vec![3, 0, 1]]
+        );
+        assert!(!capped.complete);
+        // Exactly at the cap is complete: (2,1), (1,2).
+        assert!(splits_of(3, &[2, 2], 0, 2).complete);
+    }
+
+    #[test]
+    fn splits_equal_a_filter_of_every_vector_in_the_box() {
+        // Every box of up to three sockets with room 0..=3, every n and every root: the walk
+        // lists exactly the box's vectors with sum n and a thread on the root's socket, in
+        // descending lexicographic order.
+        let mut boxes: Vec<Vec<u32>> = Vec::new();
+        let mut layer: Vec<Vec<u32>> = vec![vec![]];
+        for _ in 0..3 {
+            layer = layer
+                .iter()
+                .flat_map(|b| {
+                    (0..=3).map(move |c| {
+                        let mut v = b.clone();
+                        v.push(c);
+                        v
+                    })
+                })
+                .collect();
+            boxes.extend(layer.iter().cloned());
+        }
+        for limit in &boxes {
+            // Every vector in the box, descending (last socket fastest).
+            let mut every: Vec<Vec<u32>> = vec![vec![]];
+            for &c in limit {
+                every = every
+                    .into_iter()
+                    .flat_map(|v| {
+                        (0..=c).rev().map(move |x| {
+                            let mut w = v.clone();
+                            w.push(x);
+                            w
+                        })
+                    })
+                    .collect();
+            }
+            for root in 0..limit.len() as u32 {
+                for n in 0..=10 {
+                    let want: Vec<Vec<u32>> = every
+                        .iter()
+                        .filter(|v| v.iter().sum::<u32>() == n && v[root as usize] > 0)
+                        .cloned()
+                        .collect();
+                    let got = splits_of(n, limit, root, usize::MAX);
+                    assert_eq!(got.listed, want, "n {n}, box {limit:?}, root {root}");
+                    assert!(got.complete);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn listing_the_splits_of_a_wide_machine_stops_at_its_cap() {
+        // 8 sockets of 32 threads, 100 threads: ~10^10 splits. The listing stops at the cap
+        // at once (the old walk over the 33^8 box never ended).
+        let t0 = std::time::Instant::now();
+        let s = splits_of(100, &[32; 8], 0, MAX_LISTED_SPLITS);
+        assert_eq!(s.listed.len(), MAX_LISTED_SPLITS);
+        assert!(!s.complete);
+        // The first: sockets 0, 1, 2 full (96), then 4 on socket 3.
+        assert_eq!(s.listed[0], vec![32, 32, 32, 4, 0, 0, 0, 0]);
+        assert!(t0.elapsed() < std::time::Duration::from_secs(1));
+    }
+
+    #[test]
+    fn the_balanced_split_deals_threads_in_turn_from_the_root() {
+        // Sockets 1, 2, 0, 1, 2: (1, 2, 2).
+        assert_eq!(balanced_split(5, &[2, 4, 4], 1), Some(vec![1, 2, 2]));
+        // Socket 0 holds one: 0, 1, then socket 1 takes the rest.
+        assert_eq!(balanced_split(5, &[1, 4], 0), Some(vec![1, 4]));
+        assert_eq!(balanced_split(6, &[1, 4], 0), None);
+        assert_eq!(balanced_split(1, &[], 0), None);
     }
 
     #[test]
