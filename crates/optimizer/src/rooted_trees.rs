@@ -1553,7 +1553,9 @@ fn truncated_bound(
         let work = socket_dp::truncated_estimate(&box_of(m), m)
             .units
             .saturating_mul(u64::from(m));
-        if work > affordable {
+        // The pass's tables span the whole box of m (not only its states of at most m nodes):
+        // on eight sockets that, not the work, is what limits m.
+        if work > affordable || !socket_dp::scalar_pass_fits(&box_of(m)) {
             break;
         }
         chosen = Some(m);

@@ -122,6 +122,51 @@ pub fn truncated_estimate(counts: &[u32], max_total: u32) -> WorkEstimate {
     }
 }
 
+/// Most index entries the tables of one DP may hold over the states of its box (8 bytes each:
+/// 2 GiB). The tables are allocated for every count vector of the box, S² + 2·S of them, before
+/// any state is filled; a box past this (eight sockets of 10 threads: 11⁸ states × 80 tables)
+/// is refused here, whatever the work budget, instead of exhausting memory.
+pub const MAX_TABLE_ENTRIES: u64 = 1 << 28;
+
+/// The count vectors of the box `counts`: Π (c_s + 1), saturating.
+pub fn box_states(counts: &[u32]) -> u64 {
+    counts
+        .iter()
+        .fold(1u64, |acc, &c| acc.saturating_mul(u64::from(c) + 1))
+}
+
+/// The index entries of a DP's tables over the box `counts` (see [`MAX_TABLE_ENTRIES`]).
+fn table_entries(counts: &[u32]) -> WorkEstimate {
+    let s = counts.len() as u64;
+    WorkEstimate {
+        what: "socket-DP table entries (every count vector of the box, in each table)".into(),
+        units: box_states(counts).saturating_mul(s * s + 2 * s),
+    }
+}
+
+/// Refuse a box whose tables are over [`MAX_TABLE_ENTRIES`].
+fn check_table_entries(counts: &[u32]) -> Result<(), SocketDpError> {
+    let entries = table_entries(counts);
+    if entries.units > MAX_TABLE_ENTRIES {
+        return Err(SocketDpError::Budget(crate::limits::BudgetExceeded {
+            what: entries.what,
+            estimate: entries.units,
+            budget: MAX_TABLE_ENTRIES,
+        }));
+    }
+    Ok(())
+}
+
+/// Whether the scalar pass over the box `counts` for trees of at most `total` nodes fits in
+/// memory: its index tables ([`MAX_TABLE_ENTRIES`]) and its forest and node tables, at least
+/// states × 4·S³ values ([`MAX_FOREST_ENTRIES`]). A caller choosing how large a pass to run
+/// (a truncated bound) asks this first, since a pass that does not fit is refused.
+pub fn scalar_pass_fits(counts: &[u32]) -> bool {
+    let s = counts.len() as u64;
+    table_entries(counts).units <= MAX_TABLE_ENTRIES
+        && box_states(counts).saturating_mul(4 * s * s * s) <= MAX_FOREST_ENTRIES as u64
+}
+
 /// The size of the DP for these counts, in transition pairs (see the module docs), saturating.
 pub fn estimate(counts: &[u32]) -> WorkEstimate {
     let s = counts.len() as u64;
@@ -366,6 +411,7 @@ impl SocketTable {
         }
         let estimate = estimate(counts);
         limits.check(&estimate)?;
+        check_table_entries(counts)?;
         let deadline = limits.deadline();
         let mut table = SocketTable::shell(costs, counts, prune);
         if deadline_passed(&deadline) {
@@ -1755,6 +1801,7 @@ fn scalar_pass(
         });
     }
     limits.check(&work)?;
+    check_table_entries(counts)?;
     let deadline = limits.deadline();
     if deadline_passed(&deadline) {
         return Ok(None);
@@ -1877,6 +1924,37 @@ mod tests {
             memory: 70.0,
             remote_memory: 107.0,
         }
+    }
+
+    #[test]
+    fn a_box_whose_tables_exceed_memory_is_refused_before_allocating() {
+        // Eight sockets of 10: 11^8 = 214,358,881 count vectors × (64 + 16) tables =
+        // 1.7·10^10 index entries (137 GB), over MAX_TABLE_ENTRIES = 2^28, whatever the work
+        // budget. The refusal comes before any table exists (the test would run out of memory
+        // otherwise).
+        let counts = [10u32; 8];
+        assert_eq!(box_states(&counts), 214_358_881);
+        let unlimited = Limits {
+            time_limit: None,
+            work_budget: u64::MAX,
+        };
+        let err = least_min_of_total(&e5_2660(), &counts, 20, 0, &unlimited, &Progress::none())
+            .unwrap_err();
+        match err {
+            SocketDpError::Budget(b) => {
+                assert_eq!(b.estimate, 214_358_881 * 80);
+                assert_eq!(b.budget, MAX_TABLE_ENTRIES);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(!scalar_pass_fits(&counts));
+        // Four sockets of 16 (83,521 vectors): 83,521 × 24 index entries and 83,521 × 4·4³ =
+        // 21,381,376 forest values, under 2^25 = 33,554,432: it fits.
+        assert!(scalar_pass_fits(&[16; 4]));
+        // Eight sockets of 2 (6,561 vectors × 4·8³ = 13,436,928 values) fit; of 3 (65,536 ×
+        // 2,048 = 134,217,728) do not.
+        assert!(scalar_pass_fits(&[2; 8]));
+        assert!(!scalar_pass_fits(&[3; 8]));
     }
 
     /// The bound's recurrence evaluated literally, every k and every m in the range: O(n²).
