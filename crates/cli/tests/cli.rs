@@ -1191,3 +1191,78 @@ fn a_free_split_over_eight_wide_sockets_answers_instead_of_listing_every_split()
     );
     assert_eq!(v["exact"], false, "{v}");
 }
+
+#[test]
+fn a_sweep_says_before_it_starts_how_many_points_are_over_the_budget() {
+    // Free splits over the four sockets at a budget of 10^6: the socket DP over the box
+    // (n,n,n,n) costs ((n+1)(n+2)/2)^4 × 16 transitions: 810,000 at n = 4, 3,111,696 at n = 5.
+    // So of the 11 points 2..=12, the 8 from 5 on are over the budget: said before the sweep,
+    // and then answered NOT proven optimal. On the chiplet machine (graph-priced trees) the
+    // note must match the answers too.
+    let sweep = |args: &[&str]| {
+        let out = modelopt().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        let said = stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("note: sweep: "))
+            .and_then(|l| l.split(' ').next())
+            .map(|n| n.parse::<u32>().unwrap());
+        // "N rows from N points (...); K point(s) NOT proven optimal (...)".
+        let flagged = stdout
+            .lines()
+            .filter(|l| l.contains("point(s) NOT proven optimal"))
+            .find_map(|l| l.split("; ").nth(1))
+            .and_then(|l| l.split(' ').next())
+            .map(|n| n.parse::<u32>().unwrap());
+        (said, flagged, stderr)
+    };
+    let four = [
+        "sweep",
+        "-m",
+        "xeon-e5-4650-4s",
+        "-c",
+        "bcast",
+        "-n",
+        "2..=12",
+        "--algorithm",
+        "cla-tree",
+        "--budget",
+        "1000000",
+        "--placement",
+        "optimal",
+    ];
+    let (said, flagged, stderr) = sweep(&four);
+    assert_eq!((said, flagged), (Some(8), Some(8)), "{stderr}");
+    assert!(
+        stderr.contains("8 of its 11 points need an exact search over the work budget of 1000000")
+    );
+    let chiplet = [
+        "sweep",
+        "-m",
+        "chiplet-2s-4x8",
+        "-c",
+        "bcast",
+        "-n",
+        "2..=12",
+        "--algorithm",
+        "cla-tree",
+        "--budget",
+        "1000000",
+    ];
+    let (said, flagged, stderr) = sweep(&chiplet);
+    assert!(said.is_some_and(|n| n > 0), "{stderr}");
+    assert_eq!(said, flagged, "{stderr}");
+    // Within the budget nothing is said: the E5-2660 by id, 2..=8 (one socket, exact).
+    let (said, _, stderr) = sweep(&[
+        "sweep",
+        "-m",
+        "sandy-bridge-e5-2660",
+        "-c",
+        "bcast",
+        "-n",
+        "2..=8",
+    ]);
+    assert_eq!(said, None, "{stderr}");
+}

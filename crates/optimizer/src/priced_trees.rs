@@ -128,6 +128,14 @@ pub fn estimate(space: &PricedTreeSpace) -> WorkEstimate {
     }
 }
 
+/// Whether [`rank_priced_trees`] will run its local search until the work budget is spent
+/// (the exhaustive pass is not affordable, or cannot prove an optimum here) rather than finish
+/// exactly or refuse: the same test it makes before it starts. For announcing long work.
+pub fn runs_to_budget(space: &PricedTreeSpace, method: TreeSearch, budget: u64) -> bool {
+    let unaffordable = configurations(space) == u64::MAX || estimate(space).units > budget;
+    method == TreeSearch::Auto && (unaffordable || !space.sockets_fix_cost)
+}
+
 /// The most work [`splits`] does (a unit per digit it looks at, resets or copies) before it
 /// declares a free split unaffordable: milliseconds, whatever the machine file's groups.
 const MAX_SPLIT_WORK: u64 = 1 << 22;

@@ -909,6 +909,23 @@ pub fn optimal_with(
     optimal_in(space, method, objective, &Control::new(limits, progress))
 }
 
+/// [`optimal_with`] against a deadline that started earlier (a sweep's, shared by its points).
+pub fn optimal_until(
+    space: &RootedTreeSpace,
+    method: TreeSearch,
+    objective: &Objective,
+    limits: &Limits,
+    deadline: Deadline,
+    progress: &Progress,
+) -> Result<TreeOptimum, TreeSearchError> {
+    let ctl = Control {
+        limits,
+        deadline,
+        progress,
+    };
+    optimal_in(space, method, objective, &ctl)
+}
+
 fn optimal_in(
     space: &RootedTreeSpace,
     method: TreeSearch,
@@ -942,6 +959,39 @@ fn optimal_in(
             socket_optimum(space, &counts, root_socket, objective, ctl)
         }
     }
+}
+
+/// Whether [`optimal_with`] on this space will run until the work budget is spent and answer
+/// with a certificate (its exact search over the budget), rather than finish exactly or refuse:
+/// the same up-front estimates, read the same way, without searching. For announcing long work
+/// (a sweep of such points) before it starts; the test
+/// `the_preflight_agrees_with_the_search` keeps it in step with the search.
+pub fn runs_to_budget(space: &RootedTreeSpace, method: TreeSearch, limits: &Limits) -> bool {
+    if method == TreeSearch::Exhaustive {
+        // An exhaustive search finishes or is refused; it never answers past the budget.
+        return false;
+    }
+    let n = space.threads;
+    let root_socket = space.root_socket();
+    let counts = match &space.capacity {
+        Some(capacity) => {
+            let box_counts: Vec<u32> = capacity.iter().map(|&c| c.min(n)).collect();
+            let splits = splits_of(n, &box_counts, root_socket, MAX_LISTED_SPLITS);
+            match (splits.listed.as_slice(), splits.complete) {
+                ([], _) => return false,
+                ([only], true) => only.clone(),
+                (_, complete) => {
+                    return !complete || limits.check(&socket_dp::estimate(&box_counts)).is_err()
+                }
+            }
+        }
+        None => space.nodes_per_socket(),
+    };
+    if counts.iter().filter(|&&c| c > 0).count() <= 1 {
+        // One socket: the exhaustive pass or the one-socket DP, each exact or refused.
+        return false;
+    }
+    limits.check(&socket_dp::estimate(&counts)).is_err()
 }
 
 /// `--placement optimal`: the best tree over every split of the threads with at most
@@ -1896,12 +1946,35 @@ pub fn rank_rooted_trees_with(
     progress: &Progress,
 ) -> Result<Ranked, TreeSearchError> {
     // The command's clock starts before the search, so the improvement below shares its limit.
-    let deadline = limits.deadline();
-    let found = optimal_with(
+    rank_rooted_trees_until(
+        algorithm,
+        request,
+        options,
+        space,
+        limits,
+        limits.deadline(),
+        progress,
+    )
+}
+
+/// [`rank_rooted_trees_with`] against a deadline that started earlier: a sweep's time limit
+/// holds for the whole sweep, so each point's search gets what is left of it, not a fresh
+/// limit of its own.
+pub fn rank_rooted_trees_until(
+    algorithm: &dyn Algorithm,
+    request: &Request,
+    options: &SearchOptions,
+    space: &RootedTreeSpace,
+    limits: &Limits,
+    deadline: Deadline,
+    progress: &Progress,
+) -> Result<Ranked, TreeSearchError> {
+    let found = optimal_until(
         space,
         options.tree_search,
         &options.objective,
         limits,
+        deadline,
         progress,
     )?;
     let tree = found.tree()?;

@@ -383,6 +383,29 @@ pub fn estimate(
     Ok(space_estimate(&space))
 }
 
+/// Whether [`rank`] of this algorithm will search until the work budget is spent and answer
+/// not proven optimal (an exact search over the budget, answered by an anytime one), known
+/// before it starts: the rooted- and priced-tree searches say so from the same estimates they
+/// check; the other spaces finish, or are refused, within the budget. A space the algorithm
+/// cannot build is not long work (the search will report its error at once).
+pub fn runs_to_budget(
+    algorithm: &dyn Algorithm,
+    request: &Request,
+    options: &SearchOptions,
+) -> bool {
+    match algorithm.space(request, &options.space) {
+        Ok(Space::RootedTrees(trees)) => {
+            crate::rooted_trees::runs_to_budget(&trees, options.tree_search, &options.limits)
+        }
+        Ok(Space::PricedTrees(trees)) => crate::priced_trees::runs_to_budget(
+            &trees,
+            options.tree_search,
+            options.limits.work_budget,
+        ),
+        _ => false,
+    }
+}
+
 fn space_estimate(space: &Space) -> WorkEstimate {
     let what = match space {
         Space::LevelDegrees { .. } => "level-degree trees",
@@ -450,8 +473,14 @@ pub fn rank_until(
             progress.finish();
             Ok(ranked)
         }
-        Space::RootedTrees(trees) => Ok(crate::rooted_trees::rank_rooted_trees(
-            algorithm, request, options, trees,
+        Space::RootedTrees(trees) => Ok(crate::rooted_trees::rank_rooted_trees_until(
+            algorithm,
+            request,
+            options,
+            trees,
+            &options.limits,
+            deadline,
+            progress,
         )?),
         Space::PricedTrees(trees) => Ok(crate::priced_trees::rank_priced_trees(
             algorithm, request, options, trees, deadline,

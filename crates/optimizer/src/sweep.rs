@@ -14,7 +14,9 @@
 //!
 //! ## Limits and progress
 //! A sweep knows its size before it starts ([`Sweep::estimate`]: its points; [`Sweep::check`]
-//! refuses a sweep with more points than the work budget). The time limit of
+//! refuses a sweep with more points than the work budget), and which of its points will search
+//! until the work budget is spent ([`Sweep::points_over_budget`]), so that a caller can say so
+//! before it starts. The time limit of
 //! [`SearchOptions::limits`](crate::SearchOptions) holds for the whole sweep: when it passes, no
 //! further chunk is started, the rows so far stand, and [`SweepStats::stopped`] says why. Each
 //! point's searches share the sweep's deadline and the work budget. Progress is reported to
@@ -310,14 +312,61 @@ impl<'m> Sweep<'m> {
         }
     }
 
+    /// The request of a point, `None` when it is beyond the machine (without `extrapolate`) or
+    /// not a valid request.
+    fn request(&self, p: &Point<'m>) -> Option<Request> {
+        if p.threads > p.machine.max_threads && !self.extrapolate {
+            return None;
+        }
+        Request::new(p.collective, p.threads)
+            .and_then(|r| r.with_size(p.size))
+            .map(|r| r.with_state(p.state).with_metric(self.metric))
+            .ok()
+    }
+
+    /// The algorithms of a point the sweep reports: the selected ones the machine has.
+    fn selected(&self, p: &Point<'m>) -> Vec<&'static str> {
+        p.machine
+            .algorithms_for(p.collective)
+            .iter()
+            .map(|a| a.name())
+            .filter(|n| self.algorithms.is_empty() || self.algorithms.iter().any(|s| s == n))
+            .collect()
+    }
+
+    /// How many points will search until the work budget is spent and be answered NOT proven
+    /// optimal ([`crate::search::runs_to_budget`]: an exact search over the budget), known
+    /// before the sweep starts; `None` for sweeps of more than [`PREFLIGHT_POINTS`] points (the
+    /// look-ahead builds each point's spaces, so it is bounded too). A point tunes every
+    /// algorithm of its collective when more than one is selected, so all of them are asked.
+    pub fn points_over_budget(&self) -> Option<u64> {
+        let total = self.points();
+        if total > PREFLIGHT_POINTS {
+            return None;
+        }
+        let mut heavy = 0;
+        for index in 0..total {
+            let p = self.point(index);
+            let Some(request) = self.request(&p) else {
+                continue;
+            };
+            let names = self.selected(&p);
+            let asked = p
+                .machine
+                .algorithms_for(p.collective)
+                .iter()
+                .filter(|a| names.len() > 1 || names.contains(&a.name()))
+                .any(|a| crate::search::runs_to_budget(a.as_ref(), &request, &self.search));
+            heavy += u64::from(asked);
+        }
+        Some(heavy)
+    }
+
     fn evaluate(&self, p: &Point<'m>, deadline: Deadline) -> Outcome {
         if p.threads > p.machine.max_threads && !self.extrapolate {
             return Outcome::BeyondMachine;
         }
-        let Ok(request) = Request::new(p.collective, p.threads)
-            .and_then(|r| r.with_size(p.size))
-            .map(|r| r.with_state(p.state).with_metric(self.metric))
-        else {
+        let Some(request) = self.request(p) else {
             return Outcome::NotApplicable;
         };
         // The sweep reports progress in points; the searches inside report nothing.
@@ -326,13 +375,7 @@ impl<'m> Sweep<'m> {
             progress: Progress::none(),
             ..self.search.clone()
         };
-        let names: Vec<&str> = p
-            .machine
-            .algorithms_for(p.collective)
-            .iter()
-            .map(|a| a.name())
-            .filter(|n| self.algorithms.is_empty() || self.algorithms.iter().any(|s| s == n))
-            .collect();
+        let names = self.selected(p);
         if names.is_empty() {
             return Outcome::NotApplicable;
         }
@@ -381,6 +424,10 @@ impl<'m> Sweep<'m> {
         Outcome::Rows(rows, exact)
     }
 }
+
+/// The most points [`Sweep::points_over_budget`] looks at (building a point's spaces takes
+/// microseconds to a millisecond).
+pub const PREFLIGHT_POINTS: u64 = 10_000;
 
 fn default_chunk() -> usize {
     (crate::parallel::workers() * 16).max(16)

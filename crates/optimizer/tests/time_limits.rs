@@ -218,3 +218,97 @@ fn a_time_limit_is_obeyed() {
         assert!(matches!(why, StopReason::TimeLimit { .. }), "{why:?}");
     }
 }
+
+#[test]
+fn a_sweeps_time_limit_holds_for_the_whole_sweep_of_rooted_trees() {
+    // 63 broadcasts (2..=64 threads) on four sockets, 38 of them over the budget of the exact
+    // DP. Each point's rooted-tree search used to start a fresh clock with the sweep's limit,
+    // so a 1 s sweep ran 4 s (two workers) or 7.7 s (one) in release. It now gets what is
+    // left of the sweep's deadline: no chunk starts after it, and the points of the chunk in
+    // flight answer at once (a stopgap tree each, milliseconds). The margin allows for that
+    // chunk in a debug build on a busy machine.
+    use modelopt_model::{machine, Collective};
+    use modelopt_optimizer::sweep::Sweep;
+    let m = machine::load("xeon-e5-4650-4s").unwrap();
+    let mut sweep = Sweep::new(vec![&m], vec![Collective::Bcast], (2..=64).collect()).unwrap();
+    sweep.algorithms = vec!["cla-tree".into()];
+    let limit = Duration::from_millis(500);
+    sweep.search.limits.time_limit = Some(limit);
+    let t0 = Instant::now();
+    let mut rows = sweep.rows();
+    let count = rows.by_ref().count();
+    let took = t0.elapsed();
+    assert!(count >= 1);
+    assert!(rows.stats().stopped.is_some() || count == 63);
+    assert!(took < limit + Duration::from_secs(3), "{took:?}");
+}
+
+#[test]
+fn a_rooted_tree_search_against_a_passed_deadline_answers_at_once() {
+    // A search handed a deadline that has already passed (a sweep's, by a point started late)
+    // must not start a clock of its own. 64 threads on four sockets are over the budget of the
+    // exact DP: the stopgap answer takes milliseconds, while a fresh 1 s limit would run ~1 s.
+    use modelopt_model::{machine, Collective, Request};
+    use modelopt_optimizer::search::{rank_until, SearchOptions};
+    let m = machine::load("xeon-e5-4650-4s").unwrap();
+    let algorithms = m.algorithms_for(Collective::Bcast);
+    let cla = algorithms.iter().find(|a| a.name() == "cla-tree").unwrap();
+    let request = Request::new(Collective::Bcast, 64).unwrap();
+    let mut options = SearchOptions::new(Objective::Min, 1);
+    options.limits.time_limit = Some(Duration::from_secs(1));
+    let deadline = options.limits.deadline();
+    std::thread::sleep(Duration::from_millis(1_050));
+    assert!(deadline.passed());
+    let t0 = Instant::now();
+    let ranked = rank_until(cla.as_ref(), &request, &options, deadline).unwrap();
+    let took = t0.elapsed();
+    assert!(took < Duration::from_millis(700), "{took:?}");
+    assert_eq!(ranked.best.len(), 1);
+    assert!(!matches!(ranked.exactness, Exactness::Exact));
+}
+
+#[test]
+fn the_preflight_agrees_with_the_search() {
+    // `search::runs_to_budget` (what a sweep announces before it starts) must say "runs to the
+    // budget" exactly when the search then answers stopped by the work budget. Budget 10^6, so
+    // that over-budget cases stop quickly. Socket-DP sizes Π (c+1)(c+2)/2 × S²:
+    // - four sockets by id, 8 threads: one socket, the exact one-socket search (false);
+    // - 24 threads = 16 + 8: 153 · 45 · 4 = 27,540 (false);
+    // - 40 threads = 16 + 16 + 8: 153 · 153 · 45 · 9 = 9,480,645 (true);
+    // - free split of 10 over four sockets: the box (10,10,10,10), 66^4 · 16 = 303,595,776 (true);
+    // - free split of 6 over the two sockets of the E5-2660: the box (6,6), 28² · 4 = 3,136
+    //   (false).
+    use modelopt_model::algorithm::ThreadPlacement;
+    use modelopt_model::{machine, Collective, Request};
+    use modelopt_optimizer::search::{rank, runs_to_budget, SearchOptions};
+    let cases = [
+        ("xeon-e5-4650-4s", 8, ThreadPlacement::ByThreadId, false),
+        ("xeon-e5-4650-4s", 24, ThreadPlacement::ByThreadId, false),
+        ("xeon-e5-4650-4s", 40, ThreadPlacement::ByThreadId, true),
+        ("xeon-e5-4650-4s", 10, ThreadPlacement::Optimal, true),
+        ("sandy-bridge-e5-2660", 6, ThreadPlacement::Optimal, false),
+    ];
+    for (name, n, placement, want) in cases {
+        let m = machine::load(name).unwrap();
+        let algorithms = m.algorithms_for(Collective::Bcast);
+        let cla = algorithms.iter().find(|a| a.name() == "cla-tree").unwrap();
+        let request = Request::new(Collective::Bcast, n).unwrap();
+        let mut options = SearchOptions::new(Objective::Min, 1);
+        options.space.placement = placement;
+        options.limits.work_budget = 1_000_000;
+        let said = runs_to_budget(cla.as_ref(), &request, &options);
+        let ranked = rank(cla.as_ref(), &request, &options).unwrap();
+        let ran = matches!(
+            ranked.exactness,
+            Exactness::Bounded {
+                stopped: StopReason::WorkBudget { .. },
+                ..
+            }
+        );
+        assert_eq!(
+            (said, ran),
+            (want, want),
+            "{name}, {n} threads, {placement:?}"
+        );
+    }
+}

@@ -98,17 +98,22 @@ const LONG_SWEEP_POINTS: u64 = 10_000;
 /// Collect a sweep's rows, with a progress bar on a terminal.
 pub(crate) fn collect(sweep: &Sweep<'_>, label: &str) -> (Vec<Row>, SweepStats) {
     let total = sweep.points();
+    let limit = match sweep.search.limits.time_limit {
+        Some(t) => format!(
+            "; it stops after {} s with the rows finished by then",
+            t.as_secs_f64()
+        ),
+        None => "; --time-limit SECONDS bounds it".to_string(),
+    };
+    // Long work says so before it starts, also when stderr is not a terminal (no bar): many
+    // points, or points whose exact search is over the work budget (each then searches until
+    // the budget is spent, up to ~10 s on the bundled machines, and is answered with a gap).
     if total > LONG_SWEEP_POINTS {
-        // Long work says so before it starts, also when stderr is not a terminal (no bar).
+        eprintln!("note: {label} tunes {total} points{limit}");
+    } else if let Some(heavy) = sweep.points_over_budget().filter(|&h| h > 0) {
         eprintln!(
-            "note: {label} tunes {total} points{}",
-            match sweep.search.limits.time_limit {
-                Some(t) => format!(
-                    "; it stops after {} s with the rows finished by then",
-                    t.as_secs_f64()
-                ),
-                None => "; --time-limit SECONDS bounds it".to_string(),
-            }
+            "note: {label}: {heavy} of its {total} points need an exact search over the work budget of {}; each searches until the budget is spent (up to ~10 s a point at the default budget) and is answered NOT proven optimal{limit}",
+            sweep.search.limits.work_budget
         );
     }
     let progress = crate::job::progress();
