@@ -27,8 +27,11 @@
 //! A Monte Carlo run knows its size before it starts ([`Analysis::monte_carlo_estimate`]: the
 //! samples times the work of one tuning, measured on the measured machine) and refuses with
 //! [`SensitivityError::Budget`] when that exceeds the work budget of the search options. The
-//! time limit holds for the whole run: when it passes, sampling stops after the current chunk,
-//! the samples drawn so far are summarized, and [`MonteCarlo::stopped`] says why. Progress is
+//! time limit holds for the whole analysis, from [`Analysis::new`]: its first tuning, every
+//! range scan (a scan it cuts short ends with [`Limit::Stopped`]) and the Monte Carlo run. When
+//! it passes, sampling stops after the current chunk, the samples tuned to the end before it are
+//! summarized (a sample cut short is left out with every later one), and [`MonteCarlo::stopped`]
+//! says why. Progress is
 //! reported in samples (twice each: once tuned, once priced).
 //!
 //! ```
@@ -44,10 +47,10 @@
 //! assert_eq!(ranges[0].upper.as_ref().unwrap().factor, 10.0);
 //! ```
 
-use crate::limits::{BudgetExceeded, Progress, StopReason, WorkEstimate};
+use crate::limits::{BudgetExceeded, Deadline, Progress, StopReason, WorkEstimate};
 use crate::objective::score_key;
 use crate::search::SearchOptions;
-use crate::tuner::{tune, tune_until, TuneError};
+use crate::tuner::{tune_until, TuneError};
 use modelopt_model::perturb::Perturber;
 use modelopt_model::spec::ParamRow;
 use modelopt_model::{Cost, Machine, Params, Request};
@@ -157,6 +160,12 @@ pub enum Limit {
         /// Why.
         reason: String,
     },
+    /// The time limit ended the scan: the choice is known optimal up to the edge, and what
+    /// lies beyond was not looked at.
+    Stopped {
+        /// Why (the time limit).
+        reason: String,
+    },
 }
 
 /// One side of a range.
@@ -264,6 +273,9 @@ pub struct Analysis<'m> {
     perturber: Perturber,
     params: Vec<ParamRow>,
     chosen: Chosen,
+    /// The time limit of the whole analysis, from [`Analysis::new`]: its tuning, every range
+    /// scan and a Monte Carlo run share it.
+    deadline: Deadline,
 }
 
 /// A configuration: algorithm name and parameters.
@@ -276,6 +288,8 @@ enum Status {
     Optimal,
     Overtaken(String, Params),
     Invalid(String),
+    /// The time limit passed before (or while) this value was tuned.
+    Stopped,
 }
 
 impl<'m> Analysis<'m> {
@@ -286,7 +300,8 @@ impl<'m> Analysis<'m> {
         search: SearchOptions,
     ) -> Result<Self, SensitivityError> {
         let search = SearchOptions { top: 1, ..search };
-        let tuning = tune(machine, &request, &search, None)?;
+        let deadline = search.limits.deadline();
+        let tuning = tune_until(machine, &request, &search, None, deadline)?;
         let best = tuning.best().ok_or_else(|| TuneError::NothingApplies {
             reasons: Vec::new(),
             needs_size: false,
@@ -306,6 +321,7 @@ impl<'m> Analysis<'m> {
             perturber,
             params: machine.params(),
             chosen,
+            deadline,
         })
     }
 
@@ -354,6 +370,9 @@ impl<'m> Analysis<'m> {
     }
 
     fn status(&self, changes: &[(&str, f64)]) -> Status {
+        if self.deadline.passed() {
+            return Status::Stopped;
+        }
         let machine = match self.perturber.machine(changes) {
             Ok(m) => m,
             Err(e) => return Status::Invalid(e.to_string()),
@@ -362,10 +381,14 @@ impl<'m> Analysis<'m> {
             Ok(c) => c,
             Err(e) => return Status::Invalid(e),
         };
-        let tuning = match tune(&machine, &self.request, &self.search, None) {
+        let tuning = match tune_until(&machine, &self.request, &self.search, None, self.deadline) {
             Ok(t) => t,
             Err(e) => return Status::Invalid(e.to_string()),
         };
+        // A tuning cut short by the time limit is not an answer to compare with.
+        if !tuning.complete() && self.deadline.passed() {
+            return Status::Stopped;
+        }
         match tuning.best() {
             Some(best) if score_key(score) > score_key(best.scored.score) => {
                 Status::Overtaken(best.algorithm.clone(), best.scored.params.clone())
@@ -418,14 +441,25 @@ impl<'m> Analysis<'m> {
     /// Scan factors from 1 towards `end`; the last factor at which the choice holds.
     fn edge(&self, key: &str, value: f64, end: f64, options: &RangeOptions) -> Edge {
         let at = |f: f64| self.status(&[(key, value * f)]);
+        let stopped = |good: f64| Edge {
+            factor: good,
+            value: value * good,
+            limit: Limit::Stopped {
+                reason: self.deadline.reason().to_string(),
+            },
+        };
         let steps = options.grid.max(1);
         let mut good = 1.0_f64;
         for j in 1..=steps {
             let f = end.powf(j as f64 / steps as f64);
             let status = at(f);
-            if matches!(status, Status::Optimal) {
-                good = f;
-                continue;
+            match status {
+                Status::Optimal => {
+                    good = f;
+                    continue;
+                }
+                Status::Stopped => return stopped(good),
+                _ => {}
             }
             // Bisect in log space between `good` (optimal) and `bad`.
             let mut bad = f;
@@ -434,6 +468,7 @@ impl<'m> Analysis<'m> {
                 let mid = (good * bad).sqrt();
                 match at(mid) {
                     Status::Optimal => good = mid,
+                    Status::Stopped => return stopped(good),
                     other => {
                         bad = mid;
                         bad_status = other;
@@ -443,6 +478,7 @@ impl<'m> Analysis<'m> {
             let limit = match bad_status {
                 Status::Overtaken(algorithm, params) => Limit::Overtaken { algorithm, params },
                 Status::Invalid(reason) => Limit::Invalid { reason },
+                Status::Stopped => return stopped(good),
                 Status::Optimal => Limit::ScanEnd,
             };
             return Edge {
@@ -468,7 +504,9 @@ impl<'m> Analysis<'m> {
         self.machine
             .algorithms_for(self.request.collective())
             .iter()
-            .filter_map(|a| crate::search::rank(a.as_ref(), &self.request, &options).ok())
+            .filter_map(|a| {
+                crate::search::rank_until(a.as_ref(), &self.request, &options, self.deadline).ok()
+            })
             .map(|r| r.stats.evaluated)
             .fold(0u64, u64::saturating_add)
             .max(1)
@@ -497,9 +535,9 @@ impl<'m> Analysis<'m> {
         self.search
             .limits
             .check(&self.monte_carlo_estimate(options))?;
-        let deadline = self.search.limits.deadline();
+        let deadline = self.deadline;
         let progress = &self.search.progress;
-        // Each sample's tuning shares the run's deadline and reports no progress of its own.
+        // Each sample's tuning shares the analysis's deadline and reports no progress of its own.
         let inner = SearchOptions {
             progress: Progress::none(),
             ..self.search.clone()
@@ -516,7 +554,7 @@ impl<'m> Analysis<'m> {
             top: options.candidates_per_algorithm.max(1),
             ..self.search.clone()
         };
-        let nominal = tune(self.machine, &self.request, &top, None)?;
+        let nominal = tune_until(self.machine, &self.request, &top, None, deadline)?;
         let mut candidates: BTreeMap<ConfigId, f64> = nominal
             .ranking
             .iter()
@@ -540,23 +578,36 @@ impl<'m> Analysis<'m> {
                 break;
             }
             let len = chunk.end - chunk.start;
-            let part: Vec<(SampleWinner, u64)> = crate::parallel::map_owned(chunk.collect(), |i| {
-                let (machine, redone) = self.sample(&drawn, options.seed, i);
-                let winner = machine.and_then(|m| {
-                    let t = tune_until(&m, &self.request, &inner, None, deadline).ok()?;
-                    let b = t.best()?;
-                    Some((
-                        (b.algorithm.clone(), b.scored.params.clone()),
-                        b.scored.score,
-                    ))
+            // Each sample: its winner, its redraws, and whether the time limit cut its tuning
+            // short (then its winner is not an optimum, and it and every later sample are left
+            // out, so the summary covers a prefix of the samples whatever the scheduling).
+            let part: Vec<(SampleWinner, u64, bool)> =
+                crate::parallel::map_owned(chunk.collect(), |i| {
+                    let (machine, redone) = self.sample(&drawn, options.seed, i);
+                    let mut cut = false;
+                    let winner = machine.and_then(|m| {
+                        let t = tune_until(&m, &self.request, &inner, None, deadline).ok()?;
+                        cut = !t.complete() && deadline.passed();
+                        let b = t.best()?;
+                        Some((
+                            (b.algorithm.clone(), b.scored.params.clone()),
+                            b.scored.score,
+                        ))
+                    });
+                    (winner, redone, cut)
                 });
-                (winner, redone)
-            });
-            for (w, r) in part {
+            for (w, r, cut) in part {
+                if cut {
+                    stopped = Some(deadline.reason());
+                    break;
+                }
                 redraws += r;
                 winners.push(w);
             }
             progress.advance(len);
+            if stopped.is_some() {
+                break;
+            }
         }
         let samples = winners.len() as u64;
         for (id, _) in winners.iter().flatten() {
@@ -612,6 +663,23 @@ impl<'m> Analysis<'m> {
             }
         }
         progress.finish();
+        if used == 0 && stopped.is_some() {
+            // The time limit came before the first sample: an empty summary that says so.
+            return Ok(MonteCarlo {
+                samples: 0,
+                seed: options.seed,
+                drawn: drawn
+                    .iter()
+                    .map(|p| (p.key.clone(), p.stdev.unwrap_or(0.0)))
+                    .collect(),
+                fixed,
+                redraws,
+                candidates: Vec::new(),
+                best_in_expectation: 0,
+                best_worst_case: 0,
+                stopped,
+            });
+        }
         if used == 0 {
             return Err(SensitivityError::Options(
                 "no sample could be tuned (the drawn machines were all rejected)".into(),

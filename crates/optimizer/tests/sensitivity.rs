@@ -155,6 +155,7 @@ fn values_the_machine_file_refuses_end_a_range() {
         Limit::Invalid { reason } => assert!(reason.contains("c + b - a"), "{reason}"),
         Limit::Overtaken { .. } => assert!(upper.factor < 887.5 / 667.4),
         Limit::ScanEnd => panic!("a cannot grow 10×"),
+        Limit::Stopped { .. } => panic!("no time limit was set"),
     }
     assert!(upper.factor <= 887.5 / 667.4 + 1e-9);
 }
@@ -251,4 +252,45 @@ fn a_robust_optimum_wins_every_sample() {
     assert_eq!(top.worst_regret_percent, 0.0);
     assert_eq!(mc.best_in_expectation, 0);
     assert_eq!(mc.best_worst_case, 0);
+}
+
+#[test]
+fn the_time_limit_holds_for_the_whole_analysis() {
+    // 64 threads on four sockets: each tuning runs its over-budget search (~2 s in release),
+    // and a scan of one parameter tunes ~20 times per side. The limit used to hold for each
+    // tuning alone, so `sensitivity --time-limit 2` ran for minutes; now the analysis's tuning,
+    // its scans and its Monte Carlo run share one deadline from `Analysis::new`, and a scan the
+    // limit cuts short says so (the edge is the last factor known optimal).
+    let m = machine::load("xeon-e5-4650-4s").unwrap();
+    let request = Request::new(Collective::Bcast, 64).unwrap();
+    let mut search = SearchOptions::new(Objective::Min, 1);
+    let limit = std::time::Duration::from_millis(500);
+    search.limits.time_limit = Some(limit);
+    let t0 = std::time::Instant::now();
+    let analysis = Analysis::new(&m, request, search).unwrap();
+    let ranges = analysis
+        .ranges(
+            &["line.remote", "line.remote_socket"],
+            &RangeOptions::default(),
+        )
+        .unwrap();
+    let mc = analysis
+        .monte_carlo(&MonteCarloOptions {
+            samples: 20,
+            ..MonteCarloOptions::default()
+        })
+        .unwrap();
+    let took = t0.elapsed();
+    // The chunk in flight when the limit passes answers at once (stopgap trees): a margin for
+    // a debug build on a busy machine.
+    assert!(took < limit + std::time::Duration::from_secs(4), "{took:?}");
+    for r in &ranges {
+        for edge in [&r.lower, &r.upper].into_iter().flatten() {
+            assert!(matches!(edge.limit, Limit::Stopped { .. }), "{r:?}");
+            assert!(edge.factor > 0.0);
+        }
+    }
+    assert!(mc.stopped.is_some());
+    assert_eq!(mc.samples, 0);
+    assert!(mc.candidates.is_empty());
 }

@@ -208,6 +208,7 @@ fn limit_text(limit: &Limit) -> String {
             let short = short.split(" (").next().unwrap_or(short);
             format!("invalid beyond: {short}")
         }
+        Limit::Stopped { .. } => "time limit (not scanned further)".into(),
     }
 }
 
@@ -348,6 +349,13 @@ fn sensitivity_text(
                 String::new()
             }
         );
+        if let Some(reason) = &mc.stopped {
+            let _ = writeln!(
+                out,
+                "  note: {reason}: sampling stopped after {} of the {} samples asked for (raise --time-limit for more)",
+                mc.samples, args.samples
+            );
+        }
         let unit = if args.metric == Metric::Throughput {
             "ns/B"
         } else {
