@@ -335,6 +335,35 @@ impl<'m> Analysis<'m> {
         &self.request
     }
 
+    /// The most tunings [`Analysis::ranges`] runs for `keys` parameters (every parameter when
+    /// 0): per side, the grid steps and then a bisection of one grid step down to the tolerance
+    /// (⌈log₂(ln(step ratio) / ln(1 + tolerance))⌉ steps; 8 + 9 = 17 with the defaults).
+    pub fn range_tunings(&self, keys: usize, options: &RangeOptions) -> u64 {
+        let keys = if keys == 0 { self.params.len() } else { keys } as u64;
+        let grid = options.grid.max(1);
+        let side = |end: f64| -> u64 {
+            let step = (end.ln() / grid as f64).abs();
+            let tolerance = options.tolerance.ln_1p();
+            let bisect = if step > tolerance && tolerance > 0.0 {
+                (step / tolerance).log2().ceil() as u64
+            } else {
+                0
+            };
+            grid as u64 + bisect
+        };
+        keys.saturating_mul(side(options.min_factor) + side(options.max_factor))
+    }
+
+    /// Whether a tuning of this request needs an exact search over the work budget, so that it
+    /// runs until the budget is spent ([`crate::search::runs_to_budget`] for each algorithm on
+    /// the measured machine): an analysis that tunes it many times will run long.
+    pub fn tunings_run_to_budget(&self) -> bool {
+        self.machine
+            .algorithms_for(self.request.collective())
+            .iter()
+            .any(|a| crate::search::runs_to_budget(a.as_ref(), &self.request, &self.search))
+    }
+
     /// Every parameter of the machine (the keys [`Analysis::ranges`] accepts).
     pub fn params(&self) -> &[ParamRow] {
         &self.params

@@ -268,6 +268,8 @@ fn the_time_limit_holds_for_the_whole_analysis() {
     search.limits.time_limit = Some(limit);
     let t0 = std::time::Instant::now();
     let analysis = Analysis::new(&m, request, search).unwrap();
+    // Said before it starts: this request's search is over the work budget.
+    assert!(analysis.tunings_run_to_budget());
     let ranges = analysis
         .ranges(
             &["line.remote", "line.remote_socket"],
@@ -293,4 +295,21 @@ fn the_time_limit_holds_for_the_whole_analysis() {
     assert!(mc.stopped.is_some());
     assert_eq!(mc.samples, 0);
     assert!(mc.candidates.is_empty());
+}
+
+#[test]
+fn the_number_of_range_tunings_is_known_before_the_scan() {
+    // Defaults: 8 grid steps per side from 1 to 0.1 (or 10), each a factor 10^(1/8): ln = 0.28782;
+    // bisecting it to a relative 1e-3 (ln 1.001 = 0.0009995) takes ⌈log₂(0.28782 / 0.0009995)⌉
+    // = ⌈log₂ 287.97⌉ = ⌈8.17⌉ = 9 steps. So 17 tunings a side, 34 a parameter.
+    let (m, request) = phi_barrier_60();
+    let analysis = Analysis::new(&m, request, SearchOptions::new(Objective::Min, 1)).unwrap();
+    let defaults = RangeOptions::default();
+    assert_eq!(analysis.range_tunings(2, &defaults), 68);
+    assert_eq!(
+        analysis.range_tunings(0, &defaults),
+        34 * analysis.params().len() as u64
+    );
+    // The dissemination barrier's search finishes within any budget.
+    assert!(!analysis.tunings_run_to_budget());
 }

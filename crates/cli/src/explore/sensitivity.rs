@@ -113,6 +113,20 @@ pub fn run(args: &SensitivityArgs) -> anyhow::Result<String> {
     let analysis = Analysis::new(&machine, request, search)
         .map_err(|e| anyhow::anyhow!("{} on {}: {e}", args.collective, machine.name))?;
     let keys: Vec<&str> = args.params.iter().map(String::as_str).collect();
+    if analysis.tunings_run_to_budget() {
+        // Long work says so before it starts.
+        let tunings = analysis
+            .range_tunings(keys.len(), &scan)
+            .saturating_add(args.samples as u64);
+        eprintln!(
+            "note: sensitivity tunes this request up to {tunings} more times, and each tuning needs an exact search over the work budget of {} (it searches until the budget is spent, up to ~10 s at the default budget); {}",
+            args.search.limits().work_budget,
+            match args.search.time_limit {
+                Some(t) => format!("the analysis stops after {} s", t.as_secs_f64()),
+                None => "--time-limit SECONDS bounds the whole analysis".into(),
+            }
+        );
+    }
     let spinner = std::io::stderr().is_terminal().then(|| {
         let s = indicatif::ProgressBar::new_spinner();
         s.set_message("scanning parameter ranges");
