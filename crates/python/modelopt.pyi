@@ -86,6 +86,10 @@ class Sweep:
         params, t_min_ns, t_max_ns, [throughput_bytes_per_s], score, winner)."""
     def to_json(self) -> str:
         """The rows as a JSON array."""
+    @property
+    def stats(self) -> Dict[str, Any]:
+        """Counters: points, rows, beyond_machine, not_applicable, over_budget, not_exact
+        (points not proven optimal), stopped (why a time limit ended the sweep early, or None)."""
     def __len__(self) -> int: ...
     def __iter__(self) -> Iterator[Dict[str, Any]]: ...
 
@@ -125,8 +129,16 @@ def sweep(
     threads: Iterable[int],
     sizes: Optional[Iterable[int]] = None,
     extrapolate: bool = False,
+    objective: str = "min",
+    algorithm: Optional[str] = None,
+    root: Optional[int] = None,
+    placement: str = "by-thread-id",
+    search: str = "auto",
+    budget: Optional[int] = None,
+    time_limit: Optional[float] = None,
 ) -> Sweep:
-    """Sweep thread counts x sizes (default ``[0]``); at most 100,000 points per call."""
+    """Sweep thread counts x sizes (default ``[0]``); at most 100,000 points per call. The
+    search options are ``tune``'s; ``time_limit`` (seconds) holds for the whole sweep."""
 
 def version() -> str:
     """The modelopt library version."""

@@ -30,7 +30,7 @@
 use crate::objective::Objective;
 use crate::report::Report;
 use crate::search::SearchOptions;
-use crate::sweep::{Row, Sweep, SweepError};
+use crate::sweep::{Row, Sweep, SweepError, SweepStats};
 use crate::tuner::{tune, TuneError};
 use modelopt_model::request::MAX_THREADS;
 use modelopt_model::{
@@ -407,6 +407,31 @@ pub fn sweep(
     sizes: Vec<u64>,
     extrapolate: bool,
 ) -> Result<Vec<Row>, JobError> {
+    sweep_with(
+        machine,
+        collective,
+        threads,
+        sizes,
+        extrapolate,
+        None,
+        SearchOptions::new(Objective::Min, 1),
+    )
+    .map(|(rows, _)| rows)
+}
+
+/// [`sweep`] with the search's options (objective, rooted-tree root, placement and method,
+/// work budget, and a time limit for the whole sweep) and one algorithm or all (`None`), as
+/// `modelopt sweep` takes them; also the sweep's counters, which say how many points are not
+/// proven optimal and whether the time limit stopped it.
+pub fn sweep_with(
+    machine: &Machine,
+    collective: Collective,
+    threads: Vec<u32>,
+    sizes: Vec<u64>,
+    extrapolate: bool,
+    algorithm: Option<String>,
+    options: SearchOptions,
+) -> Result<(Vec<Row>, SweepStats), JobError> {
     let points = (threads.len() as u64).saturating_mul(sizes.len() as u64);
     if points > MAX_SWEEP_POINTS {
         return Err(JobError::SweepTooLarge {
@@ -417,8 +442,12 @@ pub fn sweep(
     let mut plan = Sweep::new(vec![machine], vec![collective], threads)?;
     plan.sizes = sizes;
     plan.extrapolate = extrapolate;
+    plan.algorithms = algorithm.into_iter().collect();
+    plan.search = SearchOptions { top: 1, ..options };
     plan.check()?;
-    Ok(plan.rows().collect())
+    let mut rows = plan.rows();
+    let collected: Vec<Row> = rows.by_ref().collect();
+    Ok((collected, rows.stats()))
 }
 
 #[cfg(test)]

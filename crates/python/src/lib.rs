@@ -15,7 +15,7 @@
 #![deny(missing_docs)]
 
 use modelopt_model::{machine, BufferStates, Collective, Machine, Metric};
-use modelopt_optimizer::job::{one_line, sweep, JobError, TuneJob};
+use modelopt_optimizer::job::{one_line, sweep_with, JobError, TuneJob};
 use modelopt_optimizer::limits;
 use modelopt_optimizer::search::SearchOptions;
 use modelopt_optimizer::sweep::Row;
@@ -310,10 +310,20 @@ impl PyResult_ {
 pub struct PySweep {
     json: String,
     len: usize,
+    /// The sweep's counters as JSON (`SweepStats`).
+    stats: String,
 }
 
 #[pymethods]
 impl PySweep {
+    /// The sweep's counters: points, rows, beyond_machine, not_applicable, over_budget,
+    /// not_exact (points not proven optimal) and stopped (why the time limit ended it early,
+    /// or None).
+    #[getter]
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        json_loads(py, &self.stats)
+    }
+
     /// The rows as a list of dicts (the same fields as `modelopt sweep --format json`).
     fn to_dicts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         json_loads(py, &self.json)
@@ -347,6 +357,39 @@ fn to_json<T: serde::Serialize>(value: &T) -> Result<String, JobError> {
     serde_json::to_string_pretty(value)
         .map(|s| s + "\n")
         .map_err(|e| JobError::Invalid(format!("cannot write the result as JSON: {e}")))
+}
+
+/// The rooted-tree options and the search's limits of `tune` and `sweep`, as the CLI's
+/// `--root`, `--placement`, `--search`, `--budget` and `--time-limit`.
+struct TreeOptions<'a, 'py> {
+    root: Option<&'a Bound<'py, PyAny>>,
+    placement: &'a str,
+    search: &'a str,
+    budget: Option<&'a Bound<'py, PyAny>>,
+    time_limit: Option<f64>,
+}
+
+/// Search options from the Python arguments, each checked as the CLI checks its flag.
+fn search_options(
+    objective: Objective,
+    top: usize,
+    tree: TreeOptions<'_, '_>,
+) -> PyResult<SearchOptions> {
+    let mut options = SearchOptions::new(objective, top);
+    options.space.root = tree.root.map(|r| unsigned("root", r)).transpose()?;
+    options.space.placement = parse("placement", tree.placement)?;
+    options.tree_search = parse("search", tree.search)?;
+    if let Some(budget) = tree.budget {
+        options.limits.work_budget = unsigned("budget", budget)?;
+    }
+    options.limits.time_limit = tree
+        .time_limit
+        .map(|t| {
+            limits::time_limit_seconds(t)
+                .map_err(|e| ModelOptError::new_err(format!("time_limit: {e}")))
+        })
+        .transpose()?;
+    Ok(options)
 }
 
 /// Tune a collective on a machine: the best configuration, the next best, every algorithm's
@@ -397,21 +440,17 @@ fn tune(
             fixed.push((name.clone(), integer(&format!("fix {name}="), &value)?));
         }
     }
-    // The rooted-tree options and the search's limits, as the CLI's --root, --placement,
-    // --search, --budget and --time-limit.
-    let mut options = SearchOptions::new(objective, top.max(1));
-    options.space.root = root.map(|r| unsigned("root", r)).transpose()?;
-    options.space.placement = parse("placement", placement)?;
-    options.tree_search = parse("search", search)?;
-    if let Some(budget) = budget {
-        options.limits.work_budget = unsigned("budget", budget)?;
-    }
-    options.limits.time_limit = time_limit
-        .map(|t| {
-            limits::time_limit_seconds(t)
-                .map_err(|e| ModelOptError::new_err(format!("time_limit: {e}")))
-        })
-        .transpose()?;
+    let mut options = search_options(
+        objective,
+        top.max(1),
+        TreeOptions {
+            root,
+            placement,
+            search,
+            budget,
+            time_limit,
+        },
+    )?;
     options.fixed = fixed;
     let machine = Arc::clone(&machine.machine);
     let json = py.detach(move || {
@@ -437,9 +476,18 @@ fn tune(
 /// per algorithm and point, `winner` marking the best at each point. Thread counts above the
 /// machine's `max_threads` are skipped unless `extrapolate=True`.
 ///
+/// `objective`, `algorithm` (one, or all), `root`, `placement`, `search`, `budget` and
+/// `time_limit` are `tune`'s; the time limit holds for the whole sweep (rows finished by then
+/// stand, and `stats["stopped"]` says why it ended early).
+///
 /// The GIL is released while the sweep runs. At most 100,000 points per call.
 #[pyfunction]
-#[pyo3(name = "sweep", signature = (machine, collective, threads, sizes=None, extrapolate=false))]
+#[pyo3(name = "sweep", signature = (
+    machine, collective, threads, sizes=None, extrapolate=false, objective="min",
+    algorithm=None, root=None, placement="by-thread-id", search="auto", budget=None,
+    time_limit=None
+))]
+#[allow(clippy::too_many_arguments)]
 fn sweep_fn(
     py: Python<'_>,
     machine: &PyMachine,
@@ -447,22 +495,49 @@ fn sweep_fn(
     threads: &Bound<'_, PyAny>,
     sizes: Option<&Bound<'_, PyAny>>,
     extrapolate: bool,
+    objective: &str,
+    algorithm: Option<String>,
+    root: Option<&Bound<'_, PyAny>>,
+    placement: &str,
+    search: &str,
+    budget: Option<&Bound<'_, PyAny>>,
+    time_limit: Option<f64>,
 ) -> PyResult<PySweep> {
     let collective: Collective = parse("collective", collective)?;
+    let objective: Objective = parse("objective", objective)?;
     let limit = modelopt_optimizer::job::MAX_SWEEP_POINTS as usize;
     let threads: Vec<u32> = integers(threads, "threads", limit)?;
     let sizes: Vec<u64> = match sizes {
         Some(s) => integers(s, "sizes", limit)?,
         None => vec![0],
     };
+    let options = search_options(
+        objective,
+        1,
+        TreeOptions {
+            root,
+            placement,
+            search,
+            budget,
+            time_limit,
+        },
+    )?;
     let machine = Arc::clone(&machine.machine);
-    let (json, len) = py.detach(move || {
+    let (json, len, stats) = py.detach(move || {
         guarded(|| {
-            let rows: Vec<Row> = sweep(&machine, collective, threads, sizes, extrapolate)?;
-            Ok((to_json(&rows)?, rows.len()))
+            let (rows, stats): (Vec<Row>, _) = sweep_with(
+                &machine,
+                collective,
+                threads,
+                sizes,
+                extrapolate,
+                algorithm,
+                options,
+            )?;
+            Ok((to_json(&rows)?, rows.len(), to_json(&stats)?))
         })
     })?;
-    Ok(PySweep { json, len })
+    Ok(PySweep { json, len, stats })
 }
 
 /// Non-negative integers from a Python iterable (a `range`, a list, ...), at most `limit`.
