@@ -1266,3 +1266,28 @@ fn a_sweep_says_before_it_starts_how_many_points_are_over_the_budget() {
     ]);
     assert_eq!(said, None, "{stderr}");
 }
+
+#[test]
+fn a_graph_priced_local_search_stops_within_its_time_limit() {
+    // 128 threads on the chiplet machine: the local search prices neighbours in chunks of 256
+    // CLa graphs, ~0.25 s a chunk in release (seconds in debug), and only looked at the clock
+    // between chunks: --time-limit 0.1 took 0.35 s. Past the deadline the rest of a chunk is
+    // now skipped. The margin covers the candidates priced before the descent in a debug
+    // build on a busy machine.
+    let t0 = std::time::Instant::now();
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(&[
+        "reduce",
+        "-m",
+        "chiplet-2s-4x8",
+        "-n",
+        "128",
+        "--time-limit",
+        "0.5",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    let took = t0.elapsed();
+    assert!(took < std::time::Duration::from_millis(2_000), "{took:?}");
+    assert_eq!(v["exact"], false, "{v}");
+}
