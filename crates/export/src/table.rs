@@ -9,7 +9,8 @@
 
 use crate::ExportError;
 use modelopt_model::{Collective, Machine, Params, Request};
-use modelopt_optimizer::{tune, SearchOptions};
+use modelopt_optimizer::tuner::tune_until;
+use modelopt_optimizer::SearchOptions;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -216,6 +217,10 @@ pub fn fill(
     let mut tables = Vec::new();
     // (collective, model's best, kept) -> cells
     let mut replaced: BTreeMap<(Collective, String, String), usize> = BTreeMap::new();
+    // The time limit holds for the whole table (each cell's search gets what is left of it);
+    // cells whose search stopped early (a limit) are counted and named in a note.
+    let deadline = options.limits.deadline();
+    let mut unproven: BTreeMap<Collective, usize> = BTreeMap::new();
     for &collective in collectives {
         let sizes: &[u64] = if collective == Collective::Barrier {
             &grid.sizes[..1]
@@ -235,8 +240,11 @@ pub fn fill(
                 let request = Request::new(collective, ranks)
                     .and_then(|r| r.with_size(size))
                     .map_err(|e| cell_error(e.to_string()))?;
-                let tuning = tune(machine, &request, options, None)
+                let tuning = tune_until(machine, &request, options, None, deadline)
                     .map_err(|e| cell_error(e.to_string()))?;
+                if !tuning.complete() {
+                    *unproven.entry(collective).or_default() += 1;
+                }
                 let mut ranked = tuning
                     .ranking
                     .iter()
@@ -272,6 +280,11 @@ pub fn fill(
                 "{c}: in {n} grid cell(s) the model's best, {best}, has no equivalent in this target; the best expressible, {kept}, is used"
             )
         })
+        .chain(unproven.into_iter().map(|(c, n)| {
+            format!(
+                "{c}: in {n} grid cell(s) the search stopped at a limit (the work budget or the time limit), so the decision there is the best found, not proven optimal"
+            )
+        }))
         .collect();
     Ok(DecisionTable {
         machine: machine.name.clone(),
