@@ -1218,39 +1218,29 @@ fn a_sweep_says_before_it_starts_how_many_points_are_over_the_budget() {
             .map(|n| n.parse::<u32>().unwrap());
         (said, flagged, stderr)
     };
-    let four = [
-        "sweep",
-        "-m",
-        "xeon-e5-4650-4s",
-        "-c",
-        "bcast",
-        "-n",
-        "2..=12",
-        "--algorithm",
-        "cla-tree",
-        "--budget",
-        "1000000",
-        "--placement",
-        "optimal",
-    ];
-    let (said, flagged, stderr) = sweep(&four);
+    let args = |machine: &'static str, extra: &[&'static str]| {
+        let mut a = vec![
+            "sweep",
+            "-m",
+            machine,
+            "-c",
+            "bcast",
+            "-n",
+            "2..=12",
+            "--algorithm",
+            "cla-tree",
+            "--budget",
+            "1000000",
+        ];
+        a.extend(extra);
+        a
+    };
+    let (said, flagged, stderr) = sweep(&args("xeon-e5-4650-4s", &["--placement", "optimal"]));
     assert_eq!((said, flagged), (Some(8), Some(8)), "{stderr}");
     assert!(
         stderr.contains("8 of its 11 points need an exact search over the work budget of 1000000")
     );
-    let chiplet = [
-        "sweep",
-        "-m",
-        "chiplet-2s-4x8",
-        "-c",
-        "bcast",
-        "-n",
-        "2..=12",
-        "--algorithm",
-        "cla-tree",
-        "--budget",
-        "1000000",
-    ];
+    let chiplet = args("chiplet-2s-4x8", &[]);
     let (said, flagged, stderr) = sweep(&chiplet);
     assert!(said.is_some_and(|n| n > 0), "{stderr}");
     assert_eq!(said, flagged, "{stderr}");

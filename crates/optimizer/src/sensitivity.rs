@@ -692,28 +692,13 @@ impl<'m> Analysis<'m> {
             }
         }
         progress.finish();
-        if used == 0 && stopped.is_some() {
-            // The time limit came before the first sample: an empty summary that says so.
-            return Ok(MonteCarlo {
-                samples: 0,
-                seed: options.seed,
-                drawn: drawn
-                    .iter()
-                    .map(|p| (p.key.clone(), p.stdev.unwrap_or(0.0)))
-                    .collect(),
-                fixed,
-                redraws,
-                candidates: Vec::new(),
-                best_in_expectation: 0,
-                best_worst_case: 0,
-                stopped,
-            });
-        }
-        if used == 0 {
+        if used == 0 && stopped.is_none() {
             return Err(SensitivityError::Options(
                 "no sample could be tuned (the drawn machines were all rejected)".into(),
             ));
         }
+        // With no sample (the time limit came first), an empty summary that says so.
+        let ids = if used == 0 { Vec::new() } else { ids };
         let mut list: Vec<Candidate> = ids
             .into_iter()
             .enumerate()
