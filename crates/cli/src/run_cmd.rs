@@ -569,6 +569,40 @@ impl<'m> Setup<'m> {
     }
 
     /// Resolve, run and price every candidate on `threads` threads.
+    /// How many thread counts of `lo..=hi` ask the optimizer (`optimal` among the candidates)
+    /// a question whose exact search is over the work budget: each such count searches until
+    /// the budget is spent (up to ~10 s) before its measurement. Said before `validate`
+    /// starts ([`modelopt_optimizer::search::runs_to_budget`], the searches' own estimates).
+    pub fn optimal_over_budget(&self, lo: u32, hi: u32, specs: &CandidateSpecs) -> u64 {
+        let asks = match specs {
+            CandidateSpecs::Trees(shapes) => shapes.contains(&Shape::Optimal),
+            CandidateSpecs::Degrees(degrees) => degrees.contains(&DegreeSpec::Optimal),
+        };
+        let Some(name) = self
+            .collective
+            .model_algorithm(self.machine)
+            .filter(|_| asks)
+        else {
+            return 0;
+        };
+        let algorithms = self.machine.algorithms_for(self.collective.collective());
+        let Some(algorithm) = algorithms.iter().find(|a| a.name() == name) else {
+            return 0;
+        };
+        let options = SearchOptions::new(Objective::Min, 1);
+        (lo..=hi)
+            .filter(|&n| {
+                Request::new(self.collective.collective(), n).is_ok_and(|request| {
+                    modelopt_optimizer::search::runs_to_budget(
+                        algorithm.as_ref(),
+                        &request,
+                        &options,
+                    )
+                })
+            })
+            .count() as u64
+    }
+
     pub fn measure(&self, threads: u32, specs: &CandidateSpecs) -> anyhow::Result<RunReport> {
         let model = Model::new(self.machine, self.collective, threads)?;
         let (assigned, sockets) = self.place(threads, &model)?;

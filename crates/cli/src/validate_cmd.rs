@@ -117,6 +117,14 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<String> {
     }
     check_threads(&machine, hi, args.extrapolate)?;
     let specs = setup.candidate_specs(args.tree.as_deref(), args.degree.as_deref())?;
+    let heavy = setup.optimal_over_budget(lo, hi, &specs);
+    if heavy > 0 {
+        // Long work says so before it starts.
+        eprintln!(
+            "note: validate: at {heavy} of its {} thread counts the optimizer's exact search is over the work budget; each searches until the budget is spent (up to ~10 s) before it is measured, and its `optimal` is the best found, not proven",
+            hi - lo + 1
+        );
+    }
     let mut runs = Vec::new();
     for n in lo..=hi {
         runs.push(setup.measure(n, &specs)?);

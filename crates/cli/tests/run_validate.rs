@@ -796,3 +796,48 @@ fn an_optimal_tree_from_a_stopped_search_is_labelled_not_proven() {
     ]);
     assert!(text.contains("optimal (best found, not proven)"), "{text}");
 }
+
+#[test]
+fn validate_says_before_it_starts_where_the_optimizer_is_over_its_budget() {
+    // Eight sockets of two single-threaded cores, threads placed socket by socket: 16 threads
+    // fill all eight, and the socket DP costs ((2+1)(2+2)/2)^8 × 8² = 6^8 × 64 = 107,495,424
+    // transitions, over the default budget of 10^8; 15 threads (7 full sockets and one)
+    // cost 6^7 × 3 × 64 = 53,747,712, within it. So of 15..=16 one count is over.
+    let dir = tempfile::tempdir().unwrap();
+    let four = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../machines/xeon-e5-4650-4s.toml"
+    ))
+    .unwrap();
+    let tiny = four
+        .replace("sockets = 4\n", "sockets = 8\n")
+        .replace("cores_per_socket = 8\n", "cores_per_socket = 2\n")
+        .replace("threads_per_core = 2\n", "threads_per_core = 1\n")
+        .replace("max_threads = 64\n", "max_threads = 16\n")
+        .replace("name = \"xeon-e5-4650-4s\"", "name = \"tiny8\"");
+    let path = dir.path().join("tiny8.toml");
+    std::fs::write(&path, tiny).unwrap();
+    let out = modelopt()
+        .args([
+            "validate",
+            "-m",
+            path.to_str().unwrap(),
+            "--collective",
+            "bcast",
+            "--threads",
+            "15..=16",
+            "--oversubscribe",
+            "--iterations",
+            "2",
+            "--tree",
+            "optimal",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("note: validate: at 1 of its 2 thread counts the optimizer's exact search is over the work budget"),
+        "{stderr}"
+    );
+}
