@@ -86,9 +86,16 @@ fn integer(what: &str, value: &Bound<'_, PyAny>) -> PyResult<i64> {
 }
 
 /// A Python integer as a non-negative value of `T`, or a `ModelOptError` naming the parameter.
-fn unsigned<T: TryFrom<i64>>(what: &str, value: &Bound<'_, PyAny>) -> PyResult<T> {
+/// Every unsigned 64-bit value is taken (the CLI's `--budget 18446744073709551615` too).
+fn unsigned<T: TryFrom<u64>>(what: &str, value: &Bound<'_, PyAny>) -> PyResult<T> {
+    let out_of_range =
+        |v: &dyn std::fmt::Display| ModelOptError::new_err(format!("{what} {v}: out of range"));
+    if let Ok(v) = value.extract::<u64>() {
+        return T::try_from(v).map_err(|_| out_of_range(&v));
+    }
+    // Not a u64: a negative integer is out of range, anything else not an integer.
     let v = integer(what, value)?;
-    T::try_from(v).map_err(|_| ModelOptError::new_err(format!("{what} {v}: out of range")))
+    Err(out_of_range(&v))
 }
 
 /// A machine model: a bundled machine or a TOML machine file, loaded and validated once.

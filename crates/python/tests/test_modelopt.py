@@ -166,6 +166,9 @@ def test_sweep_takes_the_clis_search_options():
     assert time.monotonic() - t0 < 10
     assert cut.stats["stopped"] is not None
     assert len(cut) <= 63
+    # Every unsigned 64-bit budget is taken, as the CLI takes it.
+    expected = cli_json("bcast", "xeon-e5-4650-4s", 8, "--budget", str(2**64 - 1))
+    assert modelopt.tune(four, "bcast", threads=8, budget=2**64 - 1).to_dict() == expected
     # Bad options: the same one-line messages as tune's.
     for kwargs in [
         {"placement": "nope"},
