@@ -387,7 +387,9 @@ pub fn estimate(
 /// not proven optimal (an exact search over the budget, answered by an anytime one), known
 /// before it starts: the rooted- and priced-tree searches say so from the same estimates they
 /// check; the other spaces finish, or are refused, within the budget. A space the algorithm
-/// cannot build is not long work (the search will report its error at once).
+/// cannot build is not long work (the search will report its error at once). Not known
+/// beforehand, and so not counted: a socket DP within its estimate whose Pareto pass (under
+/// `--objective max` or a blend) meets more points than the budget pays for and stops there.
 pub fn runs_to_budget(
     algorithm: &dyn Algorithm,
     request: &Request,
