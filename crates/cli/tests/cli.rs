@@ -1281,3 +1281,37 @@ fn a_graph_priced_local_search_stops_within_its_time_limit() {
     assert!(took < std::time::Duration::from_millis(2_000), "{took:?}");
     assert_eq!(v["exact"], false, "{v}");
 }
+
+#[test]
+fn the_look_ahead_of_a_long_sweep_is_bounded_too() {
+    // 1,023 graph-priced points up to 1,024 threads: building each space computes its
+    // certified bound in O(n²) (40–60 ms at 1,024 threads), so looking at every point before
+    // the sweep took 72 s, past a 1 s time limit. The look-ahead now stops after PREFLIGHT_WORK
+    // units (Σ n² over the points it built) and says how far it looked: the first points, 2 to
+    // 182 threads (Σ_{n=2}^{182} n² = 182·183·365/6 − 1 = 2,026,114 > 2·10⁶, the unit counted
+    // after each build), are the 181 looked at.
+    let t0 = std::time::Instant::now();
+    let out = modelopt()
+        .args([
+            "sweep",
+            "-m",
+            "chiplet-2s-4x8",
+            "-c",
+            "bcast",
+            "-n",
+            "2..=1024",
+            "--extrapolate",
+            "--time-limit",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    let took = t0.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("of its 1023 points (of the first 181 looked at)"),
+        "{stderr}"
+    );
+    assert!(took < std::time::Duration::from_secs(6), "{took:?}");
+}

@@ -383,29 +383,58 @@ pub fn estimate(
     Ok(space_estimate(&space))
 }
 
+/// What [`preflight`] knows about a search before it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Preflight {
+    /// Whether [`rank`] of this algorithm will search until the work budget is spent and
+    /// answer not proven optimal (an exact search over the budget, answered by an anytime one).
+    pub runs_to_budget: bool,
+    /// Whether its space is priced by CLa graphs: building it computes a certified bound in
+    /// O(n²) (up to ~60 ms at 1,024 threads), so a caller looking ahead at many points counts
+    /// that cost.
+    pub graph_priced: bool,
+}
+
 /// Whether [`rank`] of this algorithm will search until the work budget is spent and answer
-/// not proven optimal (an exact search over the budget, answered by an anytime one), known
-/// before it starts: the rooted- and priced-tree searches say so from the same estimates they
-/// check; the other spaces finish, or are refused, within the budget. A space the algorithm
-/// cannot build is not long work (the search will report its error at once). Not known
-/// beforehand, and so not counted: a socket DP within its estimate whose Pareto pass (under
-/// `--objective max` or a blend) meets more points than the budget pays for and stops there.
+/// not proven optimal, known before it starts: the rooted- and priced-tree searches say so from
+/// the same estimates they check; the other spaces finish, or are refused, within the budget. A
+/// space the algorithm cannot build is not long work (the search will report its error at
+/// once). Not known beforehand, and so not counted: a socket DP within its estimate whose
+/// Pareto pass (under `--objective max` or a blend) meets more points than the budget pays for
+/// and stops there.
+pub fn preflight(
+    algorithm: &dyn Algorithm,
+    request: &Request,
+    options: &SearchOptions,
+) -> Preflight {
+    let (runs_to_budget, graph_priced) = match algorithm.space(request, &options.space) {
+        Ok(Space::RootedTrees(trees)) => (
+            crate::rooted_trees::runs_to_budget(&trees, options.tree_search, &options.limits),
+            false,
+        ),
+        Ok(Space::PricedTrees(trees)) => (
+            crate::priced_trees::runs_to_budget(
+                &trees,
+                options.tree_search,
+                options.limits.work_budget,
+            ),
+            true,
+        ),
+        _ => (false, false),
+    };
+    Preflight {
+        runs_to_budget,
+        graph_priced,
+    }
+}
+
+/// [`preflight`]'s first answer alone.
 pub fn runs_to_budget(
     algorithm: &dyn Algorithm,
     request: &Request,
     options: &SearchOptions,
 ) -> bool {
-    match algorithm.space(request, &options.space) {
-        Ok(Space::RootedTrees(trees)) => {
-            crate::rooted_trees::runs_to_budget(&trees, options.tree_search, &options.limits)
-        }
-        Ok(Space::PricedTrees(trees)) => crate::priced_trees::runs_to_budget(
-            &trees,
-            options.tree_search,
-            options.limits.work_budget,
-        ),
-        _ => false,
-    }
+    preflight(algorithm, request, options).runs_to_budget
 }
 
 fn space_estimate(space: &Space) -> WorkEstimate {

@@ -335,31 +335,45 @@ impl<'m> Sweep<'m> {
     }
 
     /// How many points will search until the work budget is spent and be answered NOT proven
-    /// optimal ([`crate::search::runs_to_budget`]: an exact search over the budget), known
-    /// before the sweep starts; `None` for sweeps of more than [`PREFLIGHT_POINTS`] points (the
-    /// look-ahead builds each point's spaces, so it is bounded too). A point tunes every
-    /// algorithm of its collective when more than one is selected, so all of them are asked.
-    pub fn points_over_budget(&self) -> Option<u64> {
+    /// optimal ([`crate::search::preflight`]: an exact search over the budget), known before
+    /// the sweep starts. The look-ahead builds each point's spaces, so it is bounded twice: no
+    /// look at all past [`PREFLIGHT_POINTS`] points (`None`), and the points are looked at in
+    /// order only until [`PREFLIGHT_WORK`] units are spent (a graph-priced space costs n² units
+    /// to build, for its certified bound; any other, n), which [`OverBudget::looked`] says. A
+    /// point tunes every algorithm of its collective when more than one is selected, so all of
+    /// them are asked.
+    pub fn points_over_budget(&self) -> Option<OverBudget> {
         let total = self.points();
         if total > PREFLIGHT_POINTS {
             return None;
         }
-        let mut heavy = 0;
+        let mut found = OverBudget {
+            points: 0,
+            looked: 0,
+        };
+        let mut work = 0u64;
         for index in 0..total {
+            if work > PREFLIGHT_WORK {
+                break;
+            }
+            found.looked += 1;
             let p = self.point(index);
             let Some(request) = self.request(&p) else {
                 continue;
             };
             let names = self.selected(&p);
-            let asked = p
-                .machine
-                .algorithms_for(p.collective)
-                .iter()
-                .filter(|a| names.len() > 1 || names.contains(&a.name()))
-                .any(|a| crate::search::runs_to_budget(a.as_ref(), &request, &self.search));
-            heavy += u64::from(asked);
+            let mut heavy = false;
+            for a in p.machine.algorithms_for(p.collective) {
+                if names.len() > 1 || names.contains(&a.name()) {
+                    let seen = crate::search::preflight(a.as_ref(), &request, &self.search);
+                    heavy |= seen.runs_to_budget;
+                    let n = u64::from(p.threads);
+                    work += if seen.graph_priced { n * n } else { n };
+                }
+            }
+            found.points += u64::from(heavy);
         }
-        Some(heavy)
+        Some(found)
     }
 
     fn evaluate(&self, p: &Point<'m>, deadline: Deadline) -> Outcome {
@@ -425,9 +439,23 @@ impl<'m> Sweep<'m> {
     }
 }
 
-/// The most points [`Sweep::points_over_budget`] looks at (building a point's spaces takes
-/// microseconds to a millisecond).
+/// The most points [`Sweep::points_over_budget`] looks at.
 pub const PREFLIGHT_POINTS: u64 = 10_000;
+
+/// The most work units [`Sweep::points_over_budget`] spends building spaces: 2·10⁶, about a
+/// tenth of a second (a graph-priced space of 1,024 threads, 1,048,576 units, takes 40–60 ms to
+/// build), spent before the sweep's time limit starts.
+pub const PREFLIGHT_WORK: u64 = 2_000_000;
+
+/// The points of a sweep over the work budget, as far as [`Sweep::points_over_budget`] looked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OverBudget {
+    /// Points (among those looked at) whose exact search is over the work budget.
+    pub points: u64,
+    /// Points looked at, from the first: all of them, or fewer when the look-ahead's work cap
+    /// stopped it (then `points` is a lower bound for the sweep).
+    pub looked: u64,
+}
 
 fn default_chunk() -> usize {
     (crate::parallel::workers() * 16).max(16)

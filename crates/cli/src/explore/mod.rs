@@ -110,9 +110,17 @@ pub(crate) fn collect(sweep: &Sweep<'_>, label: &str) -> (Vec<Row>, SweepStats) 
     // the budget is spent, up to ~10 s on the bundled machines, and is answered with a gap).
     if total > LONG_SWEEP_POINTS {
         eprintln!("note: {label} tunes {total} points{limit}");
-    } else if let Some(heavy) = sweep.points_over_budget().filter(|&h| h > 0) {
+    } else if let Some(over) = sweep.points_over_budget().filter(|o| o.points > 0) {
+        let count = if over.looked < total {
+            format!(
+                "at least {} of its {total} points (of the first {} looked at)",
+                over.points, over.looked
+            )
+        } else {
+            format!("{} of its {total} points", over.points)
+        };
         eprintln!(
-            "note: {label}: {heavy} of its {total} points need an exact search over the work budget of {}; each searches until the budget is spent (up to ~10 s a point at the default budget) and is answered NOT proven optimal{limit}",
+            "note: {label}: {count} need an exact search over the work budget of {}; each searches until the budget is spent (up to ~10 s a point at the default budget) and is answered NOT proven optimal{limit}",
             sweep.search.limits.work_budget
         );
     }
