@@ -976,12 +976,16 @@ pub fn runs_to_budget(space: &RootedTreeSpace, method: TreeSearch, limits: &Limi
     let counts = match &space.capacity {
         Some(capacity) => {
             let box_counts: Vec<u32> = capacity.iter().map(|&c| c.min(n)).collect();
-            let splits = splits_of(n, &box_counts, root_socket, MAX_LISTED_SPLITS);
-            match (splits.listed.as_slice(), splits.complete) {
-                ([], _) => return false,
-                ([only], true) => only.clone(),
-                (_, complete) => {
-                    return !complete || limits.check(&socket_dp::estimate(&box_counts)).is_err()
+            // Counted, not listed: a look-ahead over many points must stay cheap.
+            match count_splits(n, &box_counts, root_socket) {
+                0 => return false,
+                1 => match splits_of(n, &box_counts, root_socket, 1).listed.pop() {
+                    Some(only) => only,
+                    None => return false,
+                },
+                many => {
+                    return many > MAX_LISTED_SPLITS as u64
+                        || limits.check(&socket_dp::estimate(&box_counts)).is_err()
                 }
             }
         }
@@ -1347,6 +1351,37 @@ fn splits_of(n: u32, limit: &[u32], root_socket: u32, max: usize) -> Splits {
         // `moved` ≤ suffix[i + 1] ≤ Σ room, which holds n − 1 < 2³².
         fill(&mut cur, i + 1, moved as u32);
     }
+}
+
+/// How many splits [`splits_of`] would list without a cap (saturating): the bounded
+/// compositions of the n − 1 threads besides the root's over the sockets' room, by a truncated
+/// product of polynomials, O(sockets · n · room).
+fn count_splits(n: u32, limit: &[u32], root_socket: u32) -> u64 {
+    let root = root_socket as usize;
+    let (Some(rest), Some(&root_room)) = (n.checked_sub(1), limit.get(root)) else {
+        return 0;
+    };
+    if root_room == 0 {
+        return 0;
+    }
+    let rest = rest as usize;
+    // ways[t]: vectors over the sockets so far summing to t.
+    let mut ways = vec![0u64; rest + 1];
+    ways[0] = 1;
+    for (s, &c) in limit.iter().enumerate() {
+        let room = (if s == root { c - 1 } else { c }) as usize;
+        let mut next = vec![0u64; rest + 1];
+        for (t, &w) in ways.iter().enumerate() {
+            if w == 0 {
+                continue;
+            }
+            for v in 0..=room.min(rest - t) {
+                next[t + v] = next[t + v].saturating_add(w);
+            }
+        }
+        ways = next;
+    }
+    ways[rest]
 }
 
 /// The balanced split: threads dealt to the sockets in turn, from the root's socket, skipping
@@ -2405,6 +2440,7 @@ mod tests {
                     let got = splits_of(n, limit, root, usize::MAX);
                     assert_eq!(got.listed, want, "n {n}, box {limit:?}, root {root}");
                     assert!(got.complete);
+                    assert_eq!(count_splits(n, limit, root), want.len() as u64);
                 }
             }
         }
@@ -2420,6 +2456,11 @@ mod tests {
         assert!(!s.complete);
         // The first: sockets 0, 1, 2 full (96), then 4 on socket 3.
         assert_eq!(s.listed[0], vec![32, 32, 32, 4, 0, 0, 0, 0]);
+        // Counted without listing (the look-ahead's way): 99 threads besides the root over
+        // eight sockets of room 31, 32, ..., 32, far above the cap.
+        assert!(count_splits(100, &[32; 8], 0) > 1_000_000_000);
+        // Four sockets of 16, 32 threads: 3,128 splits (a filter of the 17^4 box, by script).
+        assert_eq!(count_splits(32, &[16; 4], 0), 3_128);
         assert!(t0.elapsed() < std::time::Duration::from_secs(1));
     }
 
