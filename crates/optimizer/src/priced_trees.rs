@@ -53,9 +53,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// rooted trees on n nodes times the socket labelings of the non-root nodes, summed over the
 /// splits a free placement may choose; saturating.
 pub fn configurations(space: &PricedTreeSpace) -> u64 {
+    configurations_of(space, splits(space).as_deref())
+}
+
+/// [`configurations`] over splits listed already (`None`: too many to list).
+fn configurations_of(space: &PricedTreeSpace, splits: Option<&[Vec<u32>]>) -> u64 {
     let trees = tree_count(space.threads as usize);
     let root = space.root_group();
-    let Some(splits) = splits(space) else {
+    let Some(splits) = splits else {
         return u64::MAX;
     };
     splits
@@ -131,9 +136,17 @@ pub fn estimate(space: &PricedTreeSpace) -> WorkEstimate {
 /// Whether [`rank_priced_trees`] will run its local search until the work budget is spent
 /// (the exhaustive pass is not affordable, or cannot prove an optimum here) rather than finish
 /// exactly or refuse: the same test it makes before it starts. For announcing long work.
-pub fn runs_to_budget(space: &PricedTreeSpace, method: TreeSearch, budget: u64) -> bool {
-    let unaffordable = configurations(space) == u64::MAX || estimate(space).units > budget;
-    method == TreeSearch::Auto && (unaffordable || !space.sockets_fix_cost)
+/// Also the units of work the answer took (the listing of free splits, up to
+/// [`MAX_SPLIT_WORK`]), for a look-ahead over many points to count.
+pub fn runs_to_budget(space: &PricedTreeSpace, method: TreeSearch, budget: u64) -> (bool, u64) {
+    let (listed, work) = splits_counted(space);
+    let configurations = configurations_of(space, listed.as_deref());
+    let unaffordable = configurations == u64::MAX
+        || configurations.saturating_mul(space.work_per_configuration.max(1)) > budget;
+    (
+        method == TreeSearch::Auto && (unaffordable || !space.sockets_fix_cost),
+        work,
+    )
 }
 
 /// The most work [`splits`] does (a unit per digit it looks at, resets or copies) before it
@@ -152,8 +165,13 @@ const MAX_SPLIT_WORK: u64 = 1 << 22;
 /// `None` when listing them would take more than [`MAX_SPLIT_WORK`] (many groups with large
 /// capacities): such a search is far over any budget anyway.
 fn splits(space: &PricedTreeSpace) -> Option<Vec<Vec<u32>>> {
+    splits_counted(space).0
+}
+
+/// [`splits`] and the units of work its listing took.
+fn splits_counted(space: &PricedTreeSpace) -> (Option<Vec<Vec<u32>>>, u64) {
     let Some(capacity) = &space.capacity else {
-        return Some(vec![space.nodes_per_group()]);
+        return (Some(vec![space.nodes_per_group()]), 1);
     };
     let n = space.threads;
     let root = space.root_group() as usize;
@@ -166,7 +184,7 @@ fn splits(space: &PricedTreeSpace) -> Option<Vec<Vec<u32>>> {
     let groups = capacity.len();
     let mut out = Vec::new();
     if groups == 0 {
-        return Some(out);
+        return (Some(out), 1);
     }
     // An odometer over the counts, last group fastest, each count bounded by its capacity,
     // the threads left and the previous interchangeable domain's count; a vector is kept when
@@ -187,10 +205,10 @@ fn splits(space: &PricedTreeSpace) -> Option<Vec<Vec<u32>>> {
         loop {
             work += 1;
             if work > MAX_SPLIT_WORK {
-                return None;
+                return (None, work);
             }
             if g == 0 {
-                return Some(out);
+                return (Some(out), work);
             }
             g -= 1;
             let before = total - after - counts[g];

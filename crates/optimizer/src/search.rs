@@ -389,10 +389,11 @@ pub struct Preflight {
     /// Whether [`rank`] of this algorithm will search until the work budget is spent and
     /// answer not proven optimal (an exact search over the budget, answered by an anytime one).
     pub runs_to_budget: bool,
-    /// Whether its space is priced by CLa graphs: building it computes a certified bound in
-    /// O(n²) (up to ~60 ms at 1,024 threads), so a caller looking ahead at many points counts
-    /// that cost.
-    pub graph_priced: bool,
+    /// What building the space and answering cost, in units of ~50 ns, for a caller looking
+    /// ahead at many points to bound its look: n² for a space priced by CLa graphs (building
+    /// it computes a certified bound in O(n²), ~60 ms at 1,024 threads) plus the digits its
+    /// listing of free splits touched (up to 4·10⁶), n for any other space.
+    pub work: u64,
 }
 
 /// Whether [`rank`] of this algorithm will search until the work budget is spent and answer
@@ -407,24 +408,25 @@ pub fn preflight(
     request: &Request,
     options: &SearchOptions,
 ) -> Preflight {
-    let (runs_to_budget, graph_priced) = match algorithm.space(request, &options.space) {
+    let n = u64::from(request.threads());
+    let (runs_to_budget, work) = match algorithm.space(request, &options.space) {
         Ok(Space::RootedTrees(trees)) => (
             crate::rooted_trees::runs_to_budget(&trees, options.tree_search, &options.limits),
-            false,
+            n,
         ),
-        Ok(Space::PricedTrees(trees)) => (
-            crate::priced_trees::runs_to_budget(
+        Ok(Space::PricedTrees(trees)) => {
+            let (runs, listing) = crate::priced_trees::runs_to_budget(
                 &trees,
                 options.tree_search,
                 options.limits.work_budget,
-            ),
-            true,
-        ),
-        _ => (false, false),
+            );
+            (runs, n.saturating_mul(n).saturating_add(listing))
+        }
+        _ => (false, n),
     };
     Preflight {
         runs_to_budget,
-        graph_priced,
+        work,
     }
 }
 

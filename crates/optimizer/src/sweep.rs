@@ -338,8 +338,8 @@ impl<'m> Sweep<'m> {
     /// optimal ([`crate::search::preflight`]: an exact search over the budget), known before
     /// the sweep starts. The look-ahead builds each point's spaces, so it is bounded twice: no
     /// look at all past [`PREFLIGHT_POINTS`] points (`None`), and the points are looked at in
-    /// order only until [`PREFLIGHT_WORK`] units are spent (a graph-priced space costs n² units
-    /// to build, for its certified bound; any other, n), which [`OverBudget::looked`] says. A
+    /// order only until [`PREFLIGHT_WORK`] units are spent ([`crate::search::Preflight::work`]),
+    /// which [`OverBudget::looked`] says. A
     /// point tunes every algorithm of its collective when more than one is selected, so all of
     /// them are asked.
     pub fn points_over_budget(&self) -> Option<OverBudget> {
@@ -367,8 +367,7 @@ impl<'m> Sweep<'m> {
                 if names.len() > 1 || names.contains(&a.name()) {
                     let seen = crate::search::preflight(a.as_ref(), &request, &self.search);
                     heavy |= seen.runs_to_budget;
-                    let n = u64::from(p.threads);
-                    work += if seen.graph_priced { n * n } else { n };
+                    work = work.saturating_add(seen.work);
                 }
             }
             found.points += u64::from(heavy);
