@@ -41,7 +41,9 @@ use modelopt_host::topology::{self as host_topology, Topology as HostTopology};
 use modelopt_model::ccnuma::tree::RootedTree;
 use modelopt_model::ccnuma::Ccnuma;
 use modelopt_model::{Collective, Machine, Params, Request, SpaceOptions};
-use modelopt_optimizer::{tune, Objective, SearchOptions};
+use modelopt_optimizer::limits::{Deadline, Limits};
+use modelopt_optimizer::tuner::tune_until;
+use modelopt_optimizer::{Objective, SearchOptions};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -239,6 +241,28 @@ pub struct HostFlags {
     /// Start instant of each iteration this many microseconds after it is announced.
     #[arg(long, default_value_t = 100)]
     pub gap_us: u64,
+    /// Stop the optimizer's searches for the `optimal` candidate after this many seconds in
+    /// all (the best found so far runs, labelled not proven).
+    #[arg(long, value_parser = crate::args::parse_seconds, allow_negative_numbers = true)]
+    pub time_limit: Option<Duration>,
+    /// Largest search the optimizer starts for the `optimal` candidate without asking (as
+    /// the collective commands' --budget).
+    #[arg(long, allow_negative_numbers = true)]
+    pub budget: Option<u64>,
+}
+
+impl HostFlags {
+    /// The limits of the optimizer's searches.
+    pub fn limits(&self) -> Limits {
+        let mut limits = Limits {
+            time_limit: self.time_limit,
+            ..Limits::default()
+        };
+        if let Some(budget) = self.budget {
+            limits.work_budget = budget;
+        }
+        limits
+    }
 }
 
 /// Run `modelopt run` and return its output.
@@ -252,7 +276,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
         args.iterations,
         args.host.timeout_ms,
         args.host.gap_us,
-    )?;
+    )?
+    .with_limits(args.host.limits());
     check_threads(&machine, args.threads, args.extrapolate)?;
     let specs = setup.candidate_specs(args.tree.as_deref(), args.degree.as_deref())?;
     let report = setup.measure(args.threads, &specs)?;
@@ -284,6 +309,10 @@ pub(crate) struct Setup<'m> {
     placement: String,
     /// One line when the file's placement cannot be followed (printed on stderr after a run).
     pub warning: Option<String>,
+    /// The limits of the optimizer's searches for `optimal`, and their deadline (from
+    /// [`Setup::with_limits`]): the time limit covers every such search of the command.
+    limits: Limits,
+    deadline: Deadline,
 }
 
 /// How threads are pinned.
@@ -488,7 +517,17 @@ impl<'m> Setup<'m> {
             host,
             placement,
             warning,
+            limits: Limits::default(),
+            deadline: Deadline::never(),
         })
+    }
+
+    /// The optimizer's limits for `optimal` (`--budget`, `--time-limit`); the time limit
+    /// starts now.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.deadline = limits.deadline();
+        self.limits = limits;
+        self
     }
 
     /// Print the placement warning, if any, as one line on stderr.
@@ -589,7 +628,10 @@ impl<'m> Setup<'m> {
         let Some(algorithm) = algorithms.iter().find(|a| a.name() == name) else {
             return 0;
         };
-        let options = SearchOptions::new(Objective::Min, 1);
+        let options = SearchOptions {
+            limits: self.limits,
+            ..SearchOptions::new(Objective::Min, 1)
+        };
         (lo..=hi)
             .filter(|&n| {
                 Request::new(self.collective.collective(), n).is_ok_and(|request| {
@@ -606,7 +648,11 @@ impl<'m> Setup<'m> {
     pub fn measure(&self, threads: u32, specs: &CandidateSpecs) -> anyhow::Result<RunReport> {
         let model = Model::new(self.machine, self.collective, threads)?;
         let (assigned, sockets) = self.place(threads, &model)?;
-        let candidates = resolve(self.implementation, threads, specs, &model)?;
+        let search = Search {
+            limits: self.limits,
+            deadline: self.deadline,
+        };
+        let candidates = resolve(self.implementation, threads, specs, &model, &search)?;
         let mut rows = Vec::with_capacity(candidates.len());
         for c in candidates {
             let mut options = runner::RunOptions::new(threads, self.iterations, assigned.clone());
@@ -802,7 +848,7 @@ impl<'m> Model<'m> {
     /// What the optimizer finds best, with the machine's defaults (objective min).
     /// The optimizer's best and whether it is proven optimal (a search stopped by its budget
     /// or a heuristic is not: the candidate's label says so).
-    fn optimal(&self) -> anyhow::Result<(Params, bool)> {
+    fn optimal(&self, search: &Search) -> anyhow::Result<(Params, bool)> {
         let Some(name) = self.algorithm else {
             bail!(
                 "{} has no model of the {} this command runs, so `optimal` has no meaning: name the candidates",
@@ -812,9 +858,17 @@ impl<'m> Model<'m> {
         };
         let options = SearchOptions {
             space: SpaceOptions::default(),
+            limits: search.limits,
             ..SearchOptions::new(Objective::Min, 1)
         };
-        let tuning = tune(self.machine, &self.request, &options, Some(name)).map_err(|e| {
+        let tuning = tune_until(
+            self.machine,
+            &self.request,
+            &options,
+            Some(name),
+            search.deadline,
+        )
+        .map_err(|e| {
             anyhow!(
                 "optimal {} on {}: {e}",
                 self.request.collective(),
@@ -867,11 +921,18 @@ fn tree_of(found: Params, threads: u32) -> anyhow::Result<TreeShape> {
     })
 }
 
+/// The optimizer's limits for `optimal` and the command's deadline.
+struct Search {
+    limits: Limits,
+    deadline: Deadline,
+}
+
 fn resolve(
     implementation: Implementation,
     threads: u32,
     specs: &CandidateSpecs,
     model: &Model<'_>,
+    search: &Search,
 ) -> anyhow::Result<Vec<Candidate>> {
     let mut out: Vec<Candidate> = Vec::new();
     let mut push = |label: String, job: Job, structure: String, params: Option<Params>| match out
@@ -896,7 +957,7 @@ fn resolve(
             for shape in shapes_list {
                 let mut label = shape.to_string();
                 let (parents, level) = match shape {
-                    Shape::Optimal => match model.optimal()? {
+                    Shape::Optimal => match model.optimal(search)? {
                         (found, false) => {
                             // A search stopped by its budget answered: the best found.
                             label = "optimal (best found, not proven)".into();
@@ -922,7 +983,7 @@ fn resolve(
         CandidateSpecs::Degrees(list) => {
             for spec in list {
                 let degrees: Vec<(String, u32)> = match spec {
-                    DegreeSpec::Optimal => match model.optimal()?.0 {
+                    DegreeSpec::Optimal => match model.optimal(search)?.0 {
                         Params::Dissemination { degree, .. } => vec![("optimal".into(), degree)],
                         other => bail!("the optimizer answered `{other}`, not a degree"),
                     },

@@ -101,7 +101,8 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<String> {
         args.iterations,
         args.host.timeout_ms,
         args.host.gap_us,
-    )?;
+    )?
+    .with_limits(args.host.limits());
     let (lo, hi) = match args.threads {
         Some(range) => range,
         None => (2, u32::try_from(setup.cpus.len()).unwrap_or(u32::MAX)),

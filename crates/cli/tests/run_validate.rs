@@ -801,8 +801,8 @@ fn an_optimal_tree_from_a_stopped_search_is_labelled_not_proven() {
 fn validate_says_before_it_starts_where_the_optimizer_is_over_its_budget() {
     // Eight sockets of two single-threaded cores, threads placed socket by socket: 16 threads
     // fill all eight, and the socket DP costs ((2+1)(2+2)/2)^8 × 8² = 6^8 × 64 = 107,495,424
-    // transitions, over the default budget of 10^8; 15 threads (7 full sockets and one)
-    // cost 6^7 × 3 × 64 = 53,747,712, within it. So of 15..=16 one count is over.
+    // transitions, over a budget of 6·10^7 (and the default 10^8); 15 threads (7 full sockets
+    // and one) cost 6^7 × 3 × 64 = 53,747,712, within it. So of 15..=16 one count is over.
     let dir = tempfile::tempdir().unwrap();
     let four = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -831,6 +831,12 @@ fn validate_says_before_it_starts_where_the_optimizer_is_over_its_budget() {
             "2",
             "--tree",
             "optimal",
+            // The budget keeps both sides (1.07e8 > 6e7 > 5.37e7), and the time limit bounds
+            // the over-budget search for the whole command.
+            "--budget",
+            "60000000",
+            "--time-limit",
+            "2",
         ])
         .output()
         .unwrap();
@@ -839,5 +845,19 @@ fn validate_says_before_it_starts_where_the_optimizer_is_over_its_budget() {
     assert!(
         stderr.contains("note: validate: at 1 of its 2 thread counts the optimizer's exact search is over the work budget"),
         "{stderr}"
+    );
+    // run takes the same limits, checked as the collective commands check them.
+    fails_with(
+        &[
+            "run",
+            "bcast",
+            "-m",
+            "xeon-phi",
+            "--threads",
+            "2",
+            "--time-limit",
+            "0",
+        ],
+        "--time-limit",
     );
 }
