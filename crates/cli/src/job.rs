@@ -131,17 +131,18 @@ pub fn note_estimates(machine: &Machine) {
     }
 }
 
+/// The limits of `--time-limit` and `--budget` (the default budget when not given).
+pub fn limits_of(time_limit: Option<std::time::Duration>, budget: Option<u64>) -> Limits {
+    Limits {
+        time_limit,
+        work_budget: budget.unwrap_or(Limits::default().work_budget),
+    }
+}
+
 impl SearchFlags {
     /// The limits every search of this command obeys.
     pub fn limits(&self) -> Limits {
-        let mut limits = Limits {
-            time_limit: self.time_limit,
-            ..Limits::default()
-        };
-        if let Some(budget) = self.budget {
-            limits.work_budget = budget;
-        }
-        limits
+        limits_of(self.time_limit, self.budget)
     }
 
     /// The search options, built once from the flags: keep `top` configurations per algorithm.

@@ -254,14 +254,7 @@ pub struct HostFlags {
 impl HostFlags {
     /// The limits of the optimizer's searches.
     pub fn limits(&self) -> Limits {
-        let mut limits = Limits {
-            time_limit: self.time_limit,
-            ..Limits::default()
-        };
-        if let Some(budget) = self.budget {
-            limits.work_budget = budget;
-        }
-        limits
+        crate::job::limits_of(self.time_limit, self.budget)
     }
 }
 
