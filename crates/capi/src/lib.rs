@@ -273,15 +273,9 @@ pub unsafe extern "C" fn modelopt_tune_with(
     // SAFETY: forwarded from the caller's guarantees.
     unsafe {
         entry(err, || {
-            let machine = machine
-                .as_ref()
-                .ok_or_else(|| "machine: NULL handle".to_string())?;
-            let collective = collective_of(collective)?;
-            let objective: Objective = parsed(objective, "--objective", Objective::Min)?;
+            let (machine, collective, options, top) = tuning(machine, collective, objective, top)?;
             let metric: Metric = parsed(metric, "--metric", Metric::Latency)?;
             let state: BufferStates = parsed(state, "--state", BufferStates::default())?;
-            let top = usize::try_from(top).map_err(|_| format!("--top {top}: too large"))?;
-            let options = SearchOptions::new(objective, top.max(1));
             run_job(
                 machine,
                 collective,
@@ -328,13 +322,8 @@ pub unsafe extern "C" fn modelopt_tune_tree(
     // SAFETY: forwarded from the caller's guarantees.
     unsafe {
         entry(err, || {
-            let machine = machine
-                .as_ref()
-                .ok_or_else(|| "machine: NULL handle".to_string())?;
-            let collective = collective_of(collective)?;
-            let objective: Objective = parsed(objective, "--objective", Objective::Min)?;
-            let top = usize::try_from(top).map_err(|_| format!("--top {top}: too large"))?;
-            let mut options = SearchOptions::new(objective, top.max(1));
+            let (machine, collective, mut options, top) =
+                tuning(machine, collective, objective, top)?;
             if root >= 0 {
                 options.space.root =
                     Some(u32::try_from(root).map_err(|_| format!("--root {root}: too large"))?);
@@ -363,6 +352,32 @@ pub unsafe extern "C" fn modelopt_tune_tree(
             )
         })
     }
+}
+
+/// What every tuning entry point checks first: the machine handle, the collective, the
+/// objective and `top`, as search options keeping `top` configurations per algorithm.
+///
+/// # Safety
+/// `machine` is NULL or a live handle that outlives the result; `objective` is NULL or
+/// NUL-terminated.
+unsafe fn tuning<'m>(
+    machine: *const modelopt_machine,
+    collective: c_int,
+    objective: *const c_char,
+    top: u32,
+) -> Result<(&'m modelopt_machine, Collective, SearchOptions, usize), String> {
+    // SAFETY: forwarded from the caller's guarantees.
+    let machine = unsafe { machine.as_ref() }.ok_or_else(|| "machine: NULL handle".to_string())?;
+    let collective = collective_of(collective)?;
+    // SAFETY: as above.
+    let objective: Objective = unsafe { parsed(objective, "--objective", Objective::Min) }?;
+    let top = usize::try_from(top).map_err(|_| format!("--top {top}: too large"))?;
+    Ok((
+        machine,
+        collective,
+        SearchOptions::new(objective, top.max(1)),
+        top,
+    ))
 }
 
 /// An optional string option parsed as the CLI parses `flag`: NULL gives `default`; a bad value
