@@ -1194,8 +1194,9 @@ fn a_free_split_over_eight_wide_sockets_answers_instead_of_listing_every_split()
 
 #[test]
 fn a_sweep_says_before_it_starts_how_many_points_are_over_the_budget() {
-    // Free splits over the four sockets at a budget of 10^6: the socket DP over the box
-    // (n,n,n,n) costs ((n+1)(n+2)/2)^4 × 16 transitions: 810,000 at n = 4, 3,111,696 at n = 5.
+    // Free splits over the four sockets (each holding its 8 cores) at a budget of 10^6: the
+    // socket DP over the box (m,m,m,m), m = min(n, 8), costs ((m+1)(m+2)/2)^4 × 16
+    // transitions: 810,000 at n = 4, 3,111,696 at n = 5, more beyond.
     // So of the 11 points 2..=12, the 8 from 5 on are over the budget: said before the sweep,
     // and then answered NOT proven optimal. On the chiplet machine (graph-priced trees) the
     // note must match the answers too.

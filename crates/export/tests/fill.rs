@@ -84,3 +84,28 @@ fn barrier_is_asked_at_size_zero_only() {
         assert_eq!(comm.sizes[0].size_max, None);
     }
 }
+
+#[test]
+fn cells_whose_search_stopped_at_a_limit_are_named_in_a_note() {
+    // Four sockets at a budget of 10^6: 8 ranks lie on one socket's 8 cores (exact); 32 ranks
+    // take the 8 cores of every socket and need a socket DP of ((8+1)(8+2)/2)^4 · 4² =
+    // 45^4 · 16 = 65,610,000 transitions, over that budget (within the default 10^8), so that
+    // cell is the best found, not proven optimal, and the table says so.
+    let m = machine::load("xeon-e5-4650-4s").unwrap();
+    let grid = Grid {
+        ranks: vec![8, 32],
+        sizes: vec![0],
+    };
+    let mut opts = options();
+    opts.limits.work_budget = 1_000_000;
+    let t = fill(&m, &grid, &[Collective::Bcast], &opts, &|_, _| true).unwrap();
+    assert_eq!(
+        t.notes,
+        vec![
+            "bcast: in 1 grid cell(s) the search stopped at a limit (the work budget or the time limit), so the decision there is the best found, not proven optimal".to_string()
+        ]
+    );
+    // Within the default budget both cells are exact: no note.
+    let t = fill(&m, &grid, &[Collective::Bcast], &options(), &|_, _| true).unwrap();
+    assert!(t.notes.is_empty(), "{:?}", t.notes);
+}

@@ -1266,8 +1266,8 @@ fn split_incumbent(
 }
 
 /// The most splits a free placement over sockets lists ([`splits_of`]): 2 MiB of counts at
-/// eight sockets, and a stopgap tree each when the DP is over the budget (~0.1 ms each at 100
-/// threads, so ~7 s). Four sockets of 32 hold 23,408 splits of 64 threads; eight sockets of 32
+/// eight sockets, and a stopgap tree each when the DP is over the budget (at most ~0.1 ms each
+/// at 100 threads: 3–4 s for all of them on eight sockets, docs/perf.md). Four sockets of 32 hold 23,408 splits of 64 threads; eight sockets of 32
 /// hold ~10¹⁰ splits of 100 threads, where no search here can visit every split: the answer is
 /// then the best of the splits listed and a balanced one, bounded below over the whole box
 /// (`free_split`).

@@ -221,7 +221,7 @@ fn a_time_limit_is_obeyed() {
 
 #[test]
 fn a_sweeps_time_limit_holds_for_the_whole_sweep_of_rooted_trees() {
-    // 63 broadcasts (2..=64 threads) on four sockets, 38 of them over the budget of the exact
+    // 63 broadcasts (2..=64 threads) on four sockets, 30 of them over the budget of the exact
     // DP. Each point's rooted-tree search used to start a fresh clock with the sweep's limit,
     // so a 1 s sweep ran 4 s (two workers) or 7.7 s (one) in release. It now gets what is
     // left of the sweep's deadline: no chunk starts after it, and the points of the chunk in
@@ -271,12 +271,15 @@ fn a_rooted_tree_search_against_a_passed_deadline_answers_at_once() {
 fn the_preflight_agrees_with_the_search() {
     // `search::runs_to_budget` (what a sweep announces before it starts) must say "runs to the
     // budget" exactly when the search then answers stopped by the work budget. Budget 10^6, so
-    // that over-budget cases stop quickly. Socket-DP sizes Π (c+1)(c+2)/2 × S²:
-    // - four sockets by id, 8 threads: one socket, the exact one-socket search (false);
-    // - 24 threads = 16 + 8: 153 · 45 · 4 = 27,540 (false);
-    // - 40 threads = 16 + 16 + 8: 153 · 153 · 45 · 9 = 9,480,645 (true);
-    // - free split of 10 over four sockets: the box (10,10,10,10), 66^4 · 16 = 303,595,776 (true);
-    // - free split of 6 over the two sockets of the E5-2660: the box (6,6), 28² · 4 = 3,136
+    // that over-budget cases stop quickly. Socket-DP sizes Π (c+1)(c+2)/2 × S², with threads
+    // placed by id on the cores of every socket first (8 each), then on second hardware
+    // threads from socket 0:
+    // - four sockets, 8 threads: one socket, the exact one-socket search (false);
+    // - 24 threads = 8 + 8 + 8: 45³ · 3² = 820,125 (false);
+    // - 40 threads = 16 + 8 + 8 + 8: 153 · 45³ · 4² = 223,074,000 (true);
+    // - free split of 10 over four sockets (a socket holds its 8 cores): the box (8,8,8,8),
+    //   45^4 · 16 = 65,610,000 (true);
+    // - free split of 6 over the two sockets of the E5-2660: the box (6,6), 28² · 2² = 3,136
     //   (false).
     use modelopt_model::algorithm::ThreadPlacement;
     use modelopt_model::{machine, Collective, Request};
