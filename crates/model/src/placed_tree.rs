@@ -143,14 +143,21 @@ pub trait PlacedTreeCost: LevelCost + Send + Sync + fmt::Debug {
 /// | wait W_s (ascending s) | max(W_prev, G_s) + x(s, σ) | same |
 /// | root offset | R_L | R_L |
 ///
+/// **Units below a socket** ([`Domains`], docs/cla.md §13): when each node keeps one
+/// synchronization line per L3 domain of its children instead of per socket, the labels above
+/// are *units* (L3 domains numbered across sockets, unit u on socket u / D) and x(a, b) is R_R
+/// within one unit, R_D (`Domains::remote_domain`) between two units of one socket and R_Q
+/// across sockets; memory stays per socket (mem compares the units' sockets). Every formula
+/// above is unchanged.
+///
 /// The exact multi-socket dynamic program of the optimizer and its lower bounds are algebra on
 /// these constants; a pricing that returns them from [`PlacedTreeCost::line_classes`] promises
-/// its three terms are these formulas. Needs R_Q ≥ R_R and R_QI ≥ R_I.
+/// its three terms are these formulas. Needs R_L ≤ R_R ≤ R_D ≤ R_Q and R_I ≤ R_QI.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct LineClasses {
     /// R_L: a line in the reader's own cache.
     pub local: f64,
-    /// R_R: a line in another core's cache on the same socket.
+    /// R_R: a line in another core's cache of the same unit (socket, or L3 domain).
     pub socket: f64,
     /// R_Q: a line in a cache of another socket.
     pub remote: f64,
@@ -158,21 +165,78 @@ pub struct LineClasses {
     pub memory: f64,
     /// R_QI: a line from another socket's memory.
     pub remote_memory: f64,
+    /// When the units are L3 domains: how many a socket holds and what a transfer between two
+    /// of them costs. `None`: the units are the sockets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub domains: Option<Domains>,
+}
+
+/// Units below a socket: the L3 domains (chiplets) that each keep their own synchronization
+/// line, `per_socket` to a socket, unit u on socket u / `per_socket`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Domains {
+    /// L3 domains per socket (at least 1).
+    pub per_socket: u32,
+    /// R_D: a line in another L3 domain of the same socket.
+    pub remote_domain: f64,
+}
+
+/// How a unit relates to a node's own unit: which class its transfers pay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum UnitRelation {
+    /// The same unit: R_R.
+    Same,
+    /// Another L3 domain of the same socket: R_D.
+    SameSocket,
+    /// Another socket: R_Q.
+    OtherSocket,
 }
 
 impl LineClasses {
-    /// x(a, b): a line transfer between threads on sockets `a` and `b`.
-    pub fn transfer(&self, a: u32, b: u32) -> f64 {
-        if a == b {
-            self.socket
-        } else {
-            self.remote
+    /// The socket of unit `u`.
+    pub fn socket_of(&self, u: u32) -> u32 {
+        match self.domains {
+            Some(d) => u / d.per_socket.max(1),
+            None => u,
         }
     }
 
-    /// A fetch from memory homed on `home` by a thread on `socket`.
-    pub fn fetch(&self, home: u32, socket: u32) -> f64 {
-        if home == socket {
+    /// How units `a` and `b` relate.
+    pub fn relation(&self, a: u32, b: u32) -> UnitRelation {
+        if a == b {
+            UnitRelation::Same
+        } else if self.socket_of(a) == self.socket_of(b) {
+            UnitRelation::SameSocket
+        } else {
+            UnitRelation::OtherSocket
+        }
+    }
+
+    /// The transfer class of a relation.
+    pub fn class(&self, relation: UnitRelation) -> f64 {
+        match relation {
+            UnitRelation::Same => self.socket,
+            UnitRelation::SameSocket => self.domains.map_or(self.socket, |d| d.remote_domain),
+            UnitRelation::OtherSocket => self.remote,
+        }
+    }
+
+    /// x(a, b): a line transfer between threads on units `a` and `b`.
+    pub fn transfer(&self, a: u32, b: u32) -> f64 {
+        self.class(self.relation(a, b))
+    }
+
+    /// The least transfer between two different units (R_D with domains, R_Q without).
+    pub fn cheapest_across(&self) -> f64 {
+        match self.domains {
+            Some(d) if d.per_socket > 1 => d.remote_domain.min(self.remote),
+            _ => self.remote,
+        }
+    }
+
+    /// A fetch from memory homed on the socket of unit `home` by a thread on unit `unit`.
+    pub fn fetch(&self, home: u32, unit: u32) -> f64 {
+        if self.socket_of(home) == self.socket_of(unit) {
             self.memory
         } else {
             self.remote_memory

@@ -22,6 +22,7 @@ fn sandy() -> TreeCosts {
         remote: 94.0,
         memory: 70.0,
         remote_memory: 107.0,
+        domains: None,
     }
 }
 

@@ -16,6 +16,7 @@ fn main() {
         remote: 94.0,
         memory: 70.0,
         remote_memory: 107.0,
+        domains: None,
     };
     let t0 = std::time::Instant::now();
     let limits = Limits {

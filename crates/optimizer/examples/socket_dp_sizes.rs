@@ -17,6 +17,7 @@ fn main() {
         remote: 94.0,
         memory: 70.0,
         remote_memory: 107.0,
+        domains: None,
     };
     let prune = Some(Prune {
         objective: Objective::Min,

@@ -45,8 +45,9 @@ pub enum PlacementError {
         /// Root socket.
         root: u32,
     },
-    /// The pricing is not of the socket-line form the MILP is written in.
-    #[error("the MILP is written for the socket-line form (LineClasses); this pricing has none")]
+    /// The pricing is not of the socket-line form the MILP is written in (sockets as units:
+    /// it has no R_D between the L3 domains of one socket).
+    #[error("the MILP is written for the socket-line form (LineClasses) with sockets as units; this pricing is not")]
     Form,
     /// The solver failed.
     #[error("the MILP solver failed: {0}")]
@@ -356,7 +357,10 @@ pub fn milp(
     pricing: &dyn PlacedTreeCost,
     objective: &Objective,
 ) -> Result<Placement, PlacementError> {
-    let Some(classes) = pricing.line_classes() else {
+    let Some(classes) = pricing
+        .line_classes()
+        .filter(|c| c.domains.is_none_or(|d| d.per_socket <= 1))
+    else {
         return Err(PlacementError::Form);
     };
     let costs = &classes;

@@ -2117,6 +2117,7 @@ mod tests {
             remote: 94.0,
             memory: 70.0,
             remote_memory: 107.0,
+            domains: None,
         }
     }
 

@@ -21,8 +21,14 @@
 //!   hold r, processed in descending socket order so that each group's share of the waits in
 //!   ascending socket order (the suffix Σ_{s' ≥ s used} x(s', σ)) is known when it is added. A
 //!   point keeps (T_min so far, the largest T_max group term, Σ_s 2·k_s·x(s, σ) of A_max, the
-//!   number of remote groups, whether a local group exists).
+//!   number of remote groups by class, whether a local group exists).
 //! - **Subtree** `T(σ, c)` = the node table at `r = c − e_σ` finished with A(p); a leaf is (0, 0).
+//!
+//! **Units below a socket.** The "sockets" here are the units that keep one synchronization
+//! line each: sockets, or L3 domains numbered across sockets when [`LineClasses::domains`] says
+//! so (docs/cla.md §13). Nothing above changes except that a group's wait has three prices (its
+//! own unit R_R, another domain of the node's socket R_D, another socket R_Q), so a node stage
+//! carries how many of each kind it used (its `Suffix` state) instead of a remote count.
 //!
 //! Every formula is the socket-line form of [`LineClasses`], the closed forms a pricing promises
 //! when it returns them from `PlacedTreeCost::line_classes`: the tests price each DP tree again
@@ -56,7 +62,7 @@
 use crate::limits::{Deadline, Limits, Progress, StopReason, WorkEstimate};
 use crate::objective::Objective;
 use crate::rooted_trees::cost_key;
-use modelopt_model::placed_tree::LineClasses;
+use modelopt_model::placed_tree::{LineClasses, UnitRelation};
 use modelopt_model::Cost;
 
 /// Largest number of sockets the DP accepts (count vectors are indexed in a mixed radix).
@@ -206,7 +212,10 @@ struct PPoint {
     tmin: f64,
     mmax: f64,
     sum: f64,
-    remote: u8,
+    /// Used groups on other sockets (R_Q waits), on other units of this node's socket (R_D),
+    /// and whether one on its own unit (R_R): the [`Suffix`] state.
+    far: u8,
+    near: u8,
     local: u8,
     /// The group added at this stage (`NONE` when the stage's socket holds no child), its point
     /// in `G_s`, and the point of the previous stage at `r − group`.
@@ -265,7 +274,8 @@ fn p_dominates(q: &PPoint, p: &PPoint) -> bool {
     q.tmin <= p.tmin
         && q.mmax <= p.mmax
         && q.sum <= p.sum
-        && q.remote <= p.remote
+        && q.far <= p.far
+        && q.near <= p.near
         && q.local <= p.local
 }
 
@@ -556,9 +566,9 @@ impl SocketTable {
     /// Whether a partial node point is over its budget.
     fn over_node(&self, sigma: usize, stage: usize, r: usize, p: &PPoint) -> bool {
         self.budgets.as_ref().is_some_and(|b| {
-            let w = 2 * self.radix.len();
-            let st = usize::from(p.remote) * 2 + usize::from(p.local);
-            p.tmin > b.out_nodes[sigma][stage][r * w + st] + SLACK
+            let shape = self.suffix();
+            let st = shape.encode(p.far.into(), p.near.into(), p.local.into());
+            p.tmin > b.out_nodes[sigma][stage][r * shape.width() + st] + SLACK
         })
     }
 
@@ -749,16 +759,23 @@ impl SocketTable {
             } else {
                 let c_ = self.costs;
                 for (i, p) in self.nodes[sigma][0].get(r).iter().enumerate() {
-                    if p.remote == 0 && p.local == 0 {
+                    if p.far == 0 && p.near == 0 && p.local == 0 {
                         continue;
                     }
-                    let any_remote = p.remote > 0;
-                    let fetch = if any_remote {
+                    // A_max's first fetch and re-read: the farthest group's (R_QI and R_Q
+                    // across sockets, else R_I and R_D / R_R; the classes are ordered).
+                    let fetch = if p.far > 0 {
                         c_.remote_memory
                     } else {
                         c_.memory
                     };
-                    let reread = if any_remote { c_.remote } else { c_.socket };
+                    let reread = if p.far > 0 {
+                        c_.remote
+                    } else if p.near > 0 {
+                        c_.class(UnitRelation::SameSocket)
+                    } else {
+                        c_.socket
+                    };
                     let max = p.mmax + p.sum + fetch + reread;
                     let (up_min, up_max) = if self.proper(c) {
                         self.parent_level()
@@ -876,18 +893,19 @@ impl SocketTable {
         let fetch = c.fetch(s as u32, sigma as u32);
         let k = f64::from(g.k);
         // Suffix of waits: this group's and every used group above it (ascending-order waits).
-        let suffix = x + f64::from(prev.remote) * c.remote + f64::from(prev.local) * c.socket;
+        let suffix = x + Suffix::waits(c, prev.far.into(), prev.near.into(), prev.local.into());
         // T_min: A_min (R_I) + edge + subtree + R_I + (k − 1) R_R, then the waits.
         let g_min = c.memory + x + c.local + g.mmin + c.memory + (k - 1.0) * c.socket + suffix;
         // T_max without A_max: edge + subtree + fetch + k·x + (k − 1)·x, then the waits.
         let g_max = x + c.local + g.mmax + fetch + (2.0 * k - 1.0) * x + suffix;
-        let remote = s != sigma;
+        let relation = c.relation(sigma as u32, s as u32);
         PPoint {
             tmin: prev.tmin.max(g_min),
             mmax: prev.mmax.max(g_max),
             sum: prev.sum + 2.0 * k * x,
-            remote: prev.remote + u8::from(remote),
-            local: prev.local + u8::from(!remote),
+            far: prev.far + u8::from(relation == UnitRelation::OtherSocket),
+            near: prev.near + u8::from(relation == UnitRelation::SameSocket),
+            local: prev.local + u8::from(relation == UnitRelation::Same),
             group: 0,
             group_point: 0,
             prev_point: 0,
@@ -902,7 +920,8 @@ impl SocketTable {
             tmin: f64::NEG_INFINITY,
             mmax: f64::NEG_INFINITY,
             sum: 0.0,
-            remote: 0,
+            far: 0,
+            near: 0,
             local: 0,
             group: NONE,
             group_point: NONE,
@@ -1109,9 +1128,82 @@ impl SocketTable {
         })
     }
 
+    /// The shape of the node stages' suffix states.
+    fn suffix(&self) -> Suffix {
+        Suffix::new(self.radix.len(), &self.costs)
+    }
+
     /// The cost constants the table was filled with.
     pub fn costs(&self) -> &LineClasses {
         &self.costs
+    }
+}
+
+/// The suffix state of a node stage (docs/cla.md §11, point 4): the used groups above the stage,
+/// as how many lie on other sockets (`far`, each wait R_Q), how many on other units of the
+/// node's socket (`near`, R_D; only when the units are L3 domains) and whether one lies on the
+/// node's own unit (`local`, R_R). A lower group's term depends on the groups above it only
+/// through the sum of their waits, and the node's A_max only through which counts are non-zero,
+/// so this is all a stage carries. Encoded `(far · N + near) · 2 + local` with N the units of one
+/// socket: with sockets as units (N = 1) the 2·S states of seed 001's machine.
+#[derive(Debug, Clone, Copy)]
+struct Suffix {
+    /// N: units per socket (near counts 0..N).
+    near_span: usize,
+    /// Far counts 0..units.
+    far_span: usize,
+}
+
+impl Suffix {
+    fn new(units: usize, costs: &LineClasses) -> Self {
+        let per_socket = costs
+            .domains
+            .map_or(1, |d| d.per_socket.max(1) as usize)
+            .min(units.max(1));
+        Suffix {
+            near_span: per_socket,
+            far_span: units.max(1),
+        }
+    }
+
+    /// How many states.
+    fn width(&self) -> usize {
+        self.far_span * self.near_span * 2
+    }
+
+    fn encode(&self, far: usize, near: usize, local: usize) -> usize {
+        (far * self.near_span + near) * 2 + local
+    }
+
+    fn decode(&self, state: usize) -> (usize, usize, usize) {
+        (
+            state / 2 / self.near_span,
+            state / 2 % self.near_span,
+            state % 2,
+        )
+    }
+
+    /// The state before a group of `relation` to the node was added, when `state` holds one.
+    fn without(&self, state: usize, relation: UnitRelation) -> Option<usize> {
+        let (far, near, local) = self.decode(state);
+        match relation {
+            UnitRelation::Same => (local == 1).then(|| self.encode(far, near, 0)),
+            UnitRelation::SameSocket => (near > 0).then(|| self.encode(far, near - 1, local)),
+            UnitRelation::OtherSocket => (far > 0).then(|| self.encode(far - 1, near, local)),
+        }
+    }
+
+    /// The waits of the groups a state counts.
+    fn cost(&self, costs: &LineClasses, state: usize) -> f64 {
+        let (far, near, local) = self.decode(state);
+        Self::waits(costs, far, near, local)
+    }
+
+    /// far·R_Q + near·R_D + local·R_R.
+    fn waits(costs: &LineClasses, far: usize, near: usize, local: usize) -> f64 {
+        far as f64 * costs.remote
+            + near as f64 * costs.class(UnitRelation::SameSocket)
+            + local as f64 * costs.socket
     }
 }
 
@@ -1124,7 +1216,7 @@ impl SocketTable {
 /// from the least T_min of its children's states: per subtree state one scalar `tree[σ][c]`; per
 /// forest state the Pareto set of (M, k) (k enters the group term only as (k − 1)·R_R, but also
 /// through the next tree added, hence the set), read by the node as the scalar
-/// `min (M + (k − 1)·R_R)`; per node stage one scalar per suffix state (how many remote groups,
+/// `min (M + (k − 1)·R_R)`; per node stage one scalar per [`Suffix`] state (how many remote groups,
 /// whether a local group are used above), the only other thing a lower group's term depends on.
 /// The same incumbent cuts apply as in the Pareto pass, so a pruned state here is pruned there.
 #[derive(Debug, Clone)]
@@ -1139,7 +1231,8 @@ struct MinPass {
     finite_k: Vec<Vec<(u32, u32)>>,
     /// `min (M + (k − 1)·R_R)` over `groups[s][d]`.
     group_min: Vec<Vec<f64>>,
-    /// `nodes[σ][stage][r · W + suffix]`, W = 2·S suffix states (remote groups · 2 + local).
+    /// `nodes[σ][stage][r · W + suffix]`, W = [`Suffix::width`] states (2·S with sockets as
+    /// units: remote groups · 2 + local).
     nodes: Vec<Vec<Vec<f64>>>,
     alive_trees: Vec<Vec<u32>>,
     alive_groups: Vec<Vec<u32>>,
@@ -1180,14 +1273,14 @@ enum Ran {
 }
 
 impl MinPass {
-    /// The forest and node tables hold states × (S·K + 4·S³) values;
+    /// The forest and node tables hold states × (S·K + 2·S²·W) values (W suffix states);
     /// `Err(NotBuilt::TooLarge(that count))` when it is over [`MAX_FOREST_ENTRIES`] (the Pareto
     /// pass then runs alone, still exact). Filling up to 256 MiB takes ~0.1 s and cannot be
     /// interrupted, so the deadline is checked after each table: `Err(NotBuilt::Stopped)`.
     fn new(table: &SocketTable, incumbent: f64, deadline: &Deadline) -> Result<Self, NotBuilt> {
         let s_count = table.radix.len();
         let states = table.ranges_len();
-        let w = 2 * s_count;
+        let w = table.suffix().width();
         let total = table.comps[(states - 1) * s_count..]
             .iter()
             .map(|&x| x as usize)
@@ -1203,10 +1296,10 @@ impl MinPass {
         } else {
             total
         };
-        // Forest tables, and the node tables with their budgets (2 · S² · 2S per state).
+        // Forest tables, and the node tables with their budgets (2 · S² · W per state).
         let per_state = s_count
             .saturating_mul(most_trees)
-            .saturating_add(4 * s_count * s_count * s_count);
+            .saturating_add(2 * s_count * s_count * w);
         let entries = states.saturating_mul(per_state);
         if entries > MAX_FOREST_ENTRIES {
             return Err(NotBuilt::TooLarge(entries as u64));
@@ -1261,7 +1354,7 @@ impl MinPass {
         deadline: &Deadline,
     ) -> bool {
         let s_count = t.radix.len();
-        let w = 2 * s_count;
+        let w = t.suffix().width();
         let states = t.ranges_len();
         let c = t.costs;
         let rr = c.socket;
@@ -1320,7 +1413,8 @@ impl MinPass {
                             }
                         }
                         let x = c.transfer(sigma as u32, stage as u32);
-                        let remote = usize::from(stage != sigma);
+                        let relation = c.relation(sigma as u32, stage as u32);
+                        let shape = t.suffix();
                         let k0 = 2.0 * c.memory + c.local + 2.0 * x;
                         let gm = &self.group_min[stage];
                         t.candidates(
@@ -1337,11 +1431,12 @@ impl MinPass {
                             }
                             for st in 0..w {
                                 let o = self.out_nodes[sigma][stage][base + st];
-                                let (rc, lc) = (st / 2, st % 2);
-                                if o == f64::NEG_INFINITY || rc < remote || lc < 1 - remote {
+                                if o == f64::NEG_INFINITY {
                                     continue;
                                 }
-                                let prev_state = st - 2 * remote - (1 - remote);
+                                let Some(prev_state) = shape.without(st, relation) else {
+                                    continue;
+                                };
                                 let prev = if last {
                                     if prev_state == 0 {
                                         f64::NEG_INFINITY
@@ -1351,8 +1446,7 @@ impl MinPass {
                                 } else {
                                     self.nodes[sigma][stage + 1][rest * w + prev_state]
                                 };
-                                let (prc, plc) = (prev_state / 2, prev_state % 2);
-                                let fixed = k0 + prc as f64 * c.remote + plc as f64 * c.socket;
+                                let fixed = k0 + shape.cost(&c, prev_state);
                                 let g = fixed + self.group_min[stage][d];
                                 if prev > o + SLACK || g > o + SLACK {
                                     continue;
@@ -1488,7 +1582,7 @@ impl MinPass {
 
     fn fill_trees(&mut self, t: &SocketTable, c: usize) {
         let s_count = t.radix.len();
-        let w = 2 * s_count;
+        let w = t.suffix().width();
         let (lv_min, _) = t.parent_level();
         let off = t.costs.offset();
         for sigma in 0..s_count {
@@ -1576,7 +1670,7 @@ impl MinPass {
 
     fn fill_nodes(&mut self, t: &mut SocketTable, r: usize, subs: &mut Vec<usize>) {
         let s_count = t.radix.len();
-        let w = 2 * s_count;
+        let w = t.suffix().width();
         let c = t.costs;
         let (lv_min, _) = t.parent_level();
         let off = c.offset();
@@ -1596,7 +1690,8 @@ impl MinPass {
                 }
                 let up = if whole || stage > 0 { 0.0 } else { lv_min };
                 let x = c.transfer(sigma as u32, stage as u32);
-                let remote = usize::from(stage != sigma);
+                let relation = c.relation(sigma as u32, stage as u32);
+                let shape = t.suffix();
                 let gm = &self.group_min[stage];
                 t.candidates(
                     &self.alive_groups[stage],
@@ -1616,11 +1711,9 @@ impl MinPass {
                     // and the used groups' above).
                     let g = 2.0 * c.memory + c.local + 2.0 * x + self.group_min[stage][d];
                     for (state, slot) in out.iter_mut().enumerate() {
-                        let (rc, lc) = (state / 2, state % 2);
-                        if rc < remote || lc < 1 - remote {
+                        let Some(prev_state) = shape.without(state, relation) else {
                             continue;
-                        }
-                        let prev_state = state - 2 * remote - (1 - remote);
+                        };
                         let prev = if last {
                             if prev_state == 0 {
                                 f64::NEG_INFINITY
@@ -1633,8 +1726,7 @@ impl MinPass {
                         if prev == f64::INFINITY {
                             continue;
                         }
-                        let (prc, plc) = (prev_state / 2, prev_state % 2);
-                        let suffix = prc as f64 * c.remote + plc as f64 * c.socket;
+                        let suffix = shape.cost(&c, prev_state);
                         let v = prev.max(g + suffix);
                         if v < *slot && !self.hopeless(off, v + up) {
                             *slot = v;
@@ -1713,7 +1805,8 @@ pub fn lower_bound_by_height(costs: &LineClasses, n: u32, counts: &[u32]) -> Opt
     use modelopt_model::level_bound::{Crossing, LevelBound};
     let sockets = counts.iter().filter(|&&c| c > 0).count();
     let spans = counts.iter().all(|&c| c < n);
-    let read_across = costs.remote;
+    // Across units: R_Q between sockets, R_D between the L3 domains of one socket.
+    let read_across = costs.cheapest_across();
     let terms = LevelBound {
         pre: costs.memory,
         edge: costs.socket + costs.local,
@@ -1923,6 +2016,7 @@ mod tests {
             remote: 94.0,
             memory: 70.0,
             remote_memory: 107.0,
+            domains: None,
         }
     }
 

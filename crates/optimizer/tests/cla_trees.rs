@@ -19,6 +19,7 @@ fn sandy() -> TreeCosts {
         remote: 94.0,
         memory: 70.0,
         remote_memory: 107.0,
+        domains: None,
     }
 }
 
@@ -69,7 +70,7 @@ proptest! {
         memory in 10.0f64..300.0,
         n in 2u32..=13,
     ) {
-        let c = TreeCosts { local, socket, remote: socket * 2.0, memory, remote_memory: memory * 1.5 };
+        let c = TreeCosts { local, socket, remote: socket * 2.0, memory, remote_memory: memory * 1.5, domains: None };
         let e = rooted_trees::exhaustive(&c, n, &Objective::Min).unwrap();
         let d = rooted_trees::dp(&c, n, &Objective::Min).unwrap();
         prop_assert!(same(e.cost, d.cost), "{:?} vs {:?}", e, d);

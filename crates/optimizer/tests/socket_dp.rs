@@ -29,6 +29,7 @@ fn sandy() -> TreeCosts {
         remote: 94.0,
         memory: 70.0,
         remote_memory: 107.0,
+        domains: None,
     }
 }
 
@@ -95,32 +96,63 @@ fn check_against_brute_force(costs: &TreeCosts, max_n: usize, sockets: u32) {
     assert_eq!(filled, Filled::Complete);
     for n in 2..=max_n {
         for ((root, counts), wants) in brute_force(costs, n, sockets) {
-            for (objective, want) in OBJECTIVES.iter().zip(wants) {
-                let objective = *objective;
-                let got = table.best(root, &counts, &objective).unwrap();
-                let (kg, kw) = (keys(&objective, &got.cost), keys(&objective, &want));
-                assert!(
-                    (kg.0 - kw.0).abs() < 1e-6 && (kg.1 - kw.1).abs() < 1e-6,
-                    "{objective} root {root} counts {counts:?}: dp {:?} brute force {want:?}",
-                    got.cost
-                );
-                let tree = RootedTree::from_parents(&got.parents).unwrap();
-                let again = costs.evaluate(&tree, &got.sockets).unwrap();
-                assert!(
-                    (again.min_ns - got.cost.min_ns).abs() < 1e-6
-                        && (again.max_ns - got.cost.max_ns).abs() < 1e-6,
-                    "reconstructed tree {tree} {:?} prices {again:?}, dp said {:?}",
-                    got.sockets,
-                    got.cost
-                );
-                assert_eq!(got.sockets[0], root);
-                let mut placed = vec![0u32; sockets as usize];
-                for &s in &got.sockets {
-                    placed[s as usize] += 1;
-                }
-                assert_eq!(placed, counts);
-            }
+            check_best(costs, &table, root, &counts, &wants);
         }
+    }
+}
+
+/// The same with one table per split (the box of exactly its counts): for more units, where
+/// one box of `max_n` nodes on every unit would hold trees of `units · max_n` nodes.
+fn check_each_split_against_brute_force(costs: &TreeCosts, max_n: usize, units: u32) {
+    for n in 2..=max_n {
+        for ((root, counts), wants) in brute_force(costs, n, units) {
+            let (table, filled) = SocketTable::build(
+                &LineClasses::from(*costs),
+                &counts,
+                None,
+                &Limits::default(),
+                &Progress::none(),
+            )
+            .unwrap();
+            assert_eq!(filled, Filled::Complete);
+            check_best(costs, &table, root, &counts, &wants);
+        }
+    }
+}
+
+/// The table's answer for one (root, counts) against the brute-force optima of [`OBJECTIVES`].
+fn check_best(
+    costs: &TreeCosts,
+    table: &SocketTable,
+    root: u32,
+    counts: &[u32],
+    wants: &[Cost; 3],
+) {
+    let sockets = counts.len();
+    for (objective, want) in OBJECTIVES.iter().zip(wants) {
+        let objective = *objective;
+        let got = table.best(root, counts, &objective).unwrap();
+        let (kg, kw) = (keys(&objective, &got.cost), keys(&objective, want));
+        assert!(
+            (kg.0 - kw.0).abs() < 1e-6 && (kg.1 - kw.1).abs() < 1e-6,
+            "{objective} root {root} counts {counts:?}: dp {:?} brute force {want:?}",
+            got.cost
+        );
+        let tree = RootedTree::from_parents(&got.parents).unwrap();
+        let again = costs.evaluate(&tree, &got.sockets).unwrap();
+        assert!(
+            (again.min_ns - got.cost.min_ns).abs() < 1e-6
+                && (again.max_ns - got.cost.max_ns).abs() < 1e-6,
+            "reconstructed tree {tree} {:?} prices {again:?}, dp said {:?}",
+            got.sockets,
+            got.cost
+        );
+        assert_eq!(got.sockets[0], root);
+        let mut placed = vec![0u32; sockets];
+        for &s in &got.sockets {
+            placed[s as usize] += 1;
+        }
+        assert_eq!(placed, counts);
     }
 }
 
@@ -162,6 +194,7 @@ fn machines() -> impl Strategy<Value = TreeCosts> {
                 remote: socket + extra_remote,
                 memory,
                 remote_memory: memory + extra_memory,
+                domains: None,
             },
         )
 }
@@ -616,5 +649,84 @@ proptest! {
     ) {
         check_height_bound(&c, 7, 2);
         check_height_bound(&c, 5, 3);
+    }
+}
+
+/// A chiplet machine whose nodes keep one synchronization line per L3 domain (docs/cla.md §13):
+/// the labels are domains, `per_socket` to a socket, priced with `chiplet-2s-4x8`'s estimates
+/// (R_L 1.43, R_R 35, R_D 164.5, R_Q 223.5, R_I 122, R_QI 159 ns; machines/chiplet-2s-4x8.toml).
+fn chiplet(per_socket: u32) -> TreeCosts {
+    TreeCosts {
+        local: 1.43,
+        socket: 35.0,
+        remote: 223.5,
+        memory: 122.0,
+        remote_memory: 159.0,
+        domains: Some(modelopt_model::placed_tree::Domains {
+            per_socket,
+            remote_domain: 164.5,
+        }),
+    }
+}
+
+/// With L3 domains as units the three relations of a group to its node (same domain, another
+/// domain of the socket, another socket) each have their own wait: the DP carries how many of
+/// each are used above a stage. Brute force over every tree and every labeling of its nodes with
+/// domains: 2 sockets × 2 domains (4 units) up to 6 nodes, one socket of 3 domains and a socket
+/// of 2 domains beside a socket of one (units 0, 1 | 2) up to 6.
+#[test]
+fn equals_brute_force_with_l3_domains_as_units() {
+    check_each_split_against_brute_force(&chiplet(2), 6, 4);
+    check_each_split_against_brute_force(&chiplet(3), 6, 3);
+    check_each_split_against_brute_force(&chiplet(2), 6, 3);
+}
+
+#[test]
+fn pruning_and_the_scalar_pass_keep_the_optimum_with_l3_domains_as_units() {
+    check_pruning_keeps_the_optimum(&chiplet(2), 5, 4);
+    check_pruning_keeps_the_optimum(&chiplet(3), 6, 3);
+    check_scalar_pass(&chiplet(2), 6, 4);
+    check_scalar_pass(&chiplet(3), 6, 3);
+    check_scalar_pass(&chiplet(2), 6, 3);
+}
+
+#[test]
+fn the_bounds_hold_with_l3_domains_as_units() {
+    check_height_bound(&chiplet(2), 6, 4);
+    check_height_bound(&chiplet(3), 6, 3);
+    for (per_socket, units) in [(2, 4), (3, 3)] {
+        let costs = chiplet(per_socket);
+        for n in 2..=6 {
+            let least = brute_force(&costs, n, units)
+                .values()
+                .map(|w| w[0].min_ns)
+                .fold(f64::INFINITY, f64::min);
+            let bound = socket_dp::lower_bound(&LineClasses::from(costs), n as u32, units);
+            assert!(bound <= least + 1e-9, "n {n}: {bound} above {least}");
+        }
+    }
+}
+
+/// Random chiplet machines: R_L < R_R ≤ R_D ≤ R_Q, R_I ≤ R_QI.
+fn chiplet_machines() -> impl Strategy<Value = TreeCosts> {
+    (machines(), 0.0f64..1.0, 2u32..4).prop_map(|(c, between, per_socket)| TreeCosts {
+        domains: Some(modelopt_model::placed_tree::Domains {
+            per_socket,
+            remote_domain: c.socket + between * (c.remote - c.socket),
+        }),
+        ..c
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(10))]
+    /// The DP (Pareto pass under min, max and a blend; the scalar pass under min) equals brute
+    /// force on random chiplet machines, 4 units up to 5 nodes and 3 units up to 6.
+    #[test]
+    fn equals_brute_force_on_random_chiplet_machines(c in chiplet_machines()) {
+        check_each_split_against_brute_force(&c, 5, 4);
+        check_each_split_against_brute_force(&c, 6, 3);
+        check_scalar_pass(&c, 5, 4);
+        check_height_bound(&c, 5, 4);
     }
 }

@@ -21,6 +21,7 @@ fn e5_4650() -> TreeCosts {
         remote: 113.7,
         memory: 70.0,
         remote_memory: 119.3,
+        domains: None,
     }
 }
 

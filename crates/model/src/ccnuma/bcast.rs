@@ -23,7 +23,7 @@
 //! adds R_L: the root's read of its own buffer.
 
 use super::LineCosts;
-use crate::placed_tree::{Group, LineClasses, PlacedTreeCost};
+use crate::placed_tree::{Domains, Group, LineClasses, PlacedTreeCost};
 use serde::Serialize;
 
 /// The five line classes as the tree formulas use them (socket-level classes only: two threads
@@ -40,6 +40,9 @@ pub struct TreeCosts {
     pub memory: f64,
     /// R_QI.
     pub remote_memory: f64,
+    /// One synchronization line per L3 domain: the labels are domains (docs/cla.md §13).
+    /// `None`: one line per socket, the labels are sockets.
+    pub domains: Option<Domains>,
 }
 
 impl TreeCosts {
@@ -51,6 +54,7 @@ impl TreeCosts {
             remote: line.remote_socket,
             memory: line.invalid,
             remote_memory: line.invalid_remote_socket,
+            domains: None,
         }
     }
 
@@ -211,6 +215,7 @@ impl From<TreeCosts> for LineClasses {
             remote: c.remote,
             memory: c.memory,
             remote_memory: c.remote_memory,
+            domains: c.domains,
         }
     }
 }
@@ -232,6 +237,7 @@ mod tests {
             remote: 94.0,
             memory: 70.0,
             remote_memory: 107.0,
+            domains: None,
         };
         let table = LevelTable::new(&c, 7);
         let mut scratch = Scratch::default();
@@ -277,6 +283,7 @@ mod tests {
             remote: 94.0,
             memory: 70.0,
             remote_memory: 107.0,
+            domains: None,
         }
     }
 
