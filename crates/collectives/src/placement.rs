@@ -147,6 +147,7 @@ mod tests {
             threads_per_core: smt,
             line_bytes: 64,
             domains_per_socket: 1,
+            sync_line: modelopt_model::ccnuma::SyncLine::Socket,
         }
         .sockets_of(threads)
     }

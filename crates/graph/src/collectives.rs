@@ -4,7 +4,7 @@
 //! |---|---|---|---|
 //! | `cla-tree` | barrier | `models/barrier.cla` (arrival up the tree, release down it) | any rooted tree of the threads, with their sockets |
 //! | `cla-tree` | reduce | `models/small-reduce.cla` (seed 000 §4.3 in CLa form) | the same |
-//! | `cla-tree` | bcast | `models/one-line-bcast.cla` (seed 001 Fig. 1), only on machines with several L3 domains per socket | the same |
+//! | `cla-tree` | bcast | `models/one-line-bcast.cla` (seed 001 Fig. 1), only on machines with several L3 domains per socket and one synchronization line per socket | the same |
 //!
 //! The broadcast has the closed form of Eq. (2), which the ccnuma family prices and the exact
 //! socket DP searches; that form knows one line class within a socket, so on a machine whose
@@ -96,7 +96,11 @@ impl AlgorithmSource for ClaCollectives {
             return Vec::new();
         };
         let mut all: Vec<Box<dyn Algorithm + 'm>> = Vec::new();
-        if machine.topology.domains_per_socket > 1 {
+        // The family's closed form is the broadcast wherever it holds (docs/cla.md §13): on
+        // chiplets only with one synchronization line per L3 domain.
+        if machine.topology.domains_per_socket > 1
+            && machine.topology.sync_line == modelopt_model::ccnuma::SyncLine::Socket
+        {
             all.push(Box::new(ProgramTree {
                 machine,
                 program: &self.bcast,

@@ -4,7 +4,7 @@
 use crate::error::{clip, GraphError};
 use crate::program::*;
 use modelopt_model::ccnuma::tree::RootedTree;
-use modelopt_model::ccnuma::{Ccnuma, Place};
+use modelopt_model::ccnuma::{Ccnuma, Place, SyncLine};
 use std::collections::{BTreeMap, HashMap};
 
 /// The most concrete operations an instance may have, over all threads. Loops multiply a
@@ -161,11 +161,30 @@ pub struct Instance {
 struct Ctx<'a> {
     tree: &'a RootedTree,
     places: &'a [Place],
+    /// L3 domains per socket, for `domain` and its functions.
+    domains_per_socket: u32,
+    /// Whether a synchronization group is an L3 domain (else a socket).
+    sync_domains: bool,
     me: u32,
     vars: Vec<(String, i64)>,
 }
 
 impl Ctx<'_> {
+    /// The synchronization group of thread `t`: its socket or its L3 domain.
+    fn group(&self, t: u32) -> i64 {
+        if self.sync_domains {
+            self.domain(t)
+        } else {
+            self.places[t as usize].socket.into()
+        }
+    }
+
+    /// The L3 domain of thread `t`, numbered across sockets.
+    fn domain(&self, t: u32) -> i64 {
+        let p = self.places[t as usize];
+        i64::from(p.socket) * i64::from(self.domains_per_socket) + i64::from(p.domain)
+    }
+
     fn eval(&self, e: &Expr) -> Result<i64, String> {
         let n = self.tree.len() as i64;
         Ok(match e {
@@ -177,6 +196,8 @@ impl Ctx<'_> {
                 })?
             }
             Expr::Socket => self.places[self.me as usize].socket.into(),
+            Expr::Domain => self.domain(self.me),
+            Expr::Group => self.group(self.me),
             Expr::NChildren => self.tree.children(self.me).len() as i64,
             Expr::NThreads => n,
             Expr::Rank => {
@@ -203,6 +224,36 @@ impl Ctx<'_> {
                     .iter()
                     .filter(|&&c| i64::from(self.places[c as usize].socket) == s)
                     .count() as i64
+            }
+            Expr::Call(Func::ChildrenIn, arg) => {
+                let d = self.eval(arg)?;
+                self.tree
+                    .children(self.me)
+                    .iter()
+                    .filter(|&&c| self.domain(c) == d)
+                    .count() as i64
+            }
+            Expr::Call(Func::ChildrenInGroup, arg) => {
+                let g = self.eval(arg)?;
+                self.tree
+                    .children(self.me)
+                    .iter()
+                    .filter(|&&c| self.group(c) == g)
+                    .count() as i64
+            }
+            Expr::Call(Func::GroupOf, arg) => {
+                let t = self.eval(arg)?;
+                if t < 0 || t >= n {
+                    return Err(format!("group_of({t}): no such thread (0..{n})"));
+                }
+                self.group(t as u32)
+            }
+            Expr::Call(Func::DomainOf, arg) => {
+                let t = self.eval(arg)?;
+                if t < 0 || t >= n {
+                    return Err(format!("domain_of({t}): no such thread (0..{n})"));
+                }
+                self.domain(t as u32)
             }
             Expr::Call(Func::SocketOf, arg) => {
                 let t = self.eval(arg)?;
@@ -251,6 +302,10 @@ struct Lines {
     families: HashMap<String, usize>,
     /// Sockets of the machine (homes must be below).
     sockets: u32,
+    /// L3 domains per socket (1 when a socket is one domain).
+    domains_per_socket: u32,
+    /// Whether a synchronization group is an L3 domain (`topology.sync_line = "domain"`).
+    sync_domains: bool,
     /// The machine's name, for errors.
     machine: String,
 }
@@ -314,6 +369,8 @@ pub fn instantiate(
             .map(|(i, l)| (l.name.clone(), i))
             .collect(),
         sockets,
+        domains_per_socket: machine.topology.domains_per_socket.max(1),
+        sync_domains: machine.topology.sync_line == SyncLine::Domain,
         machine: machine.name.clone(),
     };
     let mut total_ops = 0usize;
@@ -322,6 +379,8 @@ pub fn instantiate(
         let mut ctx = Ctx {
             tree,
             places,
+            domains_per_socket: lines.domains_per_socket,
+            sync_domains: lines.sync_domains,
             me: info.id,
             vars: Vec::new(),
         };
@@ -356,6 +415,26 @@ pub fn instantiate(
                             s.sort_unstable();
                             s.dedup();
                             s.into_iter().map(Some).collect()
+                        }
+                        LoopSet::ChildGroups => {
+                            let mut g: Vec<i64> = tree
+                                .children(info.id)
+                                .iter()
+                                .map(|&c| ctx.group(c))
+                                .collect();
+                            g.sort_unstable();
+                            g.dedup();
+                            g.into_iter().map(Some).collect()
+                        }
+                        LoopSet::ChildDomains => {
+                            let mut d: Vec<i64> = tree
+                                .children(info.id)
+                                .iter()
+                                .map(|&c| ctx.domain(c))
+                                .collect();
+                            d.sort_unstable();
+                            d.dedup();
+                            d.into_iter().map(Some).collect()
                         }
                         LoopSet::Range(a, b) => {
                             let lo = ctx.eval(a).map_err(fail)?;
@@ -503,6 +582,8 @@ fn intern(
     let ctx = Ctx {
         tree,
         places,
+        domains_per_socket: lines.domains_per_socket,
+        sync_domains: lines.sync_domains,
         me: 0,
         vars: fam.vars.iter().cloned().zip(idx.iter().copied()).collect(),
     };
@@ -517,24 +598,40 @@ fn intern(
         }
         Ok(t as u32)
     };
+    let home_socket = |e: &Expr| -> Result<LineStart, String> {
+        let s = ctx.eval(e)?;
+        let home = u32::try_from(s)
+            .ok()
+            .filter(|&h| h < lines.sockets)
+            .ok_or_else(|| {
+                format!(
+                    "{}: socket {s} does not exist ({} has sockets 0..{})",
+                    line_name(),
+                    lines.machine,
+                    lines.sockets
+                )
+            })?;
+        Ok(LineStart::Memory { home })
+    };
     let start = match &fam.initial {
         Initial::MemoryOfThread(e) => LineStart::Memory {
             home: places[thread_of(e)? as usize].socket,
         },
-        Initial::MemoryOfSocket(e) => {
-            let s = ctx.eval(e)?;
-            let home = u32::try_from(s)
-                .ok()
-                .filter(|&h| h < lines.sockets)
-                .ok_or_else(|| {
-                    format!(
-                        "{}: socket {s} does not exist ({} has sockets 0..{})",
-                        line_name(),
-                        lines.machine,
-                        lines.sockets
-                    )
-                })?;
-            LineStart::Memory { home }
+        Initial::MemoryOfSocket(e) => home_socket(e)?,
+        Initial::MemoryOfGroup(e) if !lines.sync_domains => home_socket(e)?,
+        Initial::MemoryOfDomain(e) | Initial::MemoryOfGroup(e) => {
+            let d = ctx.eval(e)?;
+            let domains = i64::from(lines.sockets) * i64::from(lines.domains_per_socket);
+            if d < 0 || d >= domains {
+                return Err(format!(
+                    "{}: L3 domain {d} does not exist ({} has domains 0..{domains})",
+                    line_name(),
+                    lines.machine
+                ));
+            }
+            LineStart::Memory {
+                home: (d / i64::from(lines.domains_per_socket)) as u32,
+            }
         }
         Initial::CacheOfThread(e) => LineStart::Cache {
             thread: thread_of(e)?,

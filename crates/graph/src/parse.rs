@@ -349,18 +349,23 @@ impl Cursor<'_> {
         let column = self.column();
         let place = self.expect_ident("`memory` or `cache`")?;
         let key_column = self.column();
-        let key = self.expect_ident("`thread=` or `socket=`")?;
+        let key = self.expect_ident("`thread=`, `socket=`, `domain=` or `group=`")?;
         self.expect("=")?;
         let expr = self.expr()?;
         self.expect_end()?;
         let initial = match (place.as_str(), key.as_str()) {
             ("memory", "thread") => Initial::MemoryOfThread(expr),
             ("memory", "socket") => Initial::MemoryOfSocket(expr),
+            ("memory", "domain") => Initial::MemoryOfDomain(expr),
+            ("memory", "group") => Initial::MemoryOfGroup(expr),
             ("cache", "thread") => Initial::CacheOfThread(expr),
             ("memory" | "cache", _) => {
                 return Err(self.error_at(
                     key_column,
-                    &format!("expected `thread=` or `socket=`, found `{}`", clip(&key)),
+                    &format!(
+                        "expected `thread=`, `socket=`, `domain=` or `group=`, found `{}`",
+                        clip(&key)
+                    ),
                 ))
             }
             _ => {
@@ -393,6 +398,10 @@ impl Cursor<'_> {
                 LoopSet::Children
             } else if self.eat_word("child_sockets") {
                 LoopSet::ChildSockets
+            } else if self.eat_word("child_domains") {
+                LoopSet::ChildDomains
+            } else if self.eat_word("child_groups") {
+                LoopSet::ChildGroups
             } else {
                 let a = self.expr()?;
                 self.expect("..")?;
@@ -573,14 +582,20 @@ impl Cursor<'_> {
                     "me" => Expr::Me,
                     "parent" => Expr::Parent,
                     "socket" => Expr::Socket,
+                    "domain" => Expr::Domain,
+                    "group" => Expr::Group,
                     "nchildren" => Expr::NChildren,
                     "nthreads" => Expr::NThreads,
                     "rank" => Expr::Rank,
-                    "children_on" | "socket_of" => {
-                        let f = if w == "children_on" {
-                            Func::ChildrenOn
-                        } else {
-                            Func::SocketOf
+                    "children_on" | "socket_of" | "children_in" | "domain_of"
+                    | "children_in_group" | "group_of" => {
+                        let f = match w.as_str() {
+                            "children_on" => Func::ChildrenOn,
+                            "socket_of" => Func::SocketOf,
+                            "children_in" => Func::ChildrenIn,
+                            "domain_of" => Func::DomainOf,
+                            "children_in_group" => Func::ChildrenInGroup,
+                            _ => Func::GroupOf,
                         };
                         self.enter(column)?;
                         self.expect("(")?;
@@ -595,7 +610,7 @@ impl Cursor<'_> {
                             return Err(self.error_at(
                                 column,
                                 &format!(
-                                    "unknown function `{}` (expected children_on or socket_of)",
+                                    "unknown function `{}` (expected children_on, socket_of, children_in, domain_of, children_in_group or group_of)",
                                     clip(&w)
                                 ),
                             ));

@@ -53,6 +53,14 @@ pub enum Func {
     ChildrenOn,
     /// `socket_of(t)`: the socket of thread t.
     SocketOf,
+    /// `children_in(d)`: how many of my children run in L3 domain d (numbered as `domain`).
+    ChildrenIn,
+    /// `domain_of(t)`: the L3 domain of thread t (numbered as `domain`).
+    DomainOf,
+    /// `children_in_group(g)`: how many of my children are in synchronization group g.
+    ChildrenInGroup,
+    /// `group_of(t)`: the synchronization group of thread t.
+    GroupOf,
 }
 
 /// A binary operator.
@@ -81,6 +89,12 @@ pub enum Expr {
     Parent,
     /// `socket`: this thread's socket.
     Socket,
+    /// `domain`: this thread's L3 domain, numbered across sockets (domain d of socket s is
+    /// s·D + d, D = `topology.domains_per_socket`; the socket itself when D = 1).
+    Domain,
+    /// `group`: this thread's synchronization group, the machine's `topology.sync_line` level:
+    /// its socket, or its L3 domain (numbered as `domain`).
+    Group,
     /// `nchildren`: how many children this thread has.
     NChildren,
     /// `nthreads`: threads in the tree.
@@ -184,6 +198,8 @@ impl fmt::Display for Expr {
                 Expr::Me => f.write_str("me")?,
                 Expr::Parent => f.write_str("parent")?,
                 Expr::Socket => f.write_str("socket")?,
+                Expr::Domain => f.write_str("domain")?,
+                Expr::Group => f.write_str("group")?,
                 Expr::NChildren => f.write_str("nchildren")?,
                 Expr::NThreads => f.write_str("nthreads")?,
                 Expr::Rank => f.write_str("rank")?,
@@ -192,6 +208,10 @@ impl fmt::Display for Expr {
                     f.write_str(match func {
                         Func::ChildrenOn => "children_on(",
                         Func::SocketOf => "socket_of(",
+                        Func::ChildrenIn => "children_in(",
+                        Func::DomainOf => "domain_of(",
+                        Func::ChildrenInGroup => "children_in_group(",
+                        Func::GroupOf => "group_of(",
                     })?;
                     stack.push(Piece::Text(")"));
                     stack.push(Piece::Expr(a));
@@ -368,6 +388,10 @@ pub enum LoopSet {
     Children,
     /// The sockets my children run on, ascending.
     ChildSockets,
+    /// The L3 domains my children run in, ascending (numbered as `domain`).
+    ChildDomains,
+    /// The synchronization groups of my children, ascending (numbered as `group`).
+    ChildGroups,
     /// `a..b`, half-open, ascending.
     Range(Expr, Expr),
 }
@@ -481,6 +505,10 @@ pub enum Initial {
     MemoryOfThread(Expr),
     /// In memory of the socket the expression names.
     MemoryOfSocket(Expr),
+    /// In memory of the socket of the L3 domain the expression names (numbered as `domain`).
+    MemoryOfDomain(Expr),
+    /// In memory of the socket of the synchronization group the expression names.
+    MemoryOfGroup(Expr),
     /// In the cache of the thread the expression names, exclusive (a private buffer).
     CacheOfThread(Expr),
 }
@@ -571,6 +599,8 @@ impl Program {
             match &l.initial {
                 Initial::MemoryOfThread(e)
                 | Initial::MemoryOfSocket(e)
+                | Initial::MemoryOfDomain(e)
+                | Initial::MemoryOfGroup(e)
                 | Initial::CacheOfThread(e) => out.push((l.pos, e)),
             }
         }
@@ -650,6 +680,8 @@ impl Program {
             let expr = match &l.initial {
                 Initial::MemoryOfThread(e)
                 | Initial::MemoryOfSocket(e)
+                | Initial::MemoryOfDomain(e)
+                | Initial::MemoryOfGroup(e)
                 | Initial::CacheOfThread(e) => e,
             };
             for v in expr.vars() {
@@ -807,7 +839,7 @@ pub fn one_line_broadcast() -> Result<Program, ParseError> {
     let buf = |e: Expr| LineRef::new("buf", [e]);
     Program::builder("one-line-bcast")
         .line("note", &["t"], Initial::MemoryOfThread(Expr::var("t")))
-        .line("ack", &["t", "s"], Initial::MemoryOfSocket(Expr::var("s")))
+        .line("ack", &["t", "g"], Initial::MemoryOfGroup(Expr::var("g")))
         .line("buf", &["t"], Initial::CacheOfThread(Expr::var("t")))
         .role(&[Role::Inner, Role::Leaf])
         .op(Op::wait(note(Expr::Parent), Cmp::Eq, Expr::Int(1)))
@@ -816,14 +848,14 @@ pub fn one_line_broadcast() -> Result<Program, ParseError> {
         .op(Op::copy(buf(Expr::Me), note(Expr::Me)))
         .op(Op::write(note(Expr::Me), Expr::Int(1)))
         .op(Op::wait(
-            LineRef::new("ack", [Expr::Me, Expr::var("s")]),
+            LineRef::new("ack", [Expr::Me, Expr::var("g")]),
             Cmp::Eq,
-            Expr::children_on(Expr::var("s")),
+            Expr::Call(Func::ChildrenInGroup, Box::new(Expr::var("g"))),
         )
-        .for_each("s", LoopSet::ChildSockets))
+        .for_each("g", LoopSet::ChildGroups))
         .role(&[Role::Inner, Role::Leaf])
         .op(Op::add(
-            LineRef::new("ack", [Expr::Parent, Expr::Socket]),
+            LineRef::new("ack", [Expr::Parent, Expr::Group]),
             Expr::Int(1),
         ))
         .build()

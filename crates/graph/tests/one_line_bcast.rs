@@ -240,3 +240,99 @@ fn with_two_threads_on_a_core_the_closed_form_is_an_upper_bound_of_the_graph() {
     }
     assert!(strictly_above > 0, "a shared core never mattered");
 }
+
+/// The chiplet machine's numbers (machines/chiplet-2s-4x8.toml: R_L 1.43, R_R 35, R_D 164.5,
+/// R_Q 223.5, R_I 122, R_QI 159 ns) on 2 sockets × 2 L3 domains × 5 cores, one hardware thread a
+/// core, each node keeping one synchronization line per L3 domain (`topology.sync_line =
+/// "domain"`, docs/cla.md §13). Units: domain d of socket s is 2s + d.
+fn chiplet_domain_lines() -> Machine {
+    let text = include_str!("../../../machines/chiplet-2s-4x8.toml")
+        .replace("cores_per_socket = 32", "cores_per_socket = 10")
+        .replace(
+            "domains_per_socket = 4",
+            "domains_per_socket = 2\nsync_line = \"domain\"",
+        )
+        .replace("threads_per_core = 2", "threads_per_core = 1")
+        .replace("max_threads = 128", "max_threads = 20");
+    machine::from_text("chiplet-domain-lines.toml", &text).unwrap()
+}
+
+/// The graph of `tree` with node v in unit `units[v]` against the closed form over units.
+fn graph_equals_closed_form_over_units(
+    program: &Program,
+    model: &Ccnuma,
+    tree: &RootedTree,
+    units: &[u32],
+) {
+    let sockets: Vec<u32> = units.iter().map(|u| u / 2).collect();
+    let domains: Vec<u32> = units.iter().map(|u| u % 2).collect();
+    let places = modelopt_graph::places_in_domains(model, &sockets, &domains).unwrap();
+    let (_, min, max) = analyze(program, tree, model, &places).unwrap();
+    let closed = model.tree_costs().evaluate(tree, units).unwrap();
+    assert!(
+        (min.total_ns - closed.min_ns).abs() < 1e-6,
+        "T_min {tree} {units:?}: graph {} closed {}",
+        min.total_ns,
+        closed.min_ns
+    );
+    assert!(
+        (max.total_ns - closed.max_ns).abs() < 1e-6,
+        "T_max {tree} {units:?}: graph {} closed {}",
+        max.total_ns,
+        closed.max_ns
+    );
+}
+
+#[test]
+fn with_one_line_per_l3_domain_a_broadcast_by_hand_pays_r_d_once() {
+    // Tree 0(1,2), all on socket 0: thread 1 in the root's domain (unit 0), thread 2 in the other
+    // (unit 1); each child adds to its own domain's line, homed in socket 0's memory.
+    //   root: R_L (its buffer) + R_I (S3) = 123.43; S4 * -> 123.43
+    //   t1: S1 R_R -> 158.43; S2 R_L -> 159.86; S6 ack[0,0] from memory, R_I -> 281.86
+    //   t2: S1 R_D -> 287.93; S2 R_L -> 289.36; S6 ack[0,1] from memory, R_I -> 411.36
+    //   root waits ack[0,0]: 281.86 + R_R = 316.86; then ack[0,1]: max(316.86, 411.36) + R_D
+    //   = 575.86 ns.
+    let m = chiplet_domain_lines();
+    let model: &Ccnuma = m.model().unwrap();
+    let tree = RootedTree::parse("0(1,2)").unwrap();
+    let places = modelopt_graph::places_in_domains(model, &[0, 0, 0], &[0, 0, 1]).unwrap();
+    let (_, min, _) = analyze(&bcast(), &tree, model, &places).unwrap();
+    assert!((min.total_ns - 575.86).abs() < 1e-9, "{}", min.total_ns);
+    let closed = model.tree_costs().evaluate(&tree, &[0, 0, 1]).unwrap();
+    assert!((closed.min_ns - 575.86).abs() < 1e-9, "{}", closed.min_ns);
+}
+
+#[test]
+fn with_one_line_per_l3_domain_the_graph_equals_the_closed_form_over_domains() {
+    // Every recursive tree of up to 5 nodes, every labelling of the non-root nodes over the 4
+    // domains (4^(n−1)), the root in domain 0 and in domain 3: the groups of a node are its
+    // children's domains, waited for in ascending order, each at its own class (R_R, R_D, R_Q).
+    let m = chiplet_domain_lines();
+    let model: &Ccnuma = m.model().unwrap();
+    let program = bcast();
+    let mut checked = 0;
+    for n in 2..=5usize {
+        for tree in all_trees(n) {
+            for root in [0u32, 3] {
+                for code in 0..4u32.pow(n as u32 - 1) {
+                    let mut x = code;
+                    let units: Vec<u32> = (0..n)
+                        .map(|v| {
+                            if v == 0 {
+                                root
+                            } else {
+                                let u = x % 4;
+                                x /= 4;
+                                u
+                            }
+                        })
+                        .collect();
+                    graph_equals_closed_form_over_units(&program, model, &tree, &units);
+                    checked += 1;
+                }
+            }
+        }
+    }
+    // 2 roots × (1·4 + 2·16 + 6·64 + 24·256) labelled placements.
+    assert_eq!(checked, 2 * (4 + 32 + 384 + 6144));
+}

@@ -345,13 +345,29 @@ impl RootedTreeSpace {
         tree: &RootedTree,
         node_sockets: &[u32],
     ) -> Result<Params, AssignError> {
-        assign_threads(
+        // With L3 domains as units (the pricing's `LineClasses::domains`), a label is a domain
+        // numbered across sockets: the answer names each thread's socket (and, for a free split,
+        // its domain).
+        let per_socket = self
+            .pricing
+            .line_classes()
+            .and_then(|c| c.domains)
+            .map_or(1, |d| d.per_socket.max(1));
+        let mut params = assign_threads(
             &self.thread_sockets,
             self.root_thread,
-            self.capacity.is_some().then_some(1),
+            self.capacity.is_some().then_some(per_socket),
             tree,
             node_sockets,
-        )
+        )?;
+        if per_socket > 1 && self.capacity.is_none() {
+            if let Params::RootedTree { sockets, .. } = &mut params {
+                for s in sockets.iter_mut() {
+                    *s /= per_socket;
+                }
+            }
+        }
+        Ok(params)
     }
 }
 

@@ -2,13 +2,13 @@
 //!
 //! | name | collective | free parameters | model |
 //! |---|---|---|---|
-//! | `cla-tree` | bcast | any rooted tree of the threads, with their sockets | seed 001 Fig. 1, Eq. (2), §4 placement |
+//! | `cla-tree` | bcast | any rooted tree of the threads, with their sockets (or L3 domains) | seed 001 Fig. 1, Eq. (2), §4 placement |
 //!
 //! The space is [`Space::RootedTrees`]: the optimizer enumerates every rooted tree (or runs the
 //! exact dynamic program) and places it on the sockets; [`Algorithm::cost`] prices one
 //! [`Params::RootedTree`] with the closed form of [`super::bcast`].
 
-use super::Ccnuma;
+use super::{Ccnuma, SyncLine};
 use crate::algorithm::{Algorithm, Space, SpaceOptions, Term, ThreadPlacement};
 use crate::error::ModelError;
 use crate::placed_tree::{PlacedTreeCost, RootedTreeSpace};
@@ -17,13 +17,16 @@ use crate::tree::RootedTree;
 
 /// Every algorithm of the family, borrowing the model.
 ///
-/// The closed form of Eq. (2) knows one line class within a socket: on a machine whose sockets
-/// hold several L3 domains (`topology.domains_per_socket > 1`) it would price a cross-domain
-/// transfer as R_R, so the family offers nothing there; the graph crate's `.cla` algorithms
-/// (priced by the CLa graph, which classifies every pair by its lowest common level) are the
-/// broadcast, barrier and reduction of such machines.
+/// The closed form of Eq. (2) holds where every group of children that shares a
+/// synchronization line is priced alike: one line per socket on a machine whose socket is one L3
+/// domain, or one line per L3 domain (`topology.sync_line = "domain"`, docs/cla.md §13), where
+/// the labels of a placed tree are domains. On a chiplet machine with one line per socket the
+/// adds of one line cross domains and the graph's cheapest visiting order depends on which
+/// child arrives last, so the family offers nothing there; the graph crate's `.cla` broadcast
+/// (priced by the CLa graph, which classifies every pair by its lowest common level) is the
+/// broadcast of such machines.
 pub fn all(model: &Ccnuma) -> Vec<Box<dyn Algorithm + '_>> {
-    if model.topology.domains_per_socket > 1 {
+    if model.topology.domains_per_socket > 1 && model.topology.sync_line == SyncLine::Socket {
         return Vec::new();
     }
     vec![Box::new(ClaTreeBroadcast::new(model))]
@@ -77,7 +80,8 @@ impl<'a> ClaTreeBroadcast<'a> {
         self.check(request)?;
         Ok(RootedTreeSpace {
             threads: request.threads(),
-            thread_sockets: self.model.topology.sockets_of(request.threads()),
+            // Sockets, or L3 domains when each domain keeps its own line (docs/cla.md §13).
+            thread_sockets: self.model.topology.groups_of(request.threads()),
             root_thread: self.root,
             pricing: std::sync::Arc::new(self.model.tree_costs()),
             capacity: match self.placement {
@@ -123,6 +127,8 @@ fn price(
         })
 }
 
+/// The tree and the label of every node: its socket, or with one synchronization line per L3
+/// domain its domain numbered across sockets (socket · D + domain).
 fn placed_tree(
     model: &Ccnuma,
     request: &Request,
@@ -140,7 +146,9 @@ fn placed_tree(
             got: crate::error::clip(&params.to_string()),
         });
     };
-    if !domains.is_empty() {
+    let topology = &model.topology;
+    let by_domain = topology.sync_line == SyncLine::Domain;
+    if !domains.is_empty() && !by_domain {
         // Offered only where a socket is one L3 domain (above), so there is nothing to choose.
         return Err(ModelError::Parameter {
             name: "domain".into(),
@@ -162,32 +170,60 @@ fn placed_tree(
             value: tree.nested(),
             reason: e.to_string(),
         })?;
-    let expected = model.topology.sockets_of(request.threads());
-    if sockets != &expected {
-        // A placement chosen by the search (`--placement optimal`): any split the sockets hold.
-        // The closed form is offered only where a socket is one domain: groups are sockets.
-        let capacity = free_split_capacity(model, request.threads());
-        let mut used = vec![0u32; capacity.len()];
-        let fits = sockets.len() == expected.len()
-            && sockets.iter().all(|&s| {
-                used.get_mut(s as usize).is_some_and(|u| {
+    let expected = topology.sockets_of(request.threads());
+    if domains.is_empty() && sockets == &expected {
+        // Threads by id, where the machine places them.
+        return Ok((tree, topology.groups_of(request.threads())));
+    }
+    // A placement chosen by the search (`--placement optimal`): any split the groups hold.
+    let per_socket = if by_domain {
+        topology.domains_per_socket.max(1)
+    } else {
+        1
+    };
+    let capacity = free_split_capacity(model, request.threads());
+    let labels: Option<Vec<u32>> = if by_domain {
+        (domains.len() == sockets.len())
+            .then(|| {
+                sockets
+                    .iter()
+                    .zip(domains)
+                    .map(|(&s, &d)| (d < per_socket).then(|| s.saturating_mul(per_socket) + d))
+                    .collect()
+            })
+            .flatten()
+    } else {
+        Some(sockets.clone())
+    };
+    let mut used = vec![0u32; capacity.len()];
+    let fits = labels.as_ref().is_some_and(|labels| {
+        labels.len() == expected.len()
+            && labels.iter().all(|&g| {
+                used.get_mut(g as usize).is_some_and(|u| {
                     *u += 1;
                     true
                 })
             })
-            && used.iter().zip(&capacity).all(|(u, c)| u <= c);
-        if !fits {
-            return Err(ModelError::Parameter {
-                name: "socket".into(),
-                value: format!("{sockets:?}"),
-                reason: format!(
+            && used.iter().zip(&capacity).all(|(u, c)| u <= c)
+    });
+    match labels {
+        Some(labels) if fits => Ok((tree, labels)),
+        _ => Err(ModelError::Parameter {
+            name: if by_domain { "domain" } else { "socket" }.into(),
+            value: crate::error::clip(&format!("{sockets:?} {domains:?}")),
+            reason: if by_domain {
+                format!(
+                    "one socket and one L3 domain (below {per_socket}) per thread, each domain holding at most {capacity:?} threads on {}",
+                    model.name
+                )
+            } else {
+                format!(
                     "one socket per thread, each socket holding at most {capacity:?} threads on {}",
                     model.name
-                ),
-            });
-        }
+                )
+            },
+        }),
     }
-    Ok((tree, sockets.clone()))
 }
 
 impl Algorithm for ClaTreeBroadcast<'_> {
@@ -219,12 +255,33 @@ impl Algorithm for ClaTreeBroadcast<'_> {
         let costs = self.model.tree_costs();
         let k0 = tree.children(tree.root()).len() as u32;
         let root_socket = sockets[tree.root() as usize];
-        let remote_edges = (0..tree.len() as u32)
-            .filter(|&v| {
-                tree.parent(v)
-                    .is_some_and(|p| sockets[p as usize] != sockets[v as usize])
-            })
-            .count();
+        let classes = crate::placed_tree::LineClasses::from(costs);
+        let crossing = |across: bool| {
+            (0..tree.len() as u32)
+                .filter(|&v| {
+                    tree.parent(v).is_some_and(|p| {
+                        let (a, b) = (sockets[p as usize], sockets[v as usize]);
+                        a != b && (classes.socket_of(a) != classes.socket_of(b)) == across
+                    })
+                })
+                .count()
+        };
+        let remote_edges = crossing(true);
+        let domain_edges = crossing(false);
+        let by_domain = self.model.topology.sync_line == SyncLine::Domain;
+        let (group, per_group, group_cores) = if by_domain {
+            (
+                "L3 domain",
+                "one sync line per L3 domain (docs/cla.md §13)",
+                self.model.topology.cores_per_domain() as usize,
+            )
+        } else {
+            (
+                "socket",
+                "one sync line per socket",
+                self.model.topology.cores_per_socket as usize,
+            )
+        };
         let total = price(&costs, &tree, &sockets)?;
         // The root's level as placed: a star over the root's children on their sockets (one
         // synchronization line per socket), without the subtrees below them.
@@ -244,15 +301,21 @@ impl Algorithm for ClaTreeBroadcast<'_> {
         let mut terms = vec![
             Term {
                 label: format!(
-                    "T_lev(k_0 = {k0}) = T_o2m + T_data + T_m2o of the root's level as placed, one sync line per socket (Eq. 2); root on socket {root_socket}"
+                    "T_lev(k_0 = {k0}) = T_o2m + T_data + T_m2o of the root's level as placed, {per_group} (Eq. 2); root on {group} {root_socket}"
                 ),
                 min_ns: level.min_ns,
                 max_ns: level.max_ns,
             },
             Term {
-                label: format!(
-                    "R_L + max over subtrees (Eq. 2), {remote_edges} inter-socket edge(s) in the tree at R_Q (seed 001 §4)"
-                ),
+                label: if by_domain {
+                    format!(
+                        "R_L + max over subtrees (Eq. 2), {remote_edges} inter-socket edge(s) in the tree at R_Q (seed 001 §4), {domain_edges} between L3 domains of one socket at R_D"
+                    )
+                } else {
+                    format!(
+                        "R_L + max over subtrees (Eq. 2), {remote_edges} inter-socket edge(s) in the tree at R_Q (seed 001 §4)"
+                    )
+                },
                 min_ns: total.min_ns - level.min_ns,
                 max_ns: total.max_ns - level.max_ns,
             },
@@ -260,14 +323,16 @@ impl Algorithm for ClaTreeBroadcast<'_> {
         // Threads of a socket take its cores in order, then the cores' next hardware threads
         // (the machine's placement, and a free split's), so a socket with more threads than
         // cores puts the excess on cores that already hold one.
-        let cores = self.model.topology.cores_per_socket as usize;
-        let mut per_socket = vec![0usize; self.model.topology.sockets as usize];
+        // (Per L3 domain when the labels are domains.)
+        let cores = group_cores;
+        let groups = sockets.iter().max().map_or(1, |&g| g as usize + 1);
+        let mut per_group = vec![0usize; groups];
         for &s in &sockets {
-            if let Some(c) = per_socket.get_mut(s as usize) {
+            if let Some(c) = per_group.get_mut(s as usize) {
                 *c += 1;
             }
         }
-        let shared: usize = per_socket.iter().map(|&c| c.saturating_sub(cores)).sum();
+        let shared: usize = per_group.iter().map(|&c| c.saturating_sub(cores)).sum();
         if shared > 0 {
             terms.push(Term {
                 label: format!(

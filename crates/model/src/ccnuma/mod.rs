@@ -72,6 +72,31 @@ pub struct Topology {
     /// L3 domains (chiplets, core complexes) per socket, each of `cores_per_socket /
     /// domains_per_socket` consecutive cores; 1 when a socket shares one L3 (seed 001's machine).
     pub domains_per_socket: u32,
+    /// Where a node of a tree collective keeps its many-to-one synchronization lines.
+    pub sync_line: SyncLine,
+}
+
+/// The level at which a node of a tree collective keeps one many-to-one synchronization line for
+/// its children (`topology.sync_line`; docs/cla.md §13): the `group` of the `.cla` language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SyncLine {
+    /// One line per socket holding children (seed 001 §4 (2): "we use one synchronization line
+    /// per socket").
+    #[default]
+    Socket,
+    /// One line per L3 domain holding children: on a chiplet machine the adds of one line stay
+    /// inside one domain (R_R), and only the parent's wait crosses.
+    Domain,
+}
+
+impl SyncLine {
+    /// The spelling in a machine file.
+    pub fn name(self) -> &'static str {
+        match self {
+            SyncLine::Socket => "socket",
+            SyncLine::Domain => "domain",
+        }
+    }
 }
 
 impl Topology {
@@ -113,6 +138,20 @@ impl Topology {
     /// The sockets of threads `0..threads` under [`Topology::place`].
     pub fn sockets_of(&self, threads: u32) -> Vec<u32> {
         (0..threads).map(|t| self.place(t).socket).collect()
+    }
+
+    /// The synchronization group (`topology.sync_line`) of each of threads `0..threads`: its
+    /// socket, or its L3 domain numbered across sockets (domain d of socket s is s·D + d).
+    pub fn groups_of(&self, threads: u32) -> Vec<u32> {
+        (0..threads)
+            .map(|t| {
+                let p = self.place(t);
+                match self.sync_line {
+                    SyncLine::Socket => p.socket,
+                    SyncLine::Domain => p.socket * self.domains_per_socket.max(1) + p.domain,
+                }
+            })
+            .collect()
     }
 
     /// How many of threads `0..threads` run on each socket.
@@ -233,7 +272,17 @@ pub struct Ccnuma {
 impl Ccnuma {
     /// The one-line broadcast cost constants of this machine (Eq. 2).
     pub fn tree_costs(&self) -> bcast::TreeCosts {
-        bcast::TreeCosts::from_lines(&self.line)
+        let costs = bcast::TreeCosts::from_lines(&self.line);
+        match self.topology.sync_line {
+            SyncLine::Socket => costs,
+            SyncLine::Domain => bcast::TreeCosts {
+                domains: Some(crate::placed_tree::Domains {
+                    per_socket: self.topology.domains_per_socket.max(1),
+                    remote_domain: self.line.remote_domain,
+                }),
+                ..costs
+            },
+        }
     }
 }
 
@@ -270,6 +319,7 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
             None => 1,
             Some(d) => ctx.count(d, "topology.domains_per_socket")?,
         },
+        sync_line: SyncLine::Socket,
     };
     if !topology
         .cores_per_socket
@@ -284,6 +334,30 @@ pub fn load(ctx: &SpecContext<'_>) -> Result<Loaded, SpecError> {
         ));
     }
     let chiplets = topology.domains_per_socket > 1;
+    let mut topology = topology;
+    if let Some(level) = &t.sync_line {
+        topology.sync_line = match level.get_ref().as_str() {
+            "socket" => SyncLine::Socket,
+            "domain" if chiplets => SyncLine::Domain,
+            "domain" => {
+                return Err(ctx.error_at(
+                    level.span(),
+                    "topology.sync_line",
+                    "is \"domain\" only on a machine with topology.domains_per_socket > 1 (a socket of one L3 domain keeps one line per socket)",
+                ))
+            }
+            other => {
+                return Err(ctx.error_at(
+                    level.span(),
+                    "topology.sync_line",
+                    format!(
+                        "must be \"socket\" or \"domain\" (got \"{}\")",
+                        crate::error::clip(other)
+                    ),
+                ))
+            }
+        };
+    }
     let hardware = u64::from(topology.sockets)
         * u64::from(topology.cores_per_socket)
         * u64::from(topology.threads_per_core);
@@ -510,6 +584,7 @@ mod tests {
             threads_per_core: 2,
             line_bytes: 64,
             domains_per_socket: 1,
+            sync_line: SyncLine::Socket,
         }
     }
 

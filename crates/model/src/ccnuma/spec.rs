@@ -113,6 +113,10 @@ pub struct TopologySpec {
     /// `cores_per_socket`; with more than one, `line.remote_domain` is required.
     #[serde(default)]
     pub domains_per_socket: Option<Spanned<u32>>,
+    /// Where a node keeps one many-to-one synchronization line: `"socket"` (the default, seed
+    /// 001 §4) or `"domain"` (one per L3 domain; needs `domains_per_socket > 1`).
+    #[serde(default)]
+    pub sync_line: Option<Spanned<String>>,
 }
 
 /// The five line-transfer classes.
