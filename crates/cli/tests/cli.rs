@@ -1041,6 +1041,62 @@ fn search_flag_on_a_graph_priced_tree_is_obeyed_or_refused() {
 }
 
 #[test]
+fn with_one_line_per_l3_domain_the_chiplet_broadcast_is_exact() {
+    // machines/chiplet-2s-4x8-domain-lines.toml: the chiplet server whose nodes keep one
+    // synchronization line per L3 domain, so `cla-tree` is the closed form over domains and
+    // the socket DP searches it exactly (docs/cla.md §13).
+    let json = |n: &str, extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "bcast",
+            "-m",
+            "chiplet-2s-4x8-domain-lines",
+            "-n",
+            n,
+            "--algorithm",
+            "cla-tree",
+            "--format",
+            "json",
+        ];
+        args.extend(extra);
+        serde_json::from_str(&stdout_of(&args)).unwrap()
+    };
+    // 9 threads by id: 8 in domain 0 (the root's), thread 8 in domain 1. The flat tree by hand
+    // (R_L 1.43, R_R 35, R_D 164.5, R_I 122 ns): A = R_I = 122; the 7 children of domain 0
+    // arrive at 122 + 35 + 1.43 = 158.43, their line from memory (R_I) and 6 more adds (R_R):
+    // 490.43, waited (R_R) 525.43; the child of domain 1 arrives at 122 + 164.5 + 1.43 =
+    // 287.93, its own line R_I: 409.93; waited after the first (ascending domains) at R_D:
+    // max(525.43, 409.93) + 164.5 = 689.93; plus the root's R_L: 691.36 ns.
+    let dp = json("9", &[]);
+    assert_eq!(dp["exact"], true, "{dp}");
+    assert!(
+        (dp["t_min_ns"].as_f64().unwrap() - 691.36).abs() < 1e-6,
+        "{dp}"
+    );
+    assert_eq!(dp["params"]["tree"], "0(1,2,3,4,5,6,7,8)", "{dp}");
+    // Every tree with its best placement agrees (the exhaustive search of §10).
+    let all = json("9", &["--search", "exhaustive"]);
+    assert_eq!(all["exact"], true, "{all}");
+    assert_eq!(all["t_min_ns"], dp["t_min_ns"], "{all}");
+    assert_eq!(all["t_max_ns"], dp["t_max_ns"], "{all}");
+    // Below one line per socket (chiplet-2s-4x8, graph-priced): its 8 + 1 split costs
+    // 820.86 ns (docs/cla.md §12), the price of the cross-domain add on one line.
+    let socket_lines: serde_json::Value = serde_json::from_str(&stdout_of(&[
+        "bcast",
+        "-m",
+        "chiplet-2s-4x8",
+        "-n",
+        "9",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert!(
+        (socket_lines["t_min_ns"].as_f64().unwrap() - 820.86).abs() < 1e-6,
+        "{socket_lines}"
+    );
+}
+
+#[test]
 fn on_a_chiplet_machine_placement_optimal_chooses_domains() {
     let json = |n: &str, extra: &[&str]| -> serde_json::Value {
         let mut args = vec!["bcast", "-m", "chiplet-2s-4x8", "-n", n, "--format", "json"];

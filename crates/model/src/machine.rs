@@ -309,6 +309,32 @@ mod tests {
     }
 
     #[test]
+    fn the_domain_lines_chiplet_has_the_chiplets_numbers() {
+        // machines/chiplet-2s-4x8-domain-lines.toml promises to be machines/chiplet-2s-4x8.toml
+        // but for its header, name, description and sync_line: compare everything else.
+        fn body(text: &str) -> Vec<&str> {
+            let from = text.find("# Shared reasoning:").unwrap_or(0);
+            text[from..]
+                .lines()
+                .filter(|l| {
+                    !l.starts_with("name = ")
+                        && !l.starts_with("description = ")
+                        && !l.starts_with("sync_line = ")
+                        && !l.starts_with("# first 8 threads")
+                        && !l.starts_with("# line per L3 domain")
+                })
+                .collect()
+        }
+        let chiplet = include_str!("../../../machines/chiplet-2s-4x8.toml");
+        let lines = include_str!("../../../machines/chiplet-2s-4x8-domain-lines.toml");
+        assert_eq!(body(chiplet), body(lines));
+        assert!(lines.contains("\nsync_line = \"domain\""));
+        let m = load("chiplet-2s-4x8-domain-lines").unwrap();
+        let c = m.model::<crate::ccnuma::Ccnuma>().unwrap();
+        assert_eq!(c.topology.sync_line, crate::ccnuma::SyncLine::Domain);
+    }
+
+    #[test]
     fn unknown_name_is_a_clear_error() {
         let err = load("no-such-machine").unwrap_err().to_string();
         assert!(err.contains("unknown machine"), "{err}");

@@ -75,6 +75,10 @@ pub const FAMILIES: &[Family] = &[
                 "chiplet-2s-4x8",
                 include_str!("../../../machines/chiplet-2s-4x8.toml"),
             ),
+            (
+                "chiplet-2s-4x8-domain-lines",
+                include_str!("../../../machines/chiplet-2s-4x8-domain-lines.toml"),
+            ),
         ],
         cache_states: true,
         metrics: LATENCY,

@@ -777,6 +777,56 @@ not_measured = [{ key = "line.remote_socket", reason = "one socket" }]
     }
 
     #[test]
+    fn the_sync_line_level_is_checked_with_its_key_and_line() {
+        let chiplet = include_str!("../../../../machines/chiplet-2s-4x8.toml");
+        let sandy = include_str!("../../../../machines/sandy-bridge-e5-2660.toml");
+        let e = |text: &str| {
+            crate::machine::from_text("c.toml", text)
+                .unwrap_err()
+                .to_string()
+        };
+        let with = |text: &str, after: &str, level: &str| {
+            text.replacen(after, &format!("{after}\nsync_line = \"{level}\""), 1)
+        };
+        // An unknown level, and "domain" where a socket is one L3 domain: one line each, with
+        // the key and the line of the value (the line after `domains_per_socket`/`sockets`).
+        let core = e(&with(chiplet, "domains_per_socket = 4", "core"));
+        assert!(
+            core.contains("topology.sync_line") && core.contains("\"socket\" or \"domain\""),
+            "{core}"
+        );
+        let line = chiplet
+            .lines()
+            .position(|l| l.starts_with("domains_per_socket"))
+            .unwrap()
+            + 2;
+        assert!(core.contains(&format!("c.toml:{line}")), "{core}");
+        assert_eq!(core.lines().count(), 1, "{core}");
+        let one_domain = e(&with(sandy, "sockets = 2", "domain"));
+        assert!(
+            one_domain.contains("topology.sync_line")
+                && one_domain.contains("domains_per_socket > 1"),
+            "{one_domain}"
+        );
+        // "socket" is the default, accepted everywhere; "domain" offers the closed form.
+        let m = crate::machine::from_text("c.toml", &with(sandy, "sockets = 2", "socket")).unwrap();
+        let c: &Ccnuma = m.model().unwrap();
+        assert_eq!(c.topology.sync_line, SyncLine::Socket);
+        let m =
+            crate::machine::from_text("c.toml", &with(chiplet, "domains_per_socket = 4", "domain"))
+                .unwrap();
+        let c: &Ccnuma = m.model().unwrap();
+        assert_eq!(c.topology.sync_line, SyncLine::Domain);
+        assert_eq!(algorithms::all(c).len(), 1);
+        // Threads 0..17 by id: 8 in domain 0, 8 in domain 1, thread 16 in domain 2 (socket 0).
+        let mut want = vec![0u32; 8];
+        want.extend([1; 8]);
+        want.push(2);
+        assert_eq!(c.topology.groups_of(17), want);
+        assert_eq!(c.tree_costs().domains.map(|d| d.per_socket), Some(4));
+    }
+
+    #[test]
     fn domain_fields_are_checked_with_their_keys() {
         let chiplet = include_str!("../../../../machines/chiplet-2s-4x8.toml");
         let e = |text: &str| {
