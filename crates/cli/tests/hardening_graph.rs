@@ -200,17 +200,30 @@ fn regression_rejected_20000_node_tree_is_not_echoed_in_full() {
 #[test]
 fn regression_home_socket_out_of_range_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("home.cla");
-    let text = std::fs::read_to_string(model_file("one-line-bcast.cla"))
-        .unwrap()
-        .replace("memory socket=s ", "memory socket=s+1000 ");
-    assert!(text.contains("socket=s+1000"));
-    std::fs::write(&file, text).unwrap();
-    let f = file.display().to_string();
+    let bundled = std::fs::read_to_string(model_file("one-line-bcast.cla")).unwrap();
+    let with_home = |home: &str, name: &str| {
+        let file = dir.path().join(name);
+        let text = bundled.replace("memory group=g ", &format!("memory {home} "));
+        assert!(text.contains(home));
+        std::fs::write(&file, text).unwrap();
+        file.display().to_string()
+    };
+    // The synchronization group is the socket on the E5-2660. Thread 0 first touches ack[0,0]
+    // in `for g in child_groups: wait ack[me,g] == ...`.
+    let f = with_home("group=g+1000", "group.cla");
     let e = one_line_error(&["graph", &f, "-m", SANDY, "--tree", "0(1(3),2)"]);
-    // Thread 0 first touches ack[0,0] in `for s in child_sockets: wait ack[me,s] == ...`.
     assert!(
-        e.contains("in thread 0: line `ack[0,0]` (family declared at line 11): socket 1000 does not exist (sandy-bridge-e5-2660 has sockets 0..2)"),
+        e.contains("in thread 0: line `ack[0,0]` (family declared at line 13): socket 1000 does not exist (sandy-bridge-e5-2660 has sockets 0..2)"),
+        "{e}"
+    );
+    let f = with_home("socket=g+1000", "socket.cla");
+    let e = one_line_error(&["graph", &f, "-m", SANDY, "--tree", "0(1(3),2)"]);
+    assert!(e.contains("socket 1000 does not exist"), "{e}");
+    // An L3 domain is numbered across sockets: 2 × 4 on the chiplet machine.
+    let f = with_home("domain=g+1000", "domain.cla");
+    let e = one_line_error(&["graph", &f, "-m", "chiplet-2s-4x8", "--tree", "0(1(3),2)"]);
+    assert!(
+        e.contains("L3 domain 1000 does not exist (chiplet-2s-4x8 has domains 0..8)"),
         "{e}"
     );
 }

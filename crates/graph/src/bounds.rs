@@ -40,6 +40,8 @@
 //! more has children on another socket: that line is read across (R_Q), and its writers read
 //! their parent's flag across. A node is bounded by the better of one line of K writers
 //! holding all M − 1 descendants, and the pigeonhole bounds over S lines with such a line.
+//! With one line per L3 domain (`topology.sync_line = "domain"`) S counts the domains of the
+//! sockets used and across is the cheaper of R_D and R_Q.
 //!
 //! **Crossing.** When every placement spans two sockets (or two L3 domains of one socket), the
 //! path from the root to a thread elsewhere has an edge whose child is elsewhere than its
@@ -133,7 +135,15 @@ pub fn t_min_lower_bound(
         Span::Sockets => Some((line.remote_socket, line.remote_socket)),
     };
     let n = threads as usize;
-    let s = sockets.max(1) as usize;
+    // The many-to-one lines a node may keep: one per socket, or one per L3 domain of those
+    // sockets when the machine says `sync_line = "domain"` (docs/cla.md §13).
+    let by_domain = topology.sync_line == modelopt_model::ccnuma::SyncLine::Domain;
+    let lines_per_socket = if by_domain {
+        topology.domains_per_socket.max(1) as usize
+    } else {
+        1
+    };
+    let s = (sockets.max(1) as usize).saturating_mul(lines_per_socket);
     // The many-to-one lines, the same in every program; the rest is each program's.
     let lines = LevelBound {
         per_core,
@@ -211,9 +221,14 @@ pub fn t_min_lower_bound(
     };
     // Lines are per socket, so a node whose children write two lines or more has children on
     // another socket than its own: their line is read across (R_Q), and each of them reached
-    // it across too (the edge with R_Q for r, as in the crossing terms).
-    if s > 1 && topology.sockets > 1 {
-        let q = line.remote_socket;
+    // it across too (the edge with R_Q for r, as in the crossing terms). With one line per L3
+    // domain, across is at least the cheaper of R_D and R_Q.
+    if s > 1 && (topology.sockets > 1 || by_domain) {
+        let q = if by_domain {
+            line.remote_domain.min(line.remote_socket)
+        } else {
+            line.remote_socket
+        };
         let edge = match program {
             TreeProgram::Barrier => 0.0,
             TreeProgram::Reduce => q + local + m,
