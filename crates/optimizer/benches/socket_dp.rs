@@ -26,7 +26,28 @@ fn sandy() -> TreeCosts {
     }
 }
 
+/// `chiplet-2s-4x8-domain-lines`: one synchronization line per L3 domain, 4 domains a socket
+/// (machines/chiplet-2s-4x8.toml's estimates).
+fn chiplet_domain_lines() -> TreeCosts {
+    TreeCosts {
+        local: 1.43,
+        socket: 35.0,
+        remote: 223.5,
+        memory: 122.0,
+        remote_memory: 159.0,
+        domains: Some(modelopt_model::placed_tree::Domains {
+            per_socket: 4,
+            remote_domain: 164.5,
+        }),
+    }
+}
+
 fn space(counts: &[u32]) -> RootedTreeSpace {
+    space_priced(counts, sandy())
+}
+
+/// Threads by id over the units (sockets, or domains), root thread 0.
+fn space_priced(counts: &[u32], pricing: TreeCosts) -> RootedTreeSpace {
     let mut thread_sockets = Vec::new();
     for (s, &c) in counts.iter().enumerate() {
         thread_sockets.extend(std::iter::repeat_n(s as u32, c as usize));
@@ -35,7 +56,7 @@ fn space(counts: &[u32]) -> RootedTreeSpace {
         threads: thread_sockets.len() as u32,
         thread_sockets,
         root_thread: 0,
-        pricing: std::sync::Arc::new(sandy()),
+        pricing: std::sync::Arc::new(pricing),
         capacity: None,
     }
 }
@@ -60,6 +81,20 @@ fn socket_dp(c: &mut Criterion) {
     g.finish();
 }
 
+/// The DP over L3 domains (docs/cla.md §13): threads by id fill domains 0, 1, 2 of socket 0.
+fn socket_dp_over_domains(c: &mut Criterion) {
+    let mut g = c.benchmark_group("socket-dp-chiplet-domain-lines");
+    g.sample_size(10);
+    for counts in [vec![8u32, 8], vec![8, 8, 8]] {
+        let label = format!("{}-domains-x{}", counts.len(), counts[0]);
+        let s = space_priced(&counts, chiplet_domain_lines());
+        g.bench_with_input(BenchmarkId::from_parameter(label), &s, |b, s| {
+            b.iter(|| rooted_trees::optimal(s, TreeSearch::Dp, &Objective::Min).map(|t| t.cost))
+        });
+    }
+    g.finish();
+}
+
 fn exhaustive_vs_dp(c: &mut Criterion) {
     let mut g = c.benchmark_group("exhaustive-vs-dp");
     g.sample_size(10);
@@ -75,5 +110,5 @@ fn exhaustive_vs_dp(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, socket_dp, exhaustive_vs_dp);
+criterion_group!(benches, socket_dp, socket_dp_over_domains, exhaustive_vs_dp);
 criterion_main!(benches);
