@@ -1144,25 +1144,34 @@ impl SocketTable {
 /// node's socket (`near`, R_D; only when the units are L3 domains) and whether one lies on the
 /// node's own unit (`local`, R_R). A lower group's term depends on the groups above it only
 /// through the sum of their waits, and the node's A_max only through which counts are non-zero,
-/// so this is all a stage carries. Encoded `(far · N + near) · 2 + local` with N the units of one
-/// socket: with sockets as units (N = 1) the 2·S states of seed 001's machine.
+/// so this is all a stage carries. Encoded `(far · N + near) · 2 + local` with N the most units
+/// of one socket: with sockets as units (N = 1) the 2·S states of seed 001's machine.
 #[derive(Debug, Clone, Copy)]
 struct Suffix {
-    /// N: units per socket (near counts 0..N).
+    /// N: the most units of one socket (near counts 0..N).
     near_span: usize,
-    /// Far counts 0..units.
+    /// The most units outside one socket, plus one (far counts 0..far_span).
     far_span: usize,
 }
 
 impl Suffix {
+    /// The states of a table over `units` units: near counts up to the most units one socket
+    /// holds (less one), far counts up to the most units outside one socket.
     fn new(units: usize, costs: &LineClasses) -> Self {
-        let per_socket = costs
-            .domains
-            .map_or(1, |d| d.per_socket.max(1) as usize)
-            .min(units.max(1));
+        let mut per_socket: Vec<usize> = Vec::new();
+        for u in 0..units {
+            let s = costs.socket_of(u as u32) as usize;
+            if per_socket.len() <= s {
+                per_socket.resize(s + 1, 0);
+            }
+            per_socket[s] += 1;
+        }
+        let present = per_socket.iter().copied().filter(|&c| c > 0);
+        let most = present.clone().max().unwrap_or(1);
+        let least = present.min().unwrap_or(1);
         Suffix {
-            near_span: per_socket,
-            far_span: units.max(1),
+            near_span: most.max(1),
+            far_span: units.saturating_sub(least) + 1,
         }
     }
 
@@ -1193,6 +1202,28 @@ impl Suffix {
         }
     }
 
+    /// For a group of `relation`, every (state, state before it, waits of the groups before it):
+    /// the transitions of a node stage, listed once so that the passes' inner loops neither
+    /// decode states nor visit impossible ones.
+    fn steps(&self, costs: &LineClasses, relation: UnitRelation) -> Vec<(usize, usize, f64)> {
+        (0..self.width())
+            .filter_map(|state| {
+                self.without(state, relation)
+                    .map(|prev| (state, prev, self.cost(costs, prev)))
+            })
+            .collect()
+    }
+
+    /// The transitions of [`Suffix::steps`] for each relation, indexed by [`relation_index`].
+    fn all_steps(&self, costs: &LineClasses) -> [Vec<(usize, usize, f64)>; 3] {
+        [
+            UnitRelation::Same,
+            UnitRelation::SameSocket,
+            UnitRelation::OtherSocket,
+        ]
+        .map(|r| self.steps(costs, r))
+    }
+
     /// The waits of the groups a state counts.
     fn cost(&self, costs: &LineClasses, state: usize) -> f64 {
         let (far, near, local) = self.decode(state);
@@ -1204,6 +1235,15 @@ impl Suffix {
         far as f64 * costs.remote
             + near as f64 * costs.class(UnitRelation::SameSocket)
             + local as f64 * costs.socket
+    }
+}
+
+/// The index of a relation in [`Suffix::all_steps`].
+fn relation_index(relation: UnitRelation) -> usize {
+    match relation {
+        UnitRelation::Same => 0,
+        UnitRelation::SameSocket => 1,
+        UnitRelation::OtherSocket => 2,
     }
 }
 
@@ -1234,6 +1274,8 @@ struct MinPass {
     /// `nodes[σ][stage][r · W + suffix]`, W = [`Suffix::width`] states (2·S with sockets as
     /// units: remote groups · 2 + local).
     nodes: Vec<Vec<Vec<f64>>>,
+    /// The suffix transitions of a node stage per relation ([`Suffix::all_steps`]).
+    steps: [Vec<(usize, usize, f64)>; 3],
     alive_trees: Vec<Vec<u32>>,
     alive_groups: Vec<Vec<u32>>,
     incumbent: f64,
@@ -1327,6 +1369,7 @@ impl MinPass {
             finite_k: vec![vec![(0, 0); states]; s_count],
             group_min: vec![vec![f64::INFINITY; states]; s_count],
             nodes,
+            steps: table.suffix().all_steps(&table.costs),
             alive_trees: vec![Vec::new(); s_count],
             alive_groups: vec![Vec::new(); s_count],
             incumbent,
@@ -1413,8 +1456,9 @@ impl MinPass {
                             }
                         }
                         let x = c.transfer(sigma as u32, stage as u32);
-                        let relation = c.relation(sigma as u32, stage as u32);
-                        let shape = t.suffix();
+                        let relation = relation_index(c.relation(sigma as u32, stage as u32));
+                        // (A few dozen entries: copied so that the budgets can be written.)
+                        let steps = self.steps[relation].clone();
                         let k0 = 2.0 * c.memory + c.local + 2.0 * x;
                         let gm = &self.group_min[stage];
                         t.candidates(
@@ -1429,14 +1473,11 @@ impl MinPass {
                             if last && rest != 0 {
                                 continue;
                             }
-                            for st in 0..w {
+                            for &(st, prev_state, waits) in &steps {
                                 let o = self.out_nodes[sigma][stage][base + st];
                                 if o == f64::NEG_INFINITY {
                                     continue;
                                 }
-                                let Some(prev_state) = shape.without(st, relation) else {
-                                    continue;
-                                };
                                 let prev = if last {
                                     if prev_state == 0 {
                                         f64::NEG_INFINITY
@@ -1446,7 +1487,7 @@ impl MinPass {
                                 } else {
                                     self.nodes[sigma][stage + 1][rest * w + prev_state]
                                 };
-                                let fixed = k0 + shape.cost(&c, prev_state);
+                                let fixed = k0 + waits;
                                 let g = fixed + self.group_min[stage][d];
                                 if prev > o + SLACK || g > o + SLACK {
                                     continue;
@@ -1690,8 +1731,7 @@ impl MinPass {
                 }
                 let up = if whole || stage > 0 { 0.0 } else { lv_min };
                 let x = c.transfer(sigma as u32, stage as u32);
-                let relation = c.relation(sigma as u32, stage as u32);
-                let shape = t.suffix();
+                let steps = &self.steps[relation_index(c.relation(sigma as u32, stage as u32))];
                 let gm = &self.group_min[stage];
                 t.candidates(
                     &self.alive_groups[stage],
@@ -1710,10 +1750,7 @@ impl MinPass {
                     // 2 R_I + R_L + x + (M + (k − 1) R_R), then the suffix (this group's wait x
                     // and the used groups' above).
                     let g = 2.0 * c.memory + c.local + 2.0 * x + self.group_min[stage][d];
-                    for (state, slot) in out.iter_mut().enumerate() {
-                        let Some(prev_state) = shape.without(state, relation) else {
-                            continue;
-                        };
+                    for &(state, prev_state, suffix) in steps {
                         let prev = if last {
                             if prev_state == 0 {
                                 f64::NEG_INFINITY
@@ -1726,10 +1763,9 @@ impl MinPass {
                         if prev == f64::INFINITY {
                             continue;
                         }
-                        let suffix = shape.cost(&c, prev_state);
                         let v = prev.max(g + suffix);
-                        if v < *slot && !self.hopeless(off, v + up) {
-                            *slot = v;
+                        if v < out[state] && !self.hopeless(off, v + up) {
+                            out[state] = v;
                         }
                     }
                 }
