@@ -67,13 +67,17 @@ fn check(bytes: Vec<u8>) -> Result<(), String> {
             let _ = op.kind.to_string();
         }
     }
-    let m = machine::load("sandy-bridge-e5-2660").map_err(|e| e.to_string())?;
-    let sandy: &Ccnuma = m.model().ok_or("not a ccnuma machine")?;
-    for tree in ["0(1(3),2)", "0(1,2,3,4,5,6,7,8,9)"] {
-        let tree = RootedTree::parse(tree).map_err(|e| e.to_string())?;
-        let places = default_places(sandy, tree.len() as u32);
-        if let Err(e) = analyze(&program, &tree, sandy, &places) {
-            one_line("analysis", e.to_string())?;
+    // Two sockets of one L3 domain each, and L3 domains with one line per domain (where
+    // `domain` and `group` differ from `socket`).
+    for name in ["sandy-bridge-e5-2660", "chiplet-2s-4x8-domain-lines"] {
+        let m = machine::load(name).map_err(|e| e.to_string())?;
+        let model: &Ccnuma = m.model().ok_or("not a ccnuma machine")?;
+        for tree in ["0(1(3),2)", "0(1,2,3,4,5,6,7,8,9)"] {
+            let tree = RootedTree::parse(tree).map_err(|e| e.to_string())?;
+            let places = default_places(model, tree.len() as u32);
+            if let Err(e) = analyze(&program, &tree, model, &places) {
+                one_line("analysis", e.to_string())?;
+            }
         }
     }
     Ok(())
@@ -135,7 +139,7 @@ enum Mutation {
 }
 
 /// Fragments that reach deep into the grammar.
-const TOKENS: [&str; 40] = [
+const TOKENS: [&str; 50] = [
     "cla ",
     "line ",
     "role ",
@@ -146,10 +150,14 @@ const TOKENS: [&str; 40] = [
     "cache",
     "thread=",
     "socket=",
+    "domain=",
+    "group=",
     "for ",
     " in ",
     "children",
     "child_sockets",
+    "child_domains",
+    "child_groups",
     "..",
     ":",
     "copy ",
@@ -174,6 +182,12 @@ const TOKENS: [&str; 40] = [
     "rank",
     "children_on(",
     "socket_of(",
+    "children_in(",
+    "domain_of(",
+    "children_in_group(",
+    "group_of(",
+    "domain",
+    "group",
     "\n",
     "9223372036854775807",
 ];

@@ -26,19 +26,13 @@ fn sandy() -> TreeCosts {
     }
 }
 
-/// `chiplet-2s-4x8-domain-lines`: one synchronization line per L3 domain, 4 domains a socket
-/// (machines/chiplet-2s-4x8.toml's estimates).
+/// `chiplet-2s-4x8-domain-lines`: one synchronization line per L3 domain, 4 domains a socket.
 fn chiplet_domain_lines() -> TreeCosts {
-    TreeCosts {
-        local: 1.43,
-        socket: 35.0,
-        remote: 223.5,
-        memory: 122.0,
-        remote_memory: 159.0,
-        domains: Some(modelopt_model::placed_tree::Domains {
-            per_socket: 4,
-            remote_domain: 164.5,
-        }),
+    let m = modelopt_model::machine::load("chiplet-2s-4x8-domain-lines")
+        .unwrap_or_else(|e| panic!("{e}"));
+    match m.model::<modelopt_model::ccnuma::Ccnuma>() {
+        Some(c) => c.tree_costs(),
+        None => panic!("not a ccnuma machine"),
     }
 }
 

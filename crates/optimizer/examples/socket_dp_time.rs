@@ -8,6 +8,16 @@ use modelopt_model::placed_tree::RootedTreeSpace;
 use modelopt_optimizer::rooted_trees;
 use modelopt_optimizer::rooted_trees::TreeSearch;
 use modelopt_optimizer::Objective;
+
+/// The broadcast's cost constants of a bundled machine.
+fn bundled(name: &str) -> TreeCosts {
+    let m = modelopt_model::machine::load(name).unwrap_or_else(|e| panic!("{e}"));
+    match m.model::<modelopt_model::ccnuma::Ccnuma>() {
+        Some(c) => c.tree_costs(),
+        None => panic!("{name} is not a ccnuma machine"),
+    }
+}
+
 fn main() {
     let domains = std::env::args().nth(1).is_some_and(|a| a == "domains");
     let counts: Vec<u32> = std::env::args()
@@ -22,28 +32,11 @@ fn main() {
         threads: thread_sockets.len() as u32,
         thread_sockets,
         root_thread: 0,
-        pricing: std::sync::Arc::new(if domains {
-            TreeCosts {
-                local: 1.43,
-                socket: 35.0,
-                remote: 223.5,
-                memory: 122.0,
-                remote_memory: 159.0,
-                domains: Some(modelopt_model::placed_tree::Domains {
-                    per_socket: 4,
-                    remote_domain: 164.5,
-                }),
-            }
+        pricing: std::sync::Arc::new(bundled(if domains {
+            "chiplet-2s-4x8-domain-lines"
         } else {
-            TreeCosts {
-                local: 2.3,
-                socket: 35.0,
-                remote: 94.0,
-                memory: 70.0,
-                remote_memory: 107.0,
-                domains: None,
-            }
-        }),
+            "sandy-bridge-e5-2660"
+        })),
         capacity: None,
     };
     let t0 = std::time::Instant::now();

@@ -653,19 +653,23 @@ proptest! {
 }
 
 /// A chiplet machine whose nodes keep one synchronization line per L3 domain (docs/cla.md §13):
-/// the labels are domains, `per_socket` to a socket, priced with `chiplet-2s-4x8`'s estimates
-/// (R_L 1.43, R_R 35, R_D 164.5, R_Q 223.5, R_I 122, R_QI 159 ns; machines/chiplet-2s-4x8.toml).
+/// the labels are domains, `per_socket` to a socket, priced with the bundled
+/// `chiplet-2s-4x8-domain-lines`'s estimates (R_L 1.43, R_R 35, R_D 164.5, R_Q 223.5, R_I 122,
+/// R_QI 159 ns).
 fn chiplet(per_socket: u32) -> TreeCosts {
+    let m = modelopt_model::machine::load("chiplet-2s-4x8-domain-lines").unwrap();
+    let bundled = m
+        .model::<modelopt_model::ccnuma::Ccnuma>()
+        .unwrap()
+        .tree_costs();
+    let domains = bundled.domains.unwrap();
+    assert_eq!((domains.remote_domain, bundled.remote), (164.5, 223.5));
     TreeCosts {
-        local: 1.43,
-        socket: 35.0,
-        remote: 223.5,
-        memory: 122.0,
-        remote_memory: 159.0,
         domains: Some(modelopt_model::placed_tree::Domains {
             per_socket,
-            remote_domain: 164.5,
+            ..domains
         }),
+        ..bundled
     }
 }
 

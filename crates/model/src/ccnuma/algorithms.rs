@@ -234,7 +234,14 @@ impl Algorithm for ClaTreeBroadcast<'_> {
         Collective::Bcast
     }
     fn summary(&self) -> &'static str {
-        "one-line broadcast over any rooted tree placed on the sockets (seed 001, Fig. 1, Eq. 2)"
+        match self.model.topology.sync_line {
+            SyncLine::Socket => {
+                "one-line broadcast over any rooted tree placed on the sockets (seed 001, Fig. 1, Eq. 2)"
+            }
+            SyncLine::Domain => {
+                "one-line broadcast over any rooted tree placed on the L3 domains, one synchronization line per domain (seed 001, Fig. 1, Eq. 2 over domains, docs/cla.md §13)"
+            }
+        }
     }
     fn space(&self, request: &Request, options: &SpaceOptions) -> Result<Space, ModelError> {
         // The request's options (`--root`, `--placement`) override the algorithm's defaults.
