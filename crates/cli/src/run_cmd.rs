@@ -531,6 +531,33 @@ impl<'m> Setup<'m> {
     }
 
     /// The CPU of every thread and the socket each thread's lines are laid out for.
+    /// On a machine with `topology.sync_line = "domain"`, the L3 domain of each thread's CPU for
+    /// the runner's many-to-one lines (package and last-level cache, ranked; a CPU the host does
+    /// not describe counts as its socket). `None` otherwise, or when the host is unknown: the
+    /// lines then follow the sockets.
+    fn l3_domains(&self, cpus: &[usize], sockets: &[u32]) -> Option<Vec<u32>> {
+        let by_domain = self
+            .machine
+            .model::<Ccnuma>()
+            .is_some_and(|m| m.topology.sync_line == modelopt_model::ccnuma::SyncLine::Domain);
+        let host = self.host.as_ref().filter(|_| by_domain)?;
+        let keys: Vec<(u32, usize)> = cpus
+            .iter()
+            .zip(sockets)
+            .map(|(&c, &s)| match host.cpu(c) {
+                Some(cpu) => (
+                    cpu.package,
+                    cpu.llc
+                        .as_ref()
+                        .and_then(|l| l.iter().min().copied())
+                        .unwrap_or(c),
+                ),
+                None => (s, usize::MAX),
+            })
+            .collect();
+        Some(rank_labels(&keys))
+    }
+
     fn place(&self, threads: u32, model: &Model<'_>) -> anyhow::Result<(Vec<usize>, Vec<u32>)> {
         if let Pinning::BySocket { packages } = &self.pinning {
             let sockets = model
@@ -647,11 +674,15 @@ impl<'m> Setup<'m> {
         };
         let candidates = resolve(self.implementation, threads, specs, &model, &search)?;
         let mut rows = Vec::with_capacity(candidates.len());
+        // The lines the threads really share: one per socket, or with `sync_line = "domain"`
+        // one per L3 domain of the CPUs they run on.
+        let domains = self.l3_domains(&assigned, &sockets);
+        let groups = domains.clone().unwrap_or_else(|| sockets.clone());
         for c in candidates {
             let mut options = runner::RunOptions::new(threads, self.iterations, assigned.clone());
             options.timeout = self.timeout;
             options.gap = self.gap;
-            options.sockets = Some(sockets.clone());
+            options.sockets = Some(groups.clone());
             let measured = runner::run(&c.job, &options)
                 .with_context(|| format!("{} {}", self.collective.name(), c.label))?;
             let summary = measured
@@ -699,6 +730,7 @@ impl<'m> Setup<'m> {
             cpus: assigned,
             placement: self.placement.clone(),
             placement_warning: self.warning.clone(),
+            l3_domains: domains,
             sockets,
             initial_states_forced_with: coherence::flush_method(),
             initial_states: self.implementation.initial_states(),
@@ -792,6 +824,17 @@ impl CandidateSpecs {
             }
         })
     }
+}
+
+/// Each key's rank among the distinct keys, ascending: equal keys get equal labels and the
+/// order of the keys is kept (what the runner's group labels need).
+fn rank_labels<K: Ord + Clone>(keys: &[K]) -> Vec<u32> {
+    let mut distinct: Vec<K> = keys.to_vec();
+    distinct.sort();
+    distinct.dedup();
+    keys.iter()
+        .map(|k| distinct.binary_search(k).map_or(0, |i| i as u32))
+        .collect()
 }
 
 /// The machine's model of this collective on `threads` threads, if it has one.
@@ -1064,6 +1107,10 @@ pub(crate) struct RunReport {
     /// The socket of each thread as the collective's lines were laid out (the many-to-one lines
     /// of the broadcast and the tree barrier: one per node and socket holding children).
     pub sockets: Vec<u32>,
+    /// With `topology.sync_line = "domain"`: the L3 domain of each thread (ranked) that the
+    /// many-to-one lines were laid out by instead, one per node and domain holding children.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub l3_domains: Option<Vec<u32>>,
     /// The instructions that forced the initial states (`null`: none could, see
     /// `initial_states[].start`).
     pub initial_states_forced_with: Option<&'static str>,
@@ -1156,13 +1203,26 @@ fn render_text(report: &RunReport) -> String {
     };
     let _ = writeln!(out, "placement: {}", report.placement);
     if report.implementation.has_socket_lines() {
-        let sockets: Vec<String> = report.sockets.iter().map(u32::to_string).collect();
-        let _ = writeln!(
-            out,
-            "sockets of threads 0..{} (one many-to-one line per node and socket holding children): {}",
-            report.threads.saturating_sub(1),
-            sockets.join(",")
-        );
+        let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+        match &report.l3_domains {
+            Some(domains) => {
+                let _ = writeln!(
+                    out,
+                    "sockets of threads 0..{}: {}; their L3 domains (one many-to-one line per node and domain holding children, sync_line = \"domain\"): {}",
+                    report.threads.saturating_sub(1),
+                    list(&report.sockets),
+                    list(domains)
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "sockets of threads 0..{} (one many-to-one line per node and socket holding children): {}",
+                    report.threads.saturating_sub(1),
+                    list(&report.sockets)
+                );
+            }
+        }
     }
     out.push_str(&initial_states_text(
         report.initial_states_forced_with,
@@ -1401,6 +1461,15 @@ mod tests {
             host: host.into(),
             cpus: cpus.into_iter().collect(),
         }
+    }
+
+    #[test]
+    fn sync_groups_are_ranked_package_and_cache_keys() {
+        // Threads on CPUs of package 1 (L3 led by CPU 8), package 0 (L3s led by CPUs 0 and 4):
+        // ranks in (package, first CPU of the L3) order, equal keys equal labels.
+        let keys = [(1u32, 8usize), (0, 4), (0, 0), (0, 4), (1, 8)];
+        assert_eq!(rank_labels(&keys), vec![2, 1, 0, 1, 2]);
+        assert_eq!(rank_labels::<(u32, usize)>(&[]), Vec::<u32>::new());
     }
 
     fn model_sockets(sockets: u32, cores: u32, smt: u32, threads: u32) -> Vec<u32> {

@@ -861,3 +861,62 @@ fn validate_says_before_it_starts_where_the_optimizer_is_over_its_budget() {
         "--time-limit",
     );
 }
+
+#[test]
+fn run_on_a_domain_lines_machine_lays_the_lines_out_by_l3_domain() {
+    // chiplet-2s-4x8-domain-lines says `sync_line = "domain"`: the runner's many-to-one lines
+    // follow the L3 domains of the CPUs the threads run on (ranked package and last-level-cache
+    // keys), and the report says so; with one line per socket (chiplet-2s-4x8) it does not.
+    let run = |machine: &str| -> serde_json::Value {
+        let mut args = vec![
+            "run",
+            "bcast",
+            "--machine",
+            machine,
+            "--tree",
+            "flat",
+            "--iterations",
+            "50",
+            "--format",
+            "json",
+        ];
+        args.extend(two_threads());
+        serde_json::from_str(&stdout_of(&args)).unwrap()
+    };
+    let sockets = run("chiplet-2s-4x8");
+    assert!(sockets.get("l3_domains").is_none(), "{sockets}");
+    let domains = run("chiplet-2s-4x8-domain-lines");
+    match domains.get("l3_domains") {
+        // Two threads: one or two L3 domains, labelled from 0 in the order of their keys.
+        Some(d) => {
+            let d: Vec<u64> = serde_json::from_value(d.clone()).unwrap();
+            assert!(d == [0, 0] || d == [0, 1] || d == [1, 0], "{domains}");
+        }
+        // A host whose topology could not be read: the lines follow the sockets.
+        None => assert!(
+            std::fs::metadata("/sys/devices/system/cpu").is_err(),
+            "{domains}"
+        ),
+    }
+    // The text says which lines the run used.
+    let mut args = vec![
+        "run",
+        "bcast",
+        "--machine",
+        "chiplet-2s-4x8-domain-lines",
+        "--tree",
+        "flat",
+        "--iterations",
+        "50",
+    ];
+    args.extend(two_threads());
+    let text = stdout_of(&args);
+    if domains.get("l3_domains").is_some() {
+        assert!(
+            text.contains(
+                "their L3 domains (one many-to-one line per node and domain holding children"
+            ),
+            "{text}"
+        );
+    }
+}

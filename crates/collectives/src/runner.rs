@@ -98,10 +98,12 @@ pub struct RunOptions {
     pub arrival_jitter: Duration,
     /// Fault injection for tests.
     pub stall: Option<Stall>,
-    /// The socket of each thread (`threads` entries), as the many-to-one lines of the broadcast,
-    /// the tree barrier and the reduction of `models/small-reduce.cla` are laid out: one line per (node, socket holding children). `None`: every thread on one
-    /// socket. The labels are free (package ids or the model's socket numbers); only equality and
-    /// order matter.
+    /// The synchronization group of each thread (`threads` entries), as the many-to-one lines of
+    /// the broadcast, the tree barrier and the reduction of `models/small-reduce.cla` are laid
+    /// out: one line per (node, group holding children). The group is the thread's socket, or its
+    /// L3 domain on a machine whose file says `topology.sync_line = "domain"`. `None`: every
+    /// thread in one group. The labels are free (package ids, the model's socket numbers,
+    /// ranked L3 domains); only equality and order matter.
     pub sockets: Option<Vec<u32>>,
 }
 
