@@ -188,7 +188,9 @@ fn placed_tree(
                 sockets
                     .iter()
                     .zip(domains)
-                    .map(|(&s, &d)| (d < per_socket).then(|| s.saturating_mul(per_socket) + d))
+                    .map(|(&s, &d)| {
+                        (d < per_socket).then(|| s.saturating_mul(per_socket).saturating_add(d))
+                    })
                     .collect()
             })
             .flatten()
@@ -357,6 +359,42 @@ impl Algorithm for ClaTreeBroadcast<'_> {
 mod tests {
     use super::*;
     use crate::machine;
+
+    #[test]
+    fn with_one_line_per_domain_cla_tree_prices_domains() {
+        // chiplet-2s-4x8-domain-lines (R_L 1.43, R_R 35, R_D 164.5, R_I 122 ns), tree 0(1,2).
+        let m = machine::load("chiplet-2s-4x8-domain-lines").unwrap();
+        let algorithms = m.algorithms_for(Collective::Bcast);
+        let a = algorithms.iter().find(|a| a.name() == "cla-tree").unwrap();
+        let request = Request::new(Collective::Bcast, 3).unwrap();
+        let params = |sockets: Vec<u32>, domains: Vec<u32>| Params::RootedTree {
+            parents: vec![None, Some(0), Some(0)],
+            sockets,
+            domains,
+        };
+        // By id, all three in domain 0: R_L + R_I + R_R + R_L + R_I + 2 R_R (one line, two
+        // adds) + R_R (the root's read) = 351.86 ns.
+        let by_id = a.cost(&request, &params(vec![0; 3], Vec::new())).unwrap();
+        assert!((by_id.min_ns - 351.86).abs() < 1e-9, "{by_id:?}");
+        // Thread 2 in domain 1 of socket 0: 575.86 ns (by hand in crates/graph/tests/
+        // one_line_bcast.rs, with_one_line_per_l3_domain_a_broadcast_by_hand_pays_r_d_once).
+        let split = a
+            .cost(&request, &params(vec![0; 3], vec![0, 0, 1]))
+            .unwrap();
+        assert!((split.min_ns - 575.86).abs() < 1e-9, "{split:?}");
+        // A domain the socket does not have, a socket far out of range, a missing domain list
+        // with a placement other than by id: refused, never a panic.
+        for (sockets, domains) in [
+            (vec![0, 0, 0], vec![0, 0, 4]),
+            (vec![0, 0, u32::MAX], vec![0, 0, 3]),
+            (vec![0, 0, 1], Vec::new()),
+            (vec![0, 0, 0], vec![0, 0]),
+        ] {
+            let e = a.cost(&request, &params(sockets, domains)).unwrap_err();
+            assert!(e.to_string().contains("domain"), "{e}");
+        }
+        assert!(a.summary().contains("L3 domains"));
+    }
 
     #[test]
     fn cla_tree_prices_a_placed_tree() {
