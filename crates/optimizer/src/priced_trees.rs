@@ -137,7 +137,7 @@ pub fn estimate(space: &PricedTreeSpace) -> WorkEstimate {
 /// (the exhaustive pass is not affordable, or cannot prove an optimum here) rather than finish
 /// exactly or refuse: the same test it makes before it starts. For announcing long work.
 /// Also the units of work the answer took (the listing of free splits, up to
-/// [`MAX_SPLIT_WORK`]), for a look-ahead over many points to count.
+/// `MAX_SPLIT_WORK`), for a look-ahead over many points to count.
 pub fn runs_to_budget(space: &PricedTreeSpace, method: TreeSearch, budget: u64) -> (bool, u64) {
     let (listed, work) = splits_counted(space);
     let configurations = configurations_of(space, listed.as_deref());
@@ -266,7 +266,7 @@ fn next_permutation(v: &mut [u32]) -> bool {
 
 /// The candidate trees of step 1 of the module docs, on thread ids with the threads' sockets;
 /// with a free split also on the placement that spreads the threads evenly over the sockets
-/// ([`balanced_placement`]), so that the search starts from both ends of the choice of split.
+/// (`balanced_placement`), so that the search starts from both ends of the choice of split.
 pub fn candidates(space: &PricedTreeSpace) -> Vec<Params> {
     // With a free split over L3 domains the candidates name their domains, like every split
     // the search chooses, so one placement has one form.

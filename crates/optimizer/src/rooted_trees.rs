@@ -1265,7 +1265,7 @@ fn split_incumbent(
     Ok(incumbent)
 }
 
-/// The most splits a free placement over sockets lists ([`splits_of`]): 2 MiB of counts at
+/// The most splits a free placement over sockets lists (`splits_of`): 2 MiB of counts at
 /// eight sockets, and a stopgap tree each when the DP is over the budget (at most ~0.1 ms each
 /// at 100 threads: 3–4 s for all of them on eight sockets, docs/perf.md). Four sockets of 32 hold 23,408 splits of 64 threads; eight sockets of 32
 /// hold ~10¹⁰ splits of 100 threads, where no search here can visit every split: the answer is
@@ -1273,7 +1273,7 @@ fn split_incumbent(
 /// (`free_split`).
 pub const MAX_LISTED_SPLITS: usize = 1 << 16;
 
-/// Splits of the threads over the sockets as listed by [`splits_of`].
+/// Splits of the threads over the sockets as listed by `splits_of`.
 #[derive(Debug, Clone, PartialEq)]
 struct Splits {
     /// In descending lexicographic order (socket 0 holding the most first).
@@ -1353,7 +1353,7 @@ fn splits_of(n: u32, limit: &[u32], root_socket: u32, max: usize) -> Splits {
     }
 }
 
-/// How many splits [`splits_of`] would list without a cap (saturating): the bounded
+/// How many splits `splits_of` would list without a cap (saturating): the bounded
 /// compositions of the n − 1 threads besides the root's over the sockets' room, by a truncated
 /// product of polynomials, O(sockets · n · room).
 fn count_splits(n: u32, limit: &[u32], root_socket: u32) -> u64 {

@@ -1,7 +1,7 @@
 //! How sure is an optimum? Sensitivity of a tuned configuration to the machine's parameters.
 //!
 //! Two analyses, both generic over model families (they change numbers in the machine's
-//! specification with [`modelopt_model::perturb`] and tune again with [`tune`]):
+//! specification with [`modelopt_model::perturb`] and tune again with [`tune`](crate::tune)):
 //!
 //! - **One at a time** ([`Analysis::ranges`]): for each parameter alone, the interval of values
 //!   over which the chosen configuration stays optimal (no other configuration scores strictly

@@ -165,8 +165,9 @@ fn check_table_entries(counts: &[u32]) -> Result<(), SocketDpError> {
 
 /// Whether the scalar pass over the box `counts` for trees of at most `total` nodes fits in
 /// memory: its index tables ([`MAX_TABLE_ENTRIES`]) and its forest and node tables, at least
-/// states × 4·S³ values ([`MAX_FOREST_ENTRIES`]). A caller choosing how large a pass to run
-/// (a truncated bound) asks this first, since a pass that does not fit is refused.
+/// states × 4·S³ values (the node tables hold 2·S²·W a state, with W ≥ 2·S suffix states; the
+/// cap is `MAX_FOREST_ENTRIES`). A caller choosing how large a pass to run (a truncated bound)
+/// asks this first, since a pass that does not fit is refused.
 pub fn scalar_pass_fits(counts: &[u32]) -> bool {
     let s = counts.len() as u64;
     table_entries(counts).units <= MAX_TABLE_ENTRIES
