@@ -1222,7 +1222,9 @@ fn split_stopgaps(
             break;
         }
         let fixed = fixed_split(space, counts);
-        match stopgap_tree_with(&fixed, counts, root_socket, objective, ctl, &one) {
+        // Without the shaped trees: five more pricings for each of up to 65,536 splits took
+        // 8 × 32 at 100 threads from 3.7 s to 9.8 s (docs/perf.md).
+        match stopgap_tree_with(&fixed, counts, root_socket, objective, ctl, &one, false) {
             Ok(t) => trees.push(t),
             Err(TreeSearchError::NoPlacement { .. }) => {}
             Err(e) => {
@@ -1516,11 +1518,11 @@ fn stopgap_tree(
     ctl: &Control,
 ) -> Result<Stopgap, TreeSearchError> {
     let one = dp_in(&*space.pricing, space.threads, objective, ctl)?;
-    stopgap_tree_with(space, counts, root_socket, objective, ctl, &one)
+    stopgap_tree_with(space, counts, root_socket, objective, ctl, &one, true)
 }
 
 /// [`stopgap_tree`] with the one-socket DP tree `one` of the request's n threads already built
-/// (the same for every split of a free split).
+/// (the same for every split of a free split); `shapes`: also try the [`shaped_trees`].
 fn stopgap_tree_with(
     space: &RootedTreeSpace,
     counts: &[u32],
@@ -1528,6 +1530,7 @@ fn stopgap_tree_with(
     objective: &Objective,
     ctl: &Control,
     one: &TreeOptimum,
+    shapes: bool,
 ) -> Result<Stopgap, TreeSearchError> {
     let n = space.threads;
     // (ranking key, preorder levels, socket by node id, cost) of the best so far.
@@ -1571,7 +1574,12 @@ fn stopgap_tree_with(
     // The shapes the graph-priced search starts from (docs/cla.md §12), with the nodes in
     // socket order: complete 2-, 3-, 4- and 8-ary trees and the binomial tree. On L3 domains as
     // units these beat the three trees above from 48 threads on (docs/cla.md §13).
-    for (levels, by_node) in shaped_trees(counts, root_socket) {
+    let shaped = if shapes {
+        shaped_trees(counts, root_socket)
+    } else {
+        Vec::new()
+    };
+    for (levels, by_node) in shaped {
         if ctl.deadline.passed() {
             break;
         }
