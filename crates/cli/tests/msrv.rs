@@ -1,8 +1,11 @@
 //! `rust-version` in the root Cargo.toml must be true: no locked dependency may declare a newer
 //! minimum Rust than the workspace does (proptest 1.12 and sprs 0.11 need 1.88).
 //!
-//! Reads `cargo metadata --format-version 1 --locked --offline`, whose packages are every crate
-//! of the lockfile, each with its declared `rust_version`.
+//! Reads `cargo metadata --format-version 1 --locked --offline --filter-platform <host>`, whose
+//! packages are every crate of the lockfile this host builds, each with its declared
+//! `rust_version`. Filtered to the host because a build downloads only the crates of its
+//! platform: unfiltered, offline metadata fails on a fresh Linux machine for want of
+//! Windows-only crates (`anstyle-wincon`), which this check therefore does not see.
 
 use std::process::Command;
 
@@ -19,8 +22,23 @@ fn version(text: &str) -> (u64, u64, u64) {
 #[test]
 fn no_locked_dependency_needs_a_newer_rust_than_rust_version_says() {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let about = Command::new(rustc).arg("-vV").output().unwrap();
+    let about = String::from_utf8_lossy(&about.stdout);
+    let host = about
+        .lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .expect("rustc -vV names the host");
     let out = Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--locked", "--offline"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--locked",
+            "--offline",
+            "--filter-platform",
+            host,
+        ])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();
