@@ -800,9 +800,13 @@ fn an_optimal_tree_from_a_stopped_search_is_labelled_not_proven() {
 #[test]
 fn validate_says_before_it_starts_where_the_optimizer_is_over_its_budget() {
     // Eight sockets of two single-threaded cores, threads placed socket by socket: 16 threads
-    // fill all eight, and the socket DP costs ((2+1)(2+2)/2)^8 × 8² = 6^8 × 64 = 107,495,424
-    // transitions, over a budget of 6·10^7 (and the default 10^8); 15 threads (7 full sockets
-    // and one) cost 6^7 × 3 × 64 = 53,747,712, within it. So of 15..=16 one count is over.
+    // fill all eight. The exact search under the default objective (min) is sized by its
+    // covering pass: every count vector of the box × (S·K + 2·S²·W) table entries, K the widest
+    // socket's count (2) and W the node stages' suffix states (0..=7 remote groups × a local
+    // group or not = 16): per vector 8·2 + 2·64·16 = 2,064; 16 threads have 3^8 = 6,561
+    // vectors, 13,541,904 entries, over a budget of 1.2·10^7; 15 threads (7 full sockets and
+    // one) 3^7 × 2 = 4,374 vectors, 9,027,936 entries, within it. So of 15..=16 one count is
+    // over.
     let dir = tempfile::tempdir().unwrap();
     let four = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -831,10 +835,10 @@ fn validate_says_before_it_starts_where_the_optimizer_is_over_its_budget() {
             "2",
             "--tree",
             "optimal",
-            // The budget keeps both sides (1.07e8 > 6e7 > 5.37e7), and the time limit bounds
+            // The budget keeps both sides (1.35e7 > 1.2e7 > 9.03e6), and the time limit bounds
             // the over-budget search for the whole command.
             "--budget",
-            "60000000",
+            "12000000",
             "--time-limit",
             "2",
         ])

@@ -966,7 +966,12 @@ fn optimal_in(
 /// the same up-front estimates, read the same way, without searching. For announcing long work
 /// (a sweep of such points) before it starts; the test
 /// `the_preflight_agrees_with_the_search` keeps it in step with the search.
-pub fn runs_to_budget(space: &RootedTreeSpace, method: TreeSearch, limits: &Limits) -> bool {
+pub fn runs_to_budget(
+    space: &RootedTreeSpace,
+    method: TreeSearch,
+    objective: &Objective,
+    limits: &Limits,
+) -> bool {
     if method == TreeSearch::Exhaustive {
         // An exhaustive search finishes or is refused; it never answers past the budget.
         return false;
@@ -985,7 +990,9 @@ pub fn runs_to_budget(space: &RootedTreeSpace, method: TreeSearch, limits: &Limi
                 },
                 many => {
                     return many > MAX_LISTED_SPLITS as u64
-                        || limits.check(&socket_dp::estimate(&box_counts)).is_err()
+                        || limits
+                            .check(&socket_dp_estimate(space, &box_counts, objective))
+                            .is_err()
                 }
             }
         }
@@ -995,7 +1002,23 @@ pub fn runs_to_budget(space: &RootedTreeSpace, method: TreeSearch, limits: &Limi
         // One socket: the exhaustive pass or the one-socket DP, each exact or refused.
         return false;
     }
-    limits.check(&socket_dp::estimate(&counts)).is_err()
+    limits
+        .check(&socket_dp_estimate(space, &counts, objective))
+        .is_err()
+}
+
+/// The up-front size of the socket DP for fixed counts under `objective`
+/// ([`socket_dp::estimate_for`]; the Pareto pass's pairs when the pricing has no socket-line
+/// form, which the search then refuses with its own error).
+fn socket_dp_estimate(
+    space: &RootedTreeSpace,
+    counts: &[u32],
+    objective: &Objective,
+) -> WorkEstimate {
+    match space.pricing.line_classes() {
+        Some(classes) => socket_dp::estimate_for(&classes, counts, objective),
+        None => socket_dp::estimate(counts),
+    }
 }
 
 /// `--placement optimal`: the best tree over every split of the threads with at most
@@ -1071,7 +1094,7 @@ fn free_split(
             }
         }
         TreeSearch::Dp | TreeSearch::Auto => {
-            let estimate = socket_dp::estimate(&box_counts);
+            let estimate = socket_dp_estimate(space, &box_counts, objective);
             // The table answers only for the splits read from it: all of them, or none.
             let within = complete && ctl.limits.check(&estimate).is_ok();
             // Under a time limit, the stopped search's answer is built before the DP, as in
@@ -1107,10 +1130,20 @@ fn free_split(
                     &line_classes(space)?,
                     &box_counts,
                     n,
-                    incumbent.map(|incumbent| socket_dp::Prune {
-                        objective: *objective,
-                        incumbent,
-                    }),
+                    root_socket,
+                    // Under min the covering pass runs even without an incumbent (it is what
+                    // keeps the Pareto pass to the trees of least T_min).
+                    match (incumbent, objective) {
+                        (Some(incumbent), _) => Some(socket_dp::Prune {
+                            objective: *objective,
+                            incumbent,
+                        }),
+                        (None, Objective::Min) => Some(socket_dp::Prune {
+                            objective: Objective::Min,
+                            incumbent: f64::INFINITY,
+                        }),
+                        (None, _) => None,
+                    },
                     &ctl.remaining(),
                     ctl.progress,
                 )?;
@@ -1625,17 +1658,18 @@ fn stopgap_bound(
     )
 }
 
-/// A certified lower bound on every tree and placement of `counts` from the exact optima of
-/// smaller requests: removing a leaf never makes a tree costlier (every term of the socket-line
-/// form is non-decreasing in a group's arrivals and count, and a group or a level that
-/// disappears only removes terms), so removing leaves down to m nodes (never the root) leaves a
-/// tree of some counts D ≤ `counts` with |D| = m, the root on its socket, that costs no more.
-/// Hence T_min, and every objective's score (at least T_min), is at least the least T_min over
-/// every tree of m such nodes — one scalar pass of the socket DP over the states of at most m
-/// nodes. m is the largest below n whose pass (transition pairs × m forest sizes) costs at most
-/// `affordable` work units; when the deadline stops the pass, the least T_min of its largest
-/// complete size (still a bound: [`socket_dp::least_min_of_total`]). `None` when no m ≥ 2
-/// fits, the pricing has no socket-line form, or the time is up before trees of 2 nodes.
+/// A certified lower bound on every tree and placement of `counts` from the covering pass
+/// (docs/cla.md §11) over a box of at most m nodes per socket: removing a leaf never makes a
+/// tree costlier (every term of the socket-line form is non-decreasing in a group's arrivals and
+/// count, and a group or a level that disappears only removes terms), so removing leaves down to
+/// m nodes (never the root) leaves a tree of some counts D ≤ `counts` with |D| = m, the root on
+/// its socket, that costs no more; and the covering value of D is at most the least T_min of
+/// the trees of exactly D ([`socket_dp::least_min_of_total`]). Hence T_min, and every
+/// objective's score (at least T_min), is at least the least covering value over those D. m is
+/// n itself when the covering pass over the request's box fits in `affordable` work units (then
+/// the bound is the request's own covering value), else the largest m whose box fits. `None`
+/// when no m ≥ 2 fits, the pricing has no socket-line form, the deadline passes first or the
+/// pass runs out of its corner pairs.
 ///
 /// `counts` may also be a box of capacities holding more than the `n` threads (a free split):
 /// every split of n within the box then reduces to m nodes within the box, so the bound holds
@@ -1653,31 +1687,32 @@ fn truncated_bound(
     }
     let classes = space.pricing.line_classes()?;
     let box_of = |m: u32| -> Vec<u32> { counts.iter().map(|&c| c.min(m)).collect() };
-    let mut chosen = None;
-    for m in 2..n {
-        // Without an incumbent the scalar pass keeps forests of up to m trees per state: its
-        // work is the transition pairs times m (measured: pairs alone under-counted by ~m).
-        let work = socket_dp::truncated_estimate(&box_of(m), m)
-            .units
-            .saturating_mul(u64::from(m));
-        // The pass's tables span the whole box of m (not only its states of at most m nodes):
-        // on eight sockets that, not the work, is what limits m.
-        if work > affordable || !socket_dp::scalar_pass_fits(&box_of(m)) {
-            break;
-        }
-        chosen = Some(m);
+    let fits = |m: u32| {
+        let b = box_of(m);
+        socket_dp::covering_fits(&classes, &b)
+            && socket_dp::covering_estimate(&classes, &b).units <= affordable
+    };
+    // The box, and so its size, grows with m: the largest m that fits, by bisection.
+    if n < 2 || !fits(2) {
+        return None;
     }
-    let m = chosen?;
-    socket_dp::least_min_of_total(
-        &classes,
-        &box_of(m),
-        m,
-        root_socket,
-        &ctl.remaining(),
-        ctl.progress,
-    )
-    .ok()
-    .flatten()
+    let (mut lo, mut hi) = (2u32, n);
+    while lo < hi {
+        let mid = hi - (hi - lo) / 2;
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let m = lo;
+    let limits = Limits {
+        work_budget: affordable,
+        ..ctl.remaining()
+    };
+    socket_dp::least_min_of_total(&classes, &box_of(m), m, root_socket, &limits, ctl.progress)
+        .ok()
+        .flatten()
 }
 
 /// [`truncated_bound`] may spend this fraction (1/…) of the work budget.
@@ -1738,7 +1773,11 @@ fn socket_optimum(
     objective: &Objective,
     ctl: &Control,
 ) -> Result<TreeOptimum, TreeSearchError> {
-    if ctl.limits.check(&socket_dp::estimate(counts)).is_err() {
+    if ctl
+        .limits
+        .check(&socket_dp_estimate(space, counts, objective))
+        .is_err()
+    {
         return fallback(
             space,
             counts,

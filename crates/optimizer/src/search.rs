@@ -411,7 +411,12 @@ pub fn preflight(
     let n = u64::from(request.threads());
     let (runs_to_budget, work) = match algorithm.space(request, &options.space) {
         Ok(Space::RootedTrees(trees)) => (
-            crate::rooted_trees::runs_to_budget(&trees, options.tree_search, &options.limits),
+            crate::rooted_trees::runs_to_budget(
+                &trees,
+                options.tree_search,
+                &options.objective,
+                &options.limits,
+            ),
             n,
         ),
         Ok(Space::PricedTrees(trees)) => {

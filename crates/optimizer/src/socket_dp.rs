@@ -35,35 +35,43 @@
 //! with the family's `PlacedTreeCost::evaluate` and compare with brute force over every tree and
 //! every placement.
 //!
-//! ## Two passes under [`Objective::Min`] (`docs/cla.md` §11)
+//! ## Three passes under [`Objective::Min`] (`docs/cla.md` §11)
 //! T_min alone is a scalar DP (a node's T_min depends on its children only through their least
-//! T_min per group, `MinPass`). For a Min request [`optimal`] runs it first: its optimum T* is
-//! exact and becomes the incumbent, and a backward pass gives every entry a budget, the largest
-//! T_min it may have inside a tree of T_min T*. The Pareto pass then keeps only points within
-//! their budgets, so the tie-break by T_max runs over the few points of optimal trees.
+//! T_min per group, `MinPass`). For a Min request [`optimal`] runs it first as the **covering
+//! pass** ([`covering`]): the least T_min of every state over the trees that hold *at least*
+//! its count vector, a monotone function stored by its corners, so that a convolution is a
+//! product of two corner lists instead of every pair of the box. Its value at the request is a
+//! certified lower bound T̂ on the optimum. A **backward pass** then gives every entry a budget,
+//! the largest T_min it may have inside a tree of T_min T̂, and the **Pareto pass** keeps only
+//! points within their budgets, so the tie-break by T_max runs over the few points of optimal
+//! trees. Where T̂ is below every tree (a larger count vector is cheaper, e.g. a relay on the
+//! root's socket), the Pareto pass finds nothing and runs again with the incumbent's T_min as
+//! the budget (or with none): the answer is exact either way.
 //!
 //! ## Time limits
-//! Both passes check the deadline after every state (a size level of four sockets × 16 takes
-//! seconds; one state milliseconds at most), and the backward pass after every state of its
-//! level walk. [`least_min_of_total`] is anytime: stopped, it reports the least T_min of the
-//! largest size all of whose states were complete, still a lower bound (the least T_min over t
-//! nodes never decreases with t). A pass whose deadline has passed before it starts allocates
-//! nothing.
+//! Every pass checks the deadline at least once per state (or per covering function), and
+//! the covering pass counts its corner pairs against the work budget. [`least_min_of_total`]
+//! reads the covering tables of the box, so it answers only when the covering pass completed.
+//! A pass whose deadline has passed before it starts allocates nothing.
 //!
 //! ## Complexity
 //! With N_s threads on socket s, there are Π_s (N_s + 1) count vectors and
-//! Π_s (N_s + 1)(N_s + 2)/2 pairs (d ≤ r) per convolution; the DP runs S group convolutions and
-//! S·(S − 1) node convolutions (the first node stage needs none), each pair costing the product of
-//! two Pareto-set sizes in the Pareto pass and O(K + S) in the scalar pass (K ≤ the most trees a
-//! group can have under the incumbent). Each pass walks only pairs whose operands survived
-//! pruning. [`estimate`] reports the pair count of one pass before the DP starts: an upper bound
-//! on each pass's pairs, not a time prediction.
+//! Π_s (N_s + 1)(N_s + 2)/2 pairs (d ≤ r) per convolution; the Pareto pass runs S group
+//! convolutions and S·(S − 1) node convolutions (the first node stage needs none), each pair
+//! costing the product of two Pareto-set sizes. Each pass walks only pairs whose operands
+//! survived pruning. [`estimate`] reports the pair count of one Pareto pass before the DP
+//! starts: an upper bound on its pairs, not a time prediction. The covering pass's work is the
+//! products of corner lists, unknown beforehand; [`covering_estimate`] bounds its memory and
+//! per-state work (states × (S·K + 2·S²·W)) and [`estimate_for`] chooses which estimate a
+//! request is checked against.
 
 use crate::limits::{Deadline, Limits, Progress, StopReason, WorkEstimate};
 use crate::objective::Objective;
 use crate::rooted_trees::cost_key;
 use modelopt_model::placed_tree::{LineClasses, UnitRelation};
 use modelopt_model::Cost;
+
+mod covering;
 
 /// Largest number of sockets the DP accepts (count vectors are indexed in a mixed radix).
 pub const MAX_SOCKETS: usize = 8;
@@ -98,35 +106,6 @@ pub enum SocketDpError {
 /// 3.6–4.4 · 10⁷ combinations a second, so the default budget of 10⁸ stops within ~10 s
 /// (docs/perf.md).
 pub const POINTS_PER_BUDGET_UNIT: u64 = 4;
-
-/// The size of the DP over the states of at most `max_total` nodes inside the box `counts`:
-/// Σ over those states d of the sub-vectors e ≤ d (Π (d_s + 1)), times the convolutions per
-/// pair as in [`estimate`]; a truncated product of polynomials, O(S · m²), saturating.
-pub fn truncated_estimate(counts: &[u32], max_total: u32) -> WorkEstimate {
-    let m = max_total as usize;
-    let s = counts.len() as u64;
-    // poly[t] = Σ over vectors of the sockets so far with total t of Π (d_s + 1).
-    let mut poly = vec![0u64; m + 1];
-    poly[0] = 1;
-    for &c in counts {
-        let mut next = vec![0u64; m + 1];
-        for (t, &a) in poly.iter().enumerate() {
-            if a == 0 {
-                continue;
-            }
-            for v in 0..=(c as usize).min(m - t) {
-                next[t + v] = next[t + v].saturating_add(a.saturating_mul(v as u64 + 1));
-            }
-        }
-        poly = next;
-    }
-    let pairs = poly.iter().fold(0u64, |acc, &x| acc.saturating_add(x));
-    let convolutions = s + s * s.saturating_sub(1);
-    WorkEstimate {
-        what: "socket-DP transitions (subtrees of a bounded size)".into(),
-        units: pairs.saturating_mul(convolutions.max(1)),
-    }
-}
 
 /// Most index entries the tables of one DP may hold over the states of its box (8 bytes each:
 /// 2 GiB). The tables are allocated for every count vector of the box, S² + 2·S of them, before
@@ -163,15 +142,40 @@ fn check_table_entries(counts: &[u32]) -> Result<(), SocketDpError> {
     Ok(())
 }
 
-/// Whether the scalar pass over the box `counts` for trees of at most `total` nodes fits in
-/// memory: its index tables ([`MAX_TABLE_ENTRIES`]) and its forest and node tables, at least
-/// states × 4·S³ values (the node tables hold 2·S²·W a state, with W ≥ 2·S suffix states; the
-/// cap is `MAX_FOREST_ENTRIES`). A caller choosing how large a pass to run (a truncated bound)
-/// asks this first, since a pass that does not fit is refused.
-pub fn scalar_pass_fits(counts: &[u32]) -> bool {
+/// The size of the covering pass and its budgets for a request under [`Objective::Min`], known
+/// before it starts: the entries of their tables, every count vector of the box × (S·K + 2·S²·W),
+/// with K the most trees one group can hold (the widest unit's count: no incumbent is known yet)
+/// and W the node stages' suffix states. The pass's other work, the corner pairs it multiplies,
+/// depends on the machine and is counted while it runs (at most [`POINTS_PER_BUDGET_UNIT`] × the
+/// budget), as the Pareto pass after it counts its point combinations.
+pub fn covering_estimate(costs: &LineClasses, counts: &[u32]) -> WorkEstimate {
     let s = counts.len() as u64;
+    let k = u64::from(counts.iter().copied().max().unwrap_or(0));
+    let w = Suffix::new(counts.len(), costs).width() as u64;
+    let per_state = s.saturating_mul(k).saturating_add(2 * s * s * w);
+    WorkEstimate {
+        what: "socket-DP table entries (covering pass and budgets)".into(),
+        units: box_states(counts).saturating_mul(per_state),
+    }
+}
+
+/// Whether the covering pass over the box `counts` fits in memory: the Pareto tables' index
+/// ([`MAX_TABLE_ENTRIES`]) and its own tables ([`covering_estimate`], at most `MAX_FOREST_ENTRIES`
+/// values). A caller choosing how large a pass to run (a truncated bound) asks this first, since
+/// a pass that does not fit is refused.
+pub fn covering_fits(costs: &LineClasses, counts: &[u32]) -> bool {
     table_entries(counts).units <= MAX_TABLE_ENTRIES
-        && box_states(counts).saturating_mul(4 * s * s * s) <= MAX_FOREST_ENTRIES as u64
+        && covering_estimate(costs, counts).units <= MAX_FOREST_ENTRIES as u64
+}
+
+/// The up-front size of [`optimal`] for this objective: [`covering_estimate`] under
+/// [`Objective::Min`], whose Pareto pass keeps only the trees of least T_min, and the
+/// transition pairs of the Pareto pass alone ([`estimate`]) under the others.
+pub fn estimate_for(costs: &LineClasses, counts: &[u32], objective: &Objective) -> WorkEstimate {
+    match objective {
+        Objective::Min if covering_fits(costs, counts) => covering_estimate(costs, counts),
+        _ => estimate(counts),
+    }
 }
 
 /// The size of the DP for these counts, in transition pairs (see the module docs), saturating.
@@ -322,6 +326,9 @@ pub struct SocketTable {
     /// For a request under [`Objective::Min`], the scalar pass with its budgets: points over
     /// their entry's budget are dropped (dropped again once the table is filled).
     budgets: Option<Box<MinPass>>,
+    /// For a request under [`Objective::Min`], the covering pass's least T_min at the root
+    /// (offset included): a certified lower bound on every tree of the request.
+    lower_bound: Option<f64>,
 }
 
 /// A sound cut for one request: the score of an incumbent tree. Every point of every table is a
@@ -390,22 +397,34 @@ impl SocketTable {
     /// [`SocketTable::build`] for one request of `threads` nodes whose split over the sockets is
     /// free within the box `counts` (`--placement optimal`): every state holding `threads` nodes
     /// may be a whole tree, so a [`Prune`] adds a parent's level only to smaller states, and the
-    /// table answers [`SocketTable::best`] for every split of `threads` (those that can reach the
-    /// incumbent).
+    /// table answers [`SocketTable::best`] at `root` for every split of `threads` (those that can
+    /// reach the incumbent). Under [`Objective::Min`] the covering pass runs first, with a whole
+    /// tree at every such split, and the Pareto pass keeps only the trees of least T_min over
+    /// all splits (their ties by T_max): the best split is exact, the others are not answered.
     pub fn build_splits(
         costs: &LineClasses,
         counts: &[u32],
         threads: u32,
+        root: u32,
         prune: Option<Prune>,
         limits: &Limits,
         progress: &Progress,
     ) -> Result<(Self, Filled), SocketDpError> {
-        Self::build_for(costs, counts, prune, None, Some(threads), limits, progress)
+        Self::build_for(
+            costs,
+            counts,
+            prune,
+            Some(root),
+            Some(threads),
+            limits,
+            progress,
+        )
     }
 
-    /// [`SocketTable::build`]; with `root` (the request's root socket, the table answering only
-    /// the whole box) and a [`Prune`] for [`Objective::Min`], the scalar pass of
-    /// `MinPass` runs first and its exact optimum becomes the incumbent.
+    /// [`SocketTable::build`]; with `root` (the request's root socket) and a [`Prune`] for
+    /// [`Objective::Min`], the covering pass runs first, and the Pareto pass keeps only the
+    /// trees of least T_min on `root`, whole trees holding the box (`root_total` `None`) or
+    /// `root_total` nodes (a free split).
     fn build_for(
         costs: &LineClasses,
         counts: &[u32],
@@ -420,8 +439,14 @@ impl SocketTable {
                 counts: counts.to_vec(),
             });
         }
-        let estimate = estimate(counts);
-        limits.check(&estimate)?;
+        let min_request = match (prune, root) {
+            (Some(p), Some(root)) if p.objective == Objective::Min => Some((p, root as usize)),
+            _ => None,
+        };
+        match min_request {
+            Some(_) => limits.check(&estimate_for(costs, counts, &Objective::Min))?,
+            None => limits.check(&estimate(counts))?,
+        }
         check_table_entries(counts)?;
         let deadline = limits.deadline();
         let mut table = SocketTable::shell(costs, counts, prune);
@@ -432,113 +457,164 @@ impl SocketTable {
         table.root_total = root_total;
         table.point_cap = limits.work_budget.saturating_mul(POINTS_PER_BUDGET_UNIT);
         let states = table.ranges_len();
-        // States in order of their total node count.
-        let mut by_size: Vec<usize> = (0..states).collect();
-        let sizes: Vec<usize> = (0..states).map(|i| table.decode(i).iter().sum()).collect();
-        by_size.sort_by_key(|&i| (sizes[i], i));
-        let total: usize = counts.iter().map(|&c| c as usize).sum();
-        let scalar = match (prune, root) {
-            (Some(p), Some(root)) if p.objective == Objective::Min => Some((p, root)),
-            _ => None,
-        };
-        let scalar =
-            match scalar.map(|(p, root)| (p, root, MinPass::new(&table, p.incumbent, &deadline))) {
-                Some((p, root, Ok(pass))) => Some((p, root, pass)),
-                Some((_, _, Err(NotBuilt::Stopped))) => {
+        // The count vectors a whole tree may hold: the box (a fixed split), or every vector of
+        // `root_total` nodes with the root's socket non-empty (a free split).
+        let whole_total =
+            root_total.map_or_else(|| counts.iter().map(|&c| c as usize).sum(), |n| n as usize);
+        let mut scalar = None;
+        if let Some((p, root)) = min_request {
+            progress.begin("covering pass (least T_min of every count vector)", None);
+            let allowance = limits.work_budget.saturating_mul(POINTS_PER_BUDGET_UNIT);
+            let built = MinPass::new(
+                &table,
+                counts,
+                root,
+                whole_total,
+                p.incumbent,
+                allowance,
+                &deadline,
+            );
+            progress.finish();
+            match built {
+                Ok(pass) => scalar = Some((p, root, pass)),
+                Err(NotBuilt::Stopped) => {
                     return Ok((table, Filled::Stopped(deadline.reason())));
                 }
-                Some((_, _, Err(NotBuilt::TooLarge(_)))) | None => None,
-            };
-        let passes = if scalar.is_some() { 2 } else { 1 };
-        progress.begin(
-            "socket DP over count vectors",
-            Some((passes * total) as u64),
-        );
-        if let Some((p, root, mut pass)) = scalar {
-            match pass.run(&mut table, &by_size, &sizes, total, &deadline, progress) {
-                Ran::Complete => {
-                    let v: Vec<usize> = counts.iter().map(|&c| c as usize).collect();
-                    let best = table
-                        .index(&v)
-                        .and_then(|c| pass.tree.get(root as usize).and_then(|t| t.get(c)))
-                        .copied()
-                        .unwrap_or(f64::INFINITY);
-                    if best.is_finite() {
-                        let exact = best + costs.offset();
-                        table.prune = Some(Prune {
-                            objective: p.objective,
-                            incumbent: p.incumbent.min(exact),
-                        });
-                        let whole = table.ranges_len() - 1;
-                        if !pass.backward(&table, &by_size, root as usize, whole, &deadline) {
-                            progress.finish();
-                            return Ok((table, Filled::Stopped(deadline.reason())));
-                        }
-                        table.budgets = Some(Box::new(pass));
-                    }
+                Err(NotBuilt::Exhausted) => {
+                    let reason = StopReason::WorkBudget {
+                        budget: limits.work_budget,
+                    };
+                    return Ok((table, Filled::Stopped(reason)));
                 }
-                Ran::Stopped { .. } => {
-                    progress.finish();
-                    return Ok((table, Filled::Stopped(deadline.reason())));
-                }
+                // The Pareto pass alone, still exact.
+                Err(NotBuilt::TooLarge(_)) => {}
             }
         }
-        table.fill_pareto(by_size, sizes, total, deadline, progress)
+        let s_count = counts.len();
+        let roots: Vec<usize> = match &scalar {
+            Some((_, root, _)) => (0..states)
+                .filter(|&idx| {
+                    let v = &table.comps[idx * s_count..idx * s_count + s_count];
+                    v[*root] > 0 && v.iter().map(|&c| c as usize).sum::<usize>() == whole_total
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let least_at = |pass: &MinPass, root: usize| {
+            roots
+                .iter()
+                .filter_map(|&idx| pass.tree.get(root).and_then(|t| t.get(idx)).copied())
+                .fold(f64::INFINITY, f64::min)
+        };
+        let Some((p, root, pass)) =
+            scalar.filter(|(_, root, pass)| least_at(pass, *root).is_finite())
+        else {
+            progress.begin("socket DP over count vectors", Some(states as u64));
+            return table.fill_pareto(&deadline, progress);
+        };
+        let offset = costs.offset();
+        let least = least_at(&pass, root);
+        table.lower_bound = Some(least + offset);
+        table.transitions = table.transitions.saturating_add(pass.pairs);
+        // The Pareto pass keeps the points of trees whose T_min fits the roots' budget: first
+        // the covering bound (the optimum wherever the bound is tight, most requests), then, if
+        // no tree is that cheap, the incumbent's T_min, or no budget at all.
+        let (table, filled, pass) =
+            table.pareto_within(pass, root, &roots, least, &deadline, progress)?;
+        let none_fits = filled == Filled::Complete
+            && roots
+                .iter()
+                .all(|&idx| table.trees[root].get(idx).is_empty());
+        let Some(pass) = pass.filter(|_| none_fits) else {
+            return Ok((table, filled));
+        };
+        let mut wider = SocketTable::shell(costs, counts, prune);
+        wider.root_total = root_total;
+        wider.point_cap = table.point_cap;
+        wider.lower_bound = table.lower_bound;
+        wider.transitions = table.transitions;
+        wider.points = table.points;
+        if p.incumbent.is_finite() && p.incumbent - offset > least + SLACK {
+            let budget = p.incumbent - offset;
+            let (wider, filled, _) =
+                wider.pareto_within(*pass, root, &roots, budget, &deadline, progress)?;
+            Ok((wider, filled))
+        } else {
+            drop(pass);
+            progress.begin("socket DP over count vectors", Some(states as u64));
+            wider.fill_pareto(&deadline, progress)
+        }
     }
 
-    /// The Pareto pass over every state in size order.
+    /// The backward pass from the budget `budget` (T_min without the offset) of every whole
+    /// tree on `root` at `roots` whose covering value fits it, then the Pareto pass within its
+    /// budgets; the pass is handed back for a wider second try.
+    fn pareto_within(
+        mut self,
+        mut pass: MinPass,
+        root: usize,
+        roots: &[usize],
+        budget: f64,
+        deadline: &Deadline,
+        progress: &Progress,
+    ) -> Result<(Self, Filled, Option<Box<MinPass>>), SocketDpError> {
+        let whole = self.ranges_len() - 1;
+        let offset = self.costs.offset();
+        if let Some(p) = self.prune.as_mut() {
+            p.incumbent = p.incumbent.min(budget + offset + SLACK);
+        }
+        let seeds: Vec<usize> = roots
+            .iter()
+            .copied()
+            .filter(|&idx| {
+                pass.tree
+                    .get(root)
+                    .and_then(|t| t.get(idx))
+                    .is_some_and(|&v| v <= budget + SLACK)
+            })
+            .collect();
+        if !pass.backward(&self, root, &seeds, budget, deadline) {
+            return Ok((self, Filled::Stopped(deadline.reason()), None));
+        }
+        self.budgets = Some(Box::new(pass));
+        progress.begin(
+            "socket DP over count vectors (trees of least T_min)",
+            Some(whole as u64 + 1),
+        );
+        let (mut table, filled) = self.fill_pareto(deadline, progress)?;
+        let pass = table.budgets.take();
+        Ok((table, filled, pass))
+    }
+
+    /// The Pareto pass over every state.
     fn fill_pareto(
         mut self,
-        by_size: Vec<usize>,
-        sizes: Vec<usize>,
-        total: usize,
-        deadline: Deadline,
+        deadline: &Deadline,
         progress: &Progress,
     ) -> Result<(Self, Filled), SocketDpError> {
-        let mut start = 0;
+        let states = self.ranges_len();
         let mut filled = Filled::Complete;
-        let over_points = |t: &Self| t.points > t.point_cap;
-        'sizes: for m in 0..=total {
-            let end = start
-                + by_size[start..]
-                    .iter()
-                    .take_while(|&&i| sizes[i] == m)
-                    .count();
-            let level = &by_size[start..end];
-            start = end;
-            if deadline_passed(&deadline) {
+        // Index order: every sub-vector of c has a smaller index, so each state's subtrees,
+        // forests and node stages are read complete; within c, its trees come before its groups
+        // (a forest of one tree) and its groups before its node stages (one group holding all).
+        // In memory order, unlike by node count.
+        for c in 0..states {
+            self.fill_trees(c);
+            self.fill_groups(c);
+            self.fill_nodes(c);
+            if self.points > self.point_cap {
+                filled = Filled::Stopped(self.points_exhausted());
+                break;
+            }
+            if deadline_passed(deadline) {
                 filled = Filled::Stopped(deadline.reason());
                 break;
             }
-            for &c in level {
-                self.fill_trees(c);
+            if c % PROGRESS_STEP == PROGRESS_STEP - 1 {
+                progress.advance(PROGRESS_STEP as u64);
             }
-            for &d in level {
-                self.fill_groups(d);
-                if over_points(&self) {
-                    filled = Filled::Stopped(self.points_exhausted());
-                    break 'sizes;
-                }
-                if deadline_passed(&deadline) {
-                    filled = Filled::Stopped(deadline.reason());
-                    break 'sizes;
-                }
-            }
-            for &r in level {
-                self.fill_nodes(r);
-                if over_points(&self) {
-                    filled = Filled::Stopped(self.points_exhausted());
-                    break 'sizes;
-                }
-                if deadline_passed(&deadline) {
-                    filled = Filled::Stopped(deadline.reason());
-                    break 'sizes;
-                }
-            }
-            progress.advance(1);
         }
         progress.finish();
-        self.budgets = None;
         Ok((self, filled))
     }
 
@@ -548,6 +624,21 @@ impl SocketTable {
         StopReason::WorkBudget {
             budget: self.point_cap / POINTS_PER_BUDGET_UNIT,
         }
+    }
+
+    /// Whether no tree within the budgets uses the node stage (σ, stage, r) in any suffix
+    /// state: its points would all be dropped, so its candidates are not even listed.
+    fn dead_node(&self, sigma: usize, stage: usize, r: usize) -> bool {
+        self.budgets
+            .as_ref()
+            .is_some_and(|b| !b.live_nodes[sigma][stage][r])
+    }
+
+    /// Whether no tree within the budgets uses a group of `d` on socket `s`.
+    fn dead_group(&self, s: usize, d: usize) -> bool {
+        self.budgets
+            .as_ref()
+            .is_some_and(|b| b.out_group[s][d] == f64::NEG_INFINITY)
     }
 
     /// Whether a subtree point is over its budget.
@@ -600,6 +691,7 @@ impl SocketTable {
             alive_trees: vec![Vec::new(); s_count],
             alive_groups: vec![Vec::new(); s_count],
             budgets: None,
+            lower_bound: None,
         };
         for i in 0..states {
             let v = table.decode(i);
@@ -814,6 +906,10 @@ impl SocketTable {
                 continue;
             }
             let mut set: Vec<GPoint> = Vec::new();
+            if self.dead_group(s, d) {
+                self.groups[s].set(d, &set);
+                continue;
+            }
             for (i, t) in self.trees[s].get(d).iter().enumerate() {
                 if self.over_group(s, d, t.min, 1) {
                     continue;
@@ -931,6 +1027,10 @@ impl SocketTable {
         for sigma in 0..s_count {
             for stage in (0..s_count).rev() {
                 let mut set: Vec<PPoint> = Vec::new();
+                if self.dead_node(sigma, stage, r) {
+                    self.nodes[sigma][stage].set(r, &set);
+                    continue;
+                }
                 // This stage's socket holds no child: the previous stage as it is.
                 if stage + 1 == s_count {
                     if r == 0 {
@@ -1134,6 +1234,14 @@ impl SocketTable {
         Suffix::new(self.radix.len(), &self.costs)
     }
 
+    /// For a request under [`Objective::Min`] whose covering pass completed (docs/cla.md §11):
+    /// its least T_min at the root, offset included, a certified lower bound on the T_min (and
+    /// so on every score) of every tree and placement of the request, known even when the
+    /// Pareto pass after it stopped.
+    pub fn lower_bound(&self) -> Option<f64> {
+        self.lower_bound
+    }
+
     /// The cost constants the table was filled with.
     pub fn costs(&self) -> &LineClasses {
         &self.costs
@@ -1248,47 +1356,53 @@ fn relation_index(relation: UnitRelation) -> usize {
     }
 }
 
-/// The scalar first pass for [`Objective::Min`]: the least T_min of every state, no Pareto sets.
+/// The scalar first pass for [`Objective::Min`]: the least T_min of every state, no Pareto sets,
+/// and from it the budgets of the Pareto pass.
 ///
 /// T_min of a node is `max` over its groups of `2 R_I + R_L + x + (M_s + (k_s − 1)·R_R) +
 /// suffix_s` (§7, the terms of [`LineClasses::finish`] with A_min = R_I), where M_s is the latest
 /// T_min among the k_s children on socket s and suffix_s the waits of the used groups at and
 /// above s. It is non-decreasing in every child's T_min, so the least T_min of a state is built
 /// from the least T_min of its children's states: per subtree state one scalar `tree[σ][c]`; per
-/// forest state the Pareto set of (M, k) (k enters the group term only as (k − 1)·R_R, but also
-/// through the next tree added, hence the set), read by the node as the scalar
-/// `min (M + (k − 1)·R_R)`; per node stage one scalar per [`Suffix`] state (how many remote groups,
-/// whether a local group are used above), the only other thing a lower group's term depends on.
-/// The same incumbent cuts apply as in the Pareto pass, so a pruned state here is pruned there.
+/// forest state one scalar per tree count k (k enters the group term as (k − 1)·R_R and through
+/// the next tree added); per group `min (M + (k − 1)·R_R)`; per node stage one scalar per
+/// [`Suffix`] state. The forward tables are filled by the covering pass ([`covering`]): lower
+/// bounds of those least values (equal to them wherever adding nodes never lowers the least
+/// T_min), which is all the backward pass needs.
 #[derive(Debug, Clone)]
 struct MinPass {
     tree: Vec<Vec<f64>>,
-    /// `forests[s][d · K + k − 1]`: the least latest T_min of a forest of exactly k trees on
-    /// socket s holding d, for k ≤ K (more trees cannot fit under the incumbent).
+    /// `forests[s][d · K + k − 1]`: the least latest T_min of k trees on socket s holding d, for
+    /// k ≤ K (more trees cannot fit under the incumbent); one row of K per state, as the
+    /// backward pass reads them.
     forests: Vec<Vec<f64>>,
     /// K, the most trees a group may have.
     most_trees: usize,
-    /// Per forest state, the range `lo..hi` of tree counts (0-based) with a finite entry.
-    finite_k: Vec<Vec<(u32, u32)>>,
-    /// `min (M + (k − 1)·R_R)` over `groups[s][d]`.
+    /// `min (M + (k − 1)·R_R)` over the forests of `groups[s][d]`.
     group_min: Vec<Vec<f64>>,
-    /// `nodes[σ][stage][r · W + suffix]`, W = [`Suffix::width`] states (2·S with sockets as
-    /// units: remote groups · 2 + local).
-    nodes: Vec<Vec<Vec<f64>>>,
+    /// `nodes[σ][stage][suffix][r]`, [`Suffix::width`] states (2·S with sockets as units:
+    /// remote groups · 2 + local); an empty table is a stage no tree reaches ([`MinPass::node`]).
+    nodes: Vec<Vec<Vec<Vec<f64>>>>,
     /// The suffix transitions of a node stage per relation ([`Suffix::all_steps`]).
     steps: [Vec<(usize, usize, f64)>; 3],
     alive_trees: Vec<Vec<u32>>,
     alive_groups: Vec<Vec<u32>>,
-    incumbent: f64,
-    /// Budgets of the backward pass ([`MinPass::backward`]), same layout as the forward
-    /// tables; `-∞` where no tree of least T_min passes.
+    /// Corner pairs the covering pass tried (counted as the table's transitions).
+    pairs: u64,
+    /// Budgets of the backward pass ([`MinPass::backward`]), `[σ][c]`, `[s][d]` and
+    /// `[σ][stage][r · W + suffix]`; `-∞` where no tree of least T_min passes.
     out_tree: Vec<Vec<f64>>,
     out_group: Vec<Vec<f64>>,
     out_nodes: Vec<Vec<Vec<f64>>>,
+    /// `live_nodes[σ][stage][r]`: whether any suffix state of that node stage has a budget.
+    live_nodes: Vec<Vec<Vec<bool>>>,
 }
 
-/// Largest tables of the scalar pass (f64 entries, 256 MiB).
+/// Largest tables of the scalar pass and its budgets (f64 entries, 256 MiB).
 const MAX_FOREST_ENTRIES: usize = 32 << 20;
+
+/// States filled between two progress reports.
+const PROGRESS_STEP: usize = 1024;
 
 /// Slack of the budgets (ns): float sums in another order must not prune an optimum.
 const SLACK: f64 = 1e-6;
@@ -1298,103 +1412,113 @@ const SLACK: f64 = 1e-6;
 enum NotBuilt {
     /// Its tables would hold this many entries, over [`MAX_FOREST_ENTRIES`].
     TooLarge(u64),
-    /// The deadline passed while they were being filled.
+    /// The deadline passed.
     Stopped,
-}
-
-/// How far a pass of [`MinPass`] got.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ran {
-    /// Every state up to the requested size was filled.
-    Complete,
-    /// The deadline passed: the states of fewer than `sizes_done` nodes are complete, larger
-    /// ones are partial and must not be read.
-    Stopped {
-        /// Sizes 0, 1, …, `sizes_done − 1` are complete.
-        sizes_done: usize,
-    },
+    /// The covering pass tried more corner pairs than its allowance.
+    Exhausted,
 }
 
 impl MinPass {
-    /// The forest and node tables hold states × (S·K + 2·S²·W) values (W suffix states);
-    /// `Err(NotBuilt::TooLarge(that count))` when it is over [`MAX_FOREST_ENTRIES`] (the Pareto
-    /// pass then runs alone, still exact). Filling up to 256 MiB takes ~0.1 s and cannot be
-    /// interrupted, so the deadline is checked after each table: `Err(NotBuilt::Stopped)`.
-    fn new(table: &SocketTable, incumbent: f64, deadline: &Deadline) -> Result<Self, NotBuilt> {
+    /// The entries of the forward tables and the budgets for these counts and this incumbent:
+    /// states × (S·K + 2·S²·W) (W suffix states).
+    fn entries(table: &SocketTable, counts: &[u32], incumbent: f64) -> u64 {
         let s_count = table.radix.len();
-        let states = table.ranges_len();
         let w = table.suffix().width();
-        let total = table.comps[(states - 1) * s_count..]
-            .iter()
-            .map(|&x| x as usize)
-            .sum::<usize>()
-            .max(1);
-        // A group of k trees costs its parent at least lv_min + (k − 1)·R_R over the offset.
         let (lv_min, _) = table.parent_level();
-        let room = (incumbent + SLACK - table.costs.offset() - lv_min) / table.costs.socket;
-        let most_trees = if room.is_finite() && room >= 0.0 {
-            (room.floor() as usize + 1).min(total)
-        } else if room < 0.0 {
-            1
-        } else {
-            total
-        };
-        // Forest tables, and the node tables with their budgets (2 · S² · W per state).
+        let k = covering::most_trees(&table.costs, counts, incumbent, lv_min);
         let per_state = s_count
-            .saturating_mul(most_trees)
+            .saturating_mul(k)
             .saturating_add(2 * s_count * s_count * w);
-        let entries = states.saturating_mul(per_state);
-        if entries > MAX_FOREST_ENTRIES {
-            return Err(NotBuilt::TooLarge(entries as u64));
+        (table.ranges_len() as u64).saturating_mul(per_state as u64)
+    }
+
+    /// The pass for a request rooted on `root` whose whole trees hold `root_total` nodes (the
+    /// box of `counts` for a fixed split, every split of the threads for a free one): the
+    /// covering pass over the box, cut at `incumbent` (offset included), within `allowance`
+    /// corner pairs and the deadline. `Err(NotBuilt::TooLarge)` when the tables would be over
+    /// [`MAX_FOREST_ENTRIES`] (the Pareto pass then runs alone, still exact).
+    fn new(
+        table: &SocketTable,
+        counts: &[u32],
+        root: usize,
+        root_total: usize,
+        incumbent: f64,
+        allowance: u64,
+        deadline: &Deadline,
+    ) -> Result<Self, NotBuilt> {
+        let entries = Self::entries(table, counts, incumbent);
+        if entries > MAX_FOREST_ENTRIES as u64 {
+            return Err(NotBuilt::TooLarge(entries));
         }
-        let mut forests = Vec::with_capacity(s_count);
-        let mut nodes = Vec::with_capacity(s_count);
-        for _ in 0..s_count {
-            if deadline_passed(deadline) {
-                return Err(NotBuilt::Stopped);
-            }
-            forests.push(vec![f64::INFINITY; states * most_trees]);
-            let mut stages = Vec::with_capacity(s_count);
-            for _ in 0..s_count {
-                stages.push(vec![f64::INFINITY; states * w]);
-            }
-            nodes.push(stages);
-        }
-        if deadline_passed(deadline) {
-            return Err(NotBuilt::Stopped);
-        }
-        Ok(MinPass {
-            tree: vec![vec![f64::INFINITY; states]; s_count],
-            forests,
-            most_trees,
-            finite_k: vec![vec![(0, 0); states]; s_count],
-            group_min: vec![vec![f64::INFINITY; states]; s_count],
-            nodes,
-            steps: table.suffix().all_steps(&table.costs),
-            alive_trees: vec![Vec::new(); s_count],
-            alive_groups: vec![Vec::new(); s_count],
+        let (lv_min, _) = table.parent_level();
+        let mut covered = covering::cover(
+            &table.costs,
+            counts,
+            root,
+            root_total,
             incumbent,
+            lv_min,
+            allowance,
+            deadline,
+        )
+        .map_err(|stop| match stop {
+            covering::CoverStop::Deadline => NotBuilt::Stopped,
+            covering::CoverStop::Work => NotBuilt::Exhausted,
+        })?;
+        let alive = |tables: &[Vec<f64>]| -> Vec<Vec<u32>> {
+            tables
+                .iter()
+                .map(|t| {
+                    t.iter()
+                        .enumerate()
+                        .filter(|(_, v)| v.is_finite())
+                        .map(|(i, _)| i as u32)
+                        .collect()
+                })
+                .collect()
+        };
+        let forests = covered.forest_rows();
+        Ok(MinPass {
+            alive_trees: alive(&covered.tree),
+            alive_groups: alive(&covered.group_min),
+            tree: covered.tree,
+            forests,
+            most_trees: covered.most_trees,
+            group_min: covered.group_min,
+            nodes: covered.nodes,
+            steps: table.suffix().all_steps(&table.costs),
+            pairs: covered.pairs,
             out_tree: Vec::new(),
             out_group: Vec::new(),
             out_nodes: Vec::new(),
+            live_nodes: Vec::new(),
         })
     }
 
-    /// The outside pass: from the root's least T_min down, the largest T_min every entry may
-    /// have and still be part of a tree whose T_min is the least (an over-estimate is sound:
-    /// it only prunes less). Each forward transition is walked backwards from an entry with a
-    /// budget O; where the other operand's least value fits O, the operand inherits O (less
-    /// the terms the transition adds). By induction from the root, every part of every tree
-    /// of least T_min is within its entry's budget: its true value is at most O and the other
-    /// operand's least value is at most its true value.
-    /// `false` when the deadline passed first (checked after every state; the budgets are then
-    /// incomplete and must not be used).
+    /// The least T_min so far of node stage (σ, stage) in suffix state `state` at r.
+    fn node(&self, sigma: usize, stage: usize, state: usize, r: usize) -> f64 {
+        self.nodes[sigma][stage][state]
+            .get(r)
+            .copied()
+            .unwrap_or(f64::INFINITY)
+    }
+
+    /// The outside pass: from the root's budget `budget` (T_min without the offset) down, the
+    /// largest T_min every entry may have and still be part of a tree whose T_min is at most
+    /// `budget` (an over-estimate is sound: it only prunes less). Each forward transition is
+    /// walked backwards from an entry with a budget O; where the other operand's least value
+    /// fits O, the operand inherits O (less the terms the transition adds). By induction from
+    /// the root, every part of every tree of T_min at most `budget` is within its entry's
+    /// budget: its true value is at most O and the forward table's value of the other operand
+    /// is at most its true value (the covering pass gives lower bounds, which is all this
+    /// needs). `false` when the deadline passed first (checked after every state; the budgets
+    /// are then incomplete and must not be used).
     fn backward(
         &mut self,
         t: &SocketTable,
-        by_size: &[usize],
         root: usize,
-        whole: usize,
+        seeds: &[usize],
+        budget: f64,
         deadline: &Deadline,
     ) -> bool {
         let s_count = t.radix.len();
@@ -1413,46 +1537,37 @@ impl MinPass {
             self.out_nodes
                 .push(vec![vec![f64::NEG_INFINITY; states * w]; s_count]);
         }
-        self.out_tree[root][whole] = self.tree[root][whole];
+        self.live_nodes = vec![vec![vec![false; states]; s_count]; s_count];
+        for &idx in seeds {
+            if let Some(slot) = self.out_tree[root].get_mut(idx) {
+                *slot = budget;
+            }
+        }
         let mut subs = Vec::new();
-        let sizes: Vec<usize> = by_size
-            .iter()
-            .map(|&i| {
-                t.comps[i * s_count..i * s_count + s_count]
-                    .iter()
-                    .sum::<u32>() as usize
-            })
-            .collect();
-        let mut end = by_size.len();
-        while end > 0 {
-            let m = sizes[end - 1];
-            let start = sizes[..end]
-                .iter()
-                .rposition(|&x| x != m)
-                .map_or(0, |p| p + 1);
-            let level = &by_size[start..end];
-            end = start;
+        // Descending index order: every state that contains x (a parent's share, a forest
+        // holding it) has a larger index, so x's budgets are final when it is reached; within
+        // x, node stages (ascending: a stage feeds the next), then groups, then subtrees.
+        for at in (0..states).rev() {
+            let (r, d, cv) = (at, at, at);
+            if deadline_passed(deadline) {
+                return false;
+            }
             // Node stages, ascending (a stage feeds the next one and smaller r).
-            for &r in level {
-                if deadline_passed(deadline) {
-                    return false;
-                }
+            {
                 for sigma in 0..s_count {
                     for stage in 0..s_count {
                         let last = stage + 1 == s_count;
                         let base = r * w;
-                        if self.out_nodes[sigma][stage][base..base + w]
-                            .iter()
-                            .all(|&o| o == f64::NEG_INFINITY)
-                        {
+                        if !self.live_nodes[sigma][stage][r] {
                             continue;
                         }
                         if !last {
                             for st in 0..w {
                                 let o = self.out_nodes[sigma][stage][base + st];
-                                if self.nodes[sigma][stage + 1][base + st] <= o + SLACK {
+                                if self.node(sigma, stage + 1, st, r) <= o + SLACK {
                                     let slot = &mut self.out_nodes[sigma][stage + 1][base + st];
                                     *slot = slot.max(o);
+                                    self.live_nodes[sigma][stage + 1][r] = true;
                                 }
                             }
                         }
@@ -1486,7 +1601,7 @@ impl MinPass {
                                         f64::INFINITY
                                     }
                                 } else {
-                                    self.nodes[sigma][stage + 1][rest * w + prev_state]
+                                    self.node(sigma, stage + 1, prev_state, rest)
                                 };
                                 let fixed = k0 + waits;
                                 let g = fixed + self.group_min[stage][d];
@@ -1497,6 +1612,7 @@ impl MinPass {
                                     let slot = &mut self.out_nodes[sigma][stage + 1]
                                         [rest * w + prev_state];
                                     *slot = slot.max(o);
+                                    self.live_nodes[sigma][stage + 1][rest] = true;
                                 }
                                 let slot = &mut self.out_group[stage][d];
                                 *slot = slot.max(o - fixed);
@@ -1506,10 +1622,7 @@ impl MinPass {
                 }
             }
             // Groups: a forest of k trees within budget B has M + (k − 1)·R_R ≤ B.
-            for &d in level {
-                if deadline_passed(deadline) {
-                    return false;
-                }
+            {
                 for s in 0..s_count {
                     let b = self.out_group[s][d];
                     if b == f64::NEG_INFINITY {
@@ -1532,15 +1645,16 @@ impl MinPass {
                             continue;
                         }
                         let te = self.tree[s][e];
-                        // The fewest trees k' of a rest forest that fits with this tree.
+                        // The fewest trees k' of a rest forest that fits with this tree (past
+                        // te + k'·R_R > B no more trees can).
                         let kk = self.most_trees;
                         let rest = d - e;
-                        let fewest = self.forests[s][rest * kk..rest * kk + kk - 1]
-                            .iter()
-                            .enumerate()
-                            .map(|(i, &m)| (m, (i + 1) as f64))
-                            .find(|&(m, k)| m + k * rr <= b + SLACK && te + k * rr <= b + SLACK);
-                        if let Some((_, k)) = fewest {
+                        let row = &self.forests[s][rest * kk..rest * kk + kk];
+                        let fewest = (1..kk)
+                            .take_while(|&k| te + k as f64 * rr <= b + SLACK)
+                            .find(|&k| row[k - 1] + k as f64 * rr <= b + SLACK)
+                            .map(|k| k as f64);
+                        if let Some(k) = fewest {
                             let slot = &mut self.out_tree[s][e];
                             *slot = slot.max(b - k * rr);
                             let slot = &mut self.out_group[s][d - e];
@@ -1550,7 +1664,7 @@ impl MinPass {
                 }
             }
             // Subtrees: the node table of their root.
-            for &cv in level {
+            {
                 for sigma in 0..s_count {
                     let o = self.out_tree[sigma][cv];
                     if o == f64::NEG_INFINITY || t.component(cv, sigma) == 0 {
@@ -1561,219 +1675,16 @@ impl MinPass {
                         continue;
                     }
                     for st in 1..w {
-                        if self.nodes[sigma][0][r * w + st] <= o + SLACK {
+                        if self.node(sigma, 0, st, r) <= o + SLACK {
                             let slot = &mut self.out_nodes[sigma][0][r * w + st];
                             *slot = slot.max(o);
+                            self.live_nodes[sigma][0][r] = true;
                         }
                     }
                 }
             }
         }
         true
-    }
-
-    /// T_min bound (offset added) over the incumbent by more than 1e-6 ns.
-    fn hopeless(&self, offset: f64, min: f64) -> bool {
-        offset + min > self.incumbent + 1e-6
-    }
-
-    /// Fill every state in size order, checking the deadline after every state (one state of a
-    /// size level can take milliseconds on four sockets, a whole level seconds).
-    fn run(
-        &mut self,
-        table: &mut SocketTable,
-        by_size: &[usize],
-        sizes: &[usize],
-        total: usize,
-        deadline: &Deadline,
-        progress: &Progress,
-    ) -> Ran {
-        let mut start = 0;
-        let mut subs = Vec::new();
-        for m in 0..=total {
-            let end = start
-                + by_size[start..]
-                    .iter()
-                    .take_while(|&&i| sizes[i] == m)
-                    .count();
-            let level = &by_size[start..end];
-            start = end;
-            let stopped = Ran::Stopped { sizes_done: m };
-            if deadline_passed(deadline) {
-                return stopped;
-            }
-            for &c in level {
-                self.fill_trees(table, c);
-            }
-            for &d in level {
-                self.fill_groups(table, d, &mut subs);
-                if deadline_passed(deadline) {
-                    return stopped;
-                }
-            }
-            for &r in level {
-                self.fill_nodes(table, r, &mut subs);
-                if deadline_passed(deadline) {
-                    return stopped;
-                }
-            }
-            progress.advance(1);
-        }
-        Ran::Complete
-    }
-
-    fn fill_trees(&mut self, t: &SocketTable, c: usize) {
-        let s_count = t.radix.len();
-        let w = t.suffix().width();
-        let (lv_min, _) = t.parent_level();
-        let off = t.costs.offset();
-        for sigma in 0..s_count {
-            if t.component(c, sigma) == 0 {
-                continue;
-            }
-            let r = c - t.stride[sigma];
-            let best = if r == 0 {
-                0.0
-            } else {
-                // Suffix state 0 (no group) is only reachable at r = 0.
-                let node = &self.nodes[sigma][0][r * w + 1..r * w + w];
-                node.iter().copied().fold(f64::INFINITY, f64::min)
-            };
-            let up = if t.proper(c) { lv_min } else { 0.0 };
-            if best.is_finite() && !self.hopeless(off, best + up) {
-                self.tree[sigma][c] = best;
-                self.alive_trees[sigma].push(c as u32);
-            }
-        }
-    }
-
-    fn fill_groups(&mut self, t: &mut SocketTable, d: usize, subs: &mut Vec<usize>) {
-        let s_count = t.radix.len();
-        let (lv_min, _) = t.parent_level();
-        let rr = t.costs.socket;
-        let off = t.costs.offset();
-        let kk = self.most_trees;
-        let mut row = vec![f64::INFINITY; kk];
-        for s in 0..s_count {
-            if t.component(d, s) == 0 {
-                continue;
-            }
-            row.fill(f64::INFINITY);
-            row[0] = self.tree[s][d];
-            let trees = &self.tree[s];
-            t.candidates(
-                &self.alive_trees[s],
-                |e| trees[e].is_finite(),
-                d,
-                false,
-                subs,
-            );
-            let mut pairs = 0u64;
-            for &e in subs.iter() {
-                if e == d {
-                    continue;
-                }
-                let rest = d - e;
-                // Rest forests of k trees (0-based lo..hi) become forests of k + 1.
-                let (lo, hi) = self.finite_k[s][rest];
-                let (lo, hi) = (lo as usize, (hi as usize).min(kk - 1));
-                if lo >= hi {
-                    continue;
-                }
-                pairs += 1;
-                let te = self.tree[s][e];
-                let from = &self.forests[s][rest * kk + lo..rest * kk + hi];
-                for (slot, &m) in row[lo + 1..=hi].iter_mut().zip(from) {
-                    if te.max(m) < *slot {
-                        *slot = te.max(m);
-                    }
-                }
-            }
-            t.transitions += pairs;
-            let mut best = f64::INFINITY;
-            for (k, slot) in row.iter_mut().enumerate() {
-                let v = *slot + k as f64 * rr;
-                if self.hopeless(off, v + lv_min) {
-                    *slot = f64::INFINITY;
-                } else {
-                    best = best.min(v);
-                }
-            }
-            if best.is_finite() {
-                self.group_min[s][d] = best;
-                self.alive_groups[s].push(d as u32);
-                let lo = row.iter().position(|v| v.is_finite()).unwrap_or(0);
-                let hi = row.iter().rposition(|v| v.is_finite()).map_or(0, |i| i + 1);
-                self.finite_k[s][d] = (lo as u32, hi as u32);
-            }
-            self.forests[s][d * kk..d * kk + kk].copy_from_slice(&row);
-        }
-    }
-
-    fn fill_nodes(&mut self, t: &mut SocketTable, r: usize, subs: &mut Vec<usize>) {
-        let s_count = t.radix.len();
-        let w = t.suffix().width();
-        let c = t.costs;
-        let (lv_min, _) = t.parent_level();
-        let off = c.offset();
-        let mut out = vec![f64::INFINITY; w];
-        for sigma in 0..s_count {
-            let whole = r + t.stride[sigma] + 1 == t.ranges_len()
-                && t.component(r, sigma) + 2 == t.radix[sigma];
-            for stage in (0..s_count).rev() {
-                let last = stage + 1 == s_count;
-                if last {
-                    out.fill(f64::INFINITY);
-                    if r == 0 {
-                        out[0] = f64::NEG_INFINITY;
-                    }
-                } else {
-                    out.copy_from_slice(&self.nodes[sigma][stage + 1][r * w..r * w + w]);
-                }
-                let up = if whole || stage > 0 { 0.0 } else { lv_min };
-                let x = c.transfer(sigma as u32, stage as u32);
-                let steps = &self.steps[relation_index(c.relation(sigma as u32, stage as u32))];
-                let gm = &self.group_min[stage];
-                t.candidates(
-                    &self.alive_groups[stage],
-                    |d| gm[d].is_finite(),
-                    r,
-                    false,
-                    subs,
-                );
-                let mut pairs = 0u64;
-                for &d in subs.iter() {
-                    let rest = r - d;
-                    if last && rest != 0 {
-                        continue;
-                    }
-                    pairs += 1;
-                    // 2 R_I + R_L + x + (M + (k − 1) R_R), then the suffix (this group's wait x
-                    // and the used groups' above).
-                    let g = 2.0 * c.memory + c.local + 2.0 * x + self.group_min[stage][d];
-                    for &(state, prev_state, suffix) in steps {
-                        let prev = if last {
-                            if prev_state == 0 {
-                                f64::NEG_INFINITY
-                            } else {
-                                f64::INFINITY
-                            }
-                        } else {
-                            self.nodes[sigma][stage + 1][rest * w + prev_state]
-                        };
-                        if prev == f64::INFINITY {
-                            continue;
-                        }
-                        let v = prev.max(g + suffix);
-                        if v < out[state] && !self.hopeless(off, v + up) {
-                            out[state] = v;
-                        }
-                    }
-                }
-                t.transitions += pairs;
-                self.nodes[sigma][stage][r * w..r * w + w].copy_from_slice(&out);
-            }
-        }
     }
 }
 
@@ -1899,73 +1810,82 @@ pub fn optimal(
     Ok((best, filled, table.transitions))
 }
 
-/// What [`scalar_pass`] leaves: the table (for its indexing), the pass, each state's node
-/// count, and how far the pass got.
-type ScalarRun = (SocketTable, MinPass, Vec<usize>, Ran);
-
-/// The scalar pass (`MinPass`) over the states of at most `total` nodes inside the box
-/// `counts`, after the checks both of its callers need. Returns the table (for its indexing),
-/// the pass, each state's node count and how far the pass got before the deadline; `None` when
-/// the deadline had passed before the tables were allocated (up to 256 MiB: not to be spent
-/// when no time is left).
-#[allow(clippy::too_many_arguments)] // one call each from the two public entries below
-fn scalar_pass(
+/// The covering pass alone ([`covering`]) over the box `counts` with the root on `root`, cut at
+/// `incumbent` (offset included), after the checks its callers need: `Ok(None)` when the
+/// deadline passed first, a budget refusal when its tables are over the work budget
+/// ([`covering_estimate`]) or over [`MAX_FOREST_ENTRIES`], or when its corner pairs passed
+/// [`POINTS_PER_BUDGET_UNIT`] × the budget.
+fn covered(
     costs: &LineClasses,
     counts: &[u32],
     root: u32,
     incumbent: f64,
-    work: WorkEstimate,
-    total: usize,
     limits: &Limits,
     progress: &Progress,
-) -> Result<Option<ScalarRun>, SocketDpError> {
+) -> Result<Option<(SocketTable, covering::Covered)>, SocketDpError> {
+    if counts.is_empty() || counts.len() > MAX_SOCKETS || counts.iter().all(|&c| c == 0) {
+        return Err(SocketDpError::Counts {
+            counts: counts.to_vec(),
+        });
+    }
     if counts.get(root as usize).is_none_or(|&c| c == 0) {
         return Err(SocketDpError::Root {
             root,
             counts: counts.to_vec(),
         });
     }
-    if counts.len() > MAX_SOCKETS {
-        return Err(SocketDpError::Counts {
-            counts: counts.to_vec(),
-        });
-    }
-    limits.check(&work)?;
+    limits.check(&covering_estimate(costs, counts))?;
     check_table_entries(counts)?;
+    let table = SocketTable::shell(costs, counts, None);
+    let entries = MinPass::entries(&table, counts, incumbent);
+    if entries > MAX_FOREST_ENTRIES as u64 {
+        return Err(SocketDpError::Budget(crate::limits::BudgetExceeded {
+            what: "covering-pass table entries".into(),
+            estimate: entries,
+            budget: MAX_FOREST_ENTRIES as u64,
+        }));
+    }
     let deadline = limits.deadline();
     if deadline_passed(&deadline) {
         return Ok(None);
     }
-    let mut table = SocketTable::shell(costs, counts, None);
-    let states = table.ranges_len();
-    let mut by_size: Vec<usize> = (0..states).collect();
-    let sizes: Vec<usize> = (0..states).map(|i| table.decode(i).iter().sum()).collect();
-    by_size.sort_by_key(|&i| (sizes[i], i));
-    let mut pass = match MinPass::new(&table, incumbent, &deadline) {
-        Ok(pass) => pass,
-        Err(NotBuilt::Stopped) => return Ok(None),
-        Err(NotBuilt::TooLarge(entries)) => {
-            return Err(SocketDpError::Budget(crate::limits::BudgetExceeded {
-                what: "scalar socket-DP table entries".into(),
-                estimate: entries,
-                budget: MAX_FOREST_ENTRIES as u64,
+    let allowance = limits.work_budget.saturating_mul(POINTS_PER_BUDGET_UNIT);
+    let (lv_min, _) = table.parent_level();
+    progress.begin("covering pass (least T_min of every count vector)", None);
+    let ran = covering::cover(
+        costs,
+        counts,
+        root as usize,
+        counts.iter().map(|&c| c as usize).sum(),
+        incumbent,
+        lv_min,
+        allowance,
+        &deadline,
+    );
+    progress.finish();
+    match ran {
+        Ok(covered) => Ok(Some((table, covered))),
+        Err(covering::CoverStop::Deadline) => Ok(None),
+        Err(covering::CoverStop::Work) => {
+            Err(SocketDpError::Budget(crate::limits::BudgetExceeded {
+                what: "covering-pass corner pairs".into(),
+                estimate: allowance.saturating_add(1),
+                budget: allowance,
             }))
         }
-    };
-    let ran = pass.run(&mut table, &by_size, &sizes, total, &deadline, progress);
-    Ok(Some((table, pass, sizes, ran)))
+    }
 }
 
-/// The least T_min (offset included) over every tree of exactly `total` nodes, with at most
-/// `counts[s]` on each socket s and the root on `root`: the scalar pass of [`min_optimum`] over
-/// the states of at most `total` nodes, no incumbent. Refuses when [`truncated_estimate`] is
-/// over the budget.
+/// A lower bound (offset included) on the T_min of every tree of exactly `total` nodes with at
+/// most `counts[s]` on each socket s and the root on `root`: the least covering value
+/// ([`covering`]) over the count vectors of the box that hold `total` nodes and the root's
+/// socket. The exact least T_min over those trees is at least this, and equal to it wherever
+/// adding nodes never lowers the least T_min. `Ok(None)` when the
+/// deadline passed first; refused as [`covered`] refuses.
 ///
-/// Anytime: when the time limit passes first, the least T_min over the trees of the largest
-/// size t ≥ 2 whose states were all complete. That is still a lower bound on the answer for
-/// `total`: removing a leaf (never the root) from a tree within the box never makes it costlier
-/// (the argument of `rooted_trees`' truncated bound), so the least over t nodes is
-/// non-decreasing in t. `Ok(None)` when not even the trees of 2 nodes were complete.
+/// A bound for a larger request too: removing a leaf (never the root) from a tree within the
+/// box never makes it costlier (the argument of `rooted_trees`' truncated bound), so every tree
+/// of more nodes within the box costs at least this.
 pub fn least_min_of_total(
     costs: &LineClasses,
     counts: &[u32],
@@ -1974,40 +1894,28 @@ pub fn least_min_of_total(
     limits: &Limits,
     progress: &Progress,
 ) -> Result<Option<f64>, SocketDpError> {
-    let work = truncated_estimate(counts, total);
-    progress.begin("lower bound from smaller trees", Some(u64::from(total) + 1));
-    let passed = scalar_pass(
-        costs,
-        counts,
-        root,
-        f64::INFINITY,
-        work,
-        total as usize,
-        limits,
-        progress,
-    );
-    progress.finish();
-    let Some((table, pass, sizes, ran)) = passed? else {
+    let Some((table, covered)) = covered(costs, counts, root, f64::INFINITY, limits, progress)?
+    else {
         return Ok(None);
     };
-    let size = match ran {
-        Ran::Complete => total as usize,
-        Ran::Stopped { sizes_done } if sizes_done >= 3 => sizes_done - 1,
-        Ran::Stopped { .. } => return Ok(None),
-    };
     let r = root as usize;
+    let s_count = counts.len();
     let least = (0..table.ranges_len())
-        .filter(|&c| sizes[c] == size && table.component(c, r) > 0)
-        .filter_map(|c| pass.tree.get(r).and_then(|t| t.get(c)).copied())
+        .filter(|&c| {
+            let v = &table.comps[c * s_count..c * s_count + s_count];
+            v.iter().sum::<u32>() == total && v[r] > 0
+        })
+        .filter_map(|c| covered.tree.get(r).and_then(|t| t.get(c)).copied())
         .fold(f64::INFINITY, f64::min);
     Ok(least.is_finite().then(|| least + costs.offset()))
 }
 
-/// The least T_min (offset included) over every tree and placement of the request, by the
-/// scalar pass alone (`MinPass`; no tree, no T_max): `None` when the request has no tree whose
-/// T_min is at most `incumbent` (+ 1e-6 ns) or the deadline passed. The Pareto pass of
-/// [`optimal`] starts from this value for [`Objective::Min`]; tests compare the two.
-pub fn min_optimum(
+/// The covering pass's least T_min (offset included) over every tree and placement of the
+/// request: a certified lower bound on the optimum's T_min, equal to it wherever adding nodes
+/// never lowers the least T_min (most requests, not all: docs/cla.md §11). `None` when the
+/// request has no tree whose T_min is at most `incumbent` (+ 1e-6 ns) or the deadline passed.
+/// [`optimal`] starts its Pareto pass from this value for [`Objective::Min`].
+pub fn covering_bound(
     costs: &LineClasses,
     counts: &[u32],
     root: u32,
@@ -2015,29 +1923,17 @@ pub fn min_optimum(
     limits: &Limits,
     progress: &Progress,
 ) -> Result<Option<f64>, SocketDpError> {
-    let total: usize = counts.iter().map(|&c| c as usize).sum();
-    let Some((table, pass, _, ran)) = scalar_pass(
-        costs,
-        counts,
-        root,
-        incumbent.unwrap_or(f64::INFINITY),
-        estimate(counts),
-        total,
-        limits,
-        progress,
-    )?
-    else {
+    let incumbent = incumbent.unwrap_or(f64::INFINITY);
+    let Some((table, covered)) = covered(costs, counts, root, incumbent, limits, progress)? else {
         return Ok(None);
     };
-    if ran != Ran::Complete {
-        return Ok(None);
-    }
-    let v: Vec<usize> = counts.iter().map(|&c| c as usize).collect();
-    Ok(table
-        .index(&v)
-        .and_then(|c| pass.tree.get(root as usize).and_then(|t| t.get(c)))
+    let whole = table.ranges_len() - 1;
+    Ok(covered
+        .tree
+        .get(root as usize)
+        .and_then(|t| t.get(whole))
         .copied()
-        .filter(|t| t.is_finite())
+        .filter(|t| t.is_finite() && t + costs.offset() <= incumbent + SLACK)
         .map(|t| t + costs.offset()))
 }
 
@@ -2078,14 +1974,20 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert!(!scalar_pass_fits(&counts));
-        // Four sockets of 16 (83,521 vectors): 83,521 × 24 index entries and 83,521 × 4·4³ =
-        // 21,381,376 forest values, under 2^25 = 33,554,432: it fits.
-        assert!(scalar_pass_fits(&[16; 4]));
-        // Eight sockets of 2 (6,561 vectors × 4·8³ = 13,436,928 values) fit; of 3 (65,536 ×
-        // 2,048 = 134,217,728) do not.
-        assert!(scalar_pass_fits(&[2; 8]));
-        assert!(!scalar_pass_fits(&[3; 8]));
+        let costs = e5_2660();
+        assert!(!covering_fits(&costs, &counts));
+        // The covering pass's tables: states × (S·K + 2·S²·W), K the widest count, W = 2·S suffix
+        // states with sockets as units. Four sockets of 16 (83,521 vectors): 83,521 × (4·16 +
+        // 2·16·8) = 26,726,720 values, under 2^25 = 33,554,432 (and 83,521 × 24 index entries):
+        // it fits.
+        assert_eq!(covering_estimate(&costs, &[16; 4]).units, 26_726_720);
+        assert!(covering_fits(&costs, &[16; 4]));
+        // Eight sockets of 2: 6,561 × (8·2 + 2·64·16) = 13,541,904 fit; of 3: 65,536 × 2,072 =
+        // 135,790,592 do not.
+        assert_eq!(covering_estimate(&costs, &[2; 8]).units, 13_541_904);
+        assert!(covering_fits(&costs, &[2; 8]));
+        assert_eq!(covering_estimate(&costs, &[3; 8]).units, 135_790_592);
+        assert!(!covering_fits(&costs, &[3; 8]));
     }
 
     /// The bound's recurrence evaluated literally, every k and every m in the range: O(n²).

@@ -256,7 +256,8 @@ fn a_robust_optimum_wins_every_sample() {
 
 #[test]
 fn the_time_limit_holds_for_the_whole_analysis() {
-    // 64 threads on four sockets: each tuning runs its over-budget search (~2 s in release),
+    // 64 threads on four sockets under a work budget of 10^6 (the exact search's covering pass
+    // needs 17⁴ · 320 = 26,726,720 table entries): each tuning runs its over-budget search,
     // and a scan of one parameter tunes ~20 times per side. The limit used to hold for each
     // tuning alone, so `sensitivity --time-limit 2` ran for minutes; now the analysis's tuning,
     // its scans and its Monte Carlo run share one deadline from `Analysis::new`, and a scan the
@@ -266,6 +267,7 @@ fn the_time_limit_holds_for_the_whole_analysis() {
     let mut search = SearchOptions::new(Objective::Min, 1);
     let limit = std::time::Duration::from_millis(500);
     search.limits.time_limit = Some(limit);
+    search.limits.work_budget = 1_000_000;
     let t0 = std::time::Instant::now();
     let analysis = Analysis::new(&m, request, search).unwrap();
     // Said before it starts: this request's search is over the work budget.

@@ -1,0 +1,645 @@
+//! The covering pass: the least T_min of every state of the socket DP, from corners
+//! (docs/cla.md §11, "The covering pass").
+//!
+//! ## What it computes
+//! For every unit σ and count vector c of the box, **T̂(σ, c)**: the least T_min over the rooted
+//! trees on σ that hold *at least* c_s nodes on every unit s (they *cover* c; a unit the box
+//! gives no room stays empty), and the same for every forest of k trees on one unit, every
+//! group's `min (M + (k − 1)·R_R)` and every node stage of the parent module's DP. These are the
+//! tables the backward pass (`MinPass::backward`) reads.
+//!
+//! ## Why it is right
+//! Every tree that holds exactly c covers c, so **T̂ ≤ T**, the exact least T_min over trees of
+//! exactly c: a certified lower bound at the request, and a sound forward table for the backward
+//! pass, whose budgets need only lower bounds of the least values (an under-estimate there only
+//! lets more through). Where the exact least value does not drop when nodes are added
+//! (T(σ, c') ≥ T(σ, c) for every c' ≥ c in the box), T̂ = T; that holds for most requests but
+//! not all, even on the E5-2660: a root alone on its unit keeps all its children on another
+//! unit in one group, one line, and a second node on the root's unit can relay some of them
+//! and split that chain over two lines ([9, 1] rooted on socket 1: 612.6 ns exactly, 579.9 ns
+//! with a relay, [9, 2]). The caller never relies on tightness: the Pareto pass that follows
+//! is exact on its own and finds no tree within a bound that is too low, and the caller then
+//! widens it (`SocketTable::build_for`).
+//!
+//! ## Why it is fast
+//! A covering function is non-decreasing in c, so it is fixed by its **corners**: the points m
+//! whose value rises in every direction the box allows (f(d) = min over corners m ≥ d). The
+//! DP's recurrences are (min, max) convolutions, and a convolution of two covering functions is
+//! the covering function of the pairwise sums of their corners (clipped to the box), with the
+//! larger of the two values: a product of two corner lists instead of every pair d ≤ r of the
+//! box. On four sockets of 16 threads the box has 83,521 count vectors and 5.5·10⁸ such pairs a
+//! convolution; the functions have a few thousand corners each (docs/perf.md).
+//!
+//! ## Order: by height, semi-naive
+//! Round h computes the covering functions of trees of height at most h from those of round
+//! h − 1 (leaves at h = 0). A round whose trees gain nothing is a fixed point. Each round
+//! convolves only what is new: (A ∪ ΔA) ⊛ (B ∪ ΔB) = A ⊛ B ∪ ΔA ⊛ (B ∪ ΔB) ∪ A ⊛ ΔB, and A ⊛ B is
+//! already in the table, so a round pairs every new corner once. New corners are the corners
+//! whose value dropped (a point only becomes a corner by getting cheaper).
+//!
+//! ## Limits
+//! Corners above what can still beat the incumbent are dropped (their points cannot be part of
+//! a tree that does), which is what the passes' `hopeless` cuts do. Each product's pairs are
+//! counted against the work allowance, and the deadline is read after every function: both
+//! stop the pass, which then has no answer (it is a relaxation only when complete).
+
+use super::{relation_index, Suffix, MAX_SOCKETS};
+use crate::limits::Deadline;
+use modelopt_model::placed_tree::LineClasses;
+
+/// One corner of a covering function: its count vector (index and components) and value.
+#[derive(Debug, Clone, Copy)]
+struct Corner {
+    idx: u32,
+    at: [u16; MAX_SOCKETS],
+    value: f64,
+}
+
+/// The box of count vectors [0, N_0] × … × [0, N_{S−1}], indexed in mixed radix (unit 0 the
+/// lowest digit), as the parent module's tables are.
+#[derive(Debug, Clone)]
+struct Grid {
+    n: Vec<usize>,
+    stride: Vec<usize>,
+    states: usize,
+    /// `comps[idx · S + s]`: the components of every count vector.
+    comps: Vec<u16>,
+    /// `clip[s][v]` = min(v, N_s) · stride_s for v in 0..=2·N_s: where a sum of two
+    /// components lands in the box.
+    clip: Vec<Vec<u32>>,
+}
+
+impl Grid {
+    fn new(counts: &[u32]) -> Self {
+        let n: Vec<usize> = counts.iter().map(|&c| c as usize).collect();
+        let mut stride = vec![1usize; n.len()];
+        for s in 1..n.len() {
+            stride[s] = stride[s - 1] * (n[s - 1] + 1);
+        }
+        let states = n.iter().map(|&c| c + 1).product();
+        let mut comps = vec![0u16; states * n.len()];
+        for idx in 0..states {
+            for s in 0..n.len() {
+                comps[idx * n.len() + s] = ((idx / stride[s]) % (n[s] + 1)) as u16;
+            }
+        }
+        let clip = n
+            .iter()
+            .zip(&stride)
+            .map(|(&cap, &st)| (0..=2 * cap).map(|v| (v.min(cap) * st) as u32).collect())
+            .collect();
+        Grid {
+            n,
+            stride,
+            states,
+            comps,
+            clip,
+        }
+    }
+
+    fn units(&self) -> usize {
+        self.n.len()
+    }
+
+    fn component(&self, idx: usize, s: usize) -> usize {
+        self.comps[idx * self.units() + s] as usize
+    }
+
+    fn corner(&self, idx: usize, value: f64) -> Corner {
+        let s_count = self.units();
+        let mut at = [0u16; MAX_SOCKETS];
+        at[..s_count].copy_from_slice(&self.comps[idx * s_count..idx * s_count + s_count]);
+        Corner {
+            idx: idx as u32,
+            at,
+            value,
+        }
+    }
+
+    /// Turn `f` into its envelope, f(d) = min over d' ≥ d of f(d') (the least value of everything
+    /// that covers d), and list its corners whose value is at most `cap(idx)`, sorted by value
+    /// (then index: a fixed order). One sweep in descending index order: every point above d
+    /// (d + e_s) comes first, the envelope at d is the least of f(d) and theirs, and d is a
+    /// corner exactly when f(d) is below all of theirs.
+    fn settle(&self, f: &mut [f64], cap: impl Fn(usize) -> f64, out: &mut Vec<Corner>) {
+        let s_count = self.units();
+        let mut at = [0u16; MAX_SOCKETS];
+        for (a, &n) in at.iter_mut().zip(&self.n) {
+            *a = n as u16;
+        }
+        out.clear();
+        for idx in (0..self.states).rev() {
+            let raw = f[idx];
+            let mut above = f64::INFINITY;
+            for s in 0..s_count {
+                if (at[s] as usize) < self.n[s] {
+                    above = above.min(f[idx + self.stride[s]]);
+                }
+            }
+            if raw < above {
+                if raw <= cap(idx) {
+                    out.push(Corner {
+                        idx: idx as u32,
+                        at,
+                        value: raw,
+                    });
+                }
+            } else {
+                f[idx] = above;
+            }
+            // The next index down: the lowest digit that can go down does, the ones below it
+            // return to their top.
+            for (digit, &top) in at.iter_mut().zip(&self.n) {
+                if *digit > 0 {
+                    *digit -= 1;
+                    break;
+                }
+                *digit = top as u16;
+            }
+        }
+        out.sort_unstable_by(|a, b| a.value.total_cmp(&b.value).then(a.idx.cmp(&b.idx)));
+    }
+
+    /// Into `out`, every pairwise sum of a corner of `a` (value raised by `shift`) and one of
+    /// `b` (sorted by value), clipped to the box, with the larger value, where it lowers `out`
+    /// and is at most `cap`. Returns (pairs tried, whether `out` changed).
+    fn product(
+        &self,
+        a: &[Corner],
+        shift: f64,
+        b: &[Corner],
+        cap: f64,
+        out: &mut [f64],
+    ) -> (u64, bool) {
+        let s_count = self.units();
+        let mut pairs = 0u64;
+        let mut changed = false;
+        let mut rows: [&[u32]; MAX_SOCKETS] = [&[]; MAX_SOCKETS];
+        for x in a {
+            let va = x.value + shift;
+            if va > cap {
+                continue;
+            }
+            // Where each of x's components lands with each of y's.
+            for (s, row) in rows.iter_mut().enumerate().take(s_count) {
+                *row = &self.clip[s][x.at[s] as usize..];
+            }
+            for y in b {
+                if y.value > cap {
+                    break;
+                }
+                pairs += 1;
+                let v = va.max(y.value);
+                let mut idx = 0usize;
+                for (row, &c) in rows.iter().zip(&y.at).take(s_count) {
+                    idx += row[c as usize] as usize;
+                }
+                if v < out[idx] {
+                    out[idx] = v;
+                    changed = true;
+                }
+            }
+        }
+        (pairs, changed)
+    }
+}
+
+/// One covering function over the grid with the bookkeeping of a semi-naive round.
+#[derive(Debug, Clone, Default)]
+struct Stair {
+    dense: Vec<f64>,
+    corners: Vec<Corner>,
+    /// The corners before the last update (kept where a later product needs "A" of ΔA ⊛ B).
+    prev: Vec<Corner>,
+    /// The corners of the last update whose value dropped (ΔA).
+    fresh: Vec<Corner>,
+}
+
+impl Covered {
+    /// The forests as one row of K per state, `rows[s][d · K + k − 1]` (k = 1 the tree), the
+    /// layout the backward pass reads a forest's tree counts in; each unit's per-k tables are
+    /// released as its rows are built.
+    pub fn forest_rows(&mut self) -> Vec<Vec<f64>> {
+        let k_max = self.most_trees;
+        let mut rows = Vec::with_capacity(self.tree.len());
+        for (t, fs) in self.tree.iter().zip(self.forests.iter_mut()) {
+            let mut row = vec![f64::INFINITY; t.len() * k_max];
+            for (d, &v) in t.iter().enumerate() {
+                row[d * k_max] = v;
+            }
+            for (k, f) in (1..).zip(std::mem::take(fs)) {
+                for (d, v) in f.into_iter().enumerate() {
+                    row[d * k_max + k] = v;
+                }
+            }
+            rows.push(row);
+        }
+        rows
+    }
+}
+
+/// Why the pass produced no tables.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum CoverStop {
+    /// The deadline passed.
+    Deadline,
+    /// The pairs of the corner products passed the allowance.
+    Work,
+}
+
+/// The tables of a complete pass, in the layouts of the parent module's `MinPass` (values
+/// without the offset R_L; `∞` where nothing fits under the incumbent).
+#[derive(Debug)]
+pub(super) struct Covered {
+    /// `tree[σ][c]`: T̂(σ, c); `∞` where c holds no node on σ (the exact DP's domain).
+    pub tree: Vec<Vec<f64>>,
+    /// `forests[s][k − 2][d]`: the least latest T_min of k trees on s covering d, 2 ≤ k ≤ K
+    /// (k = 1 is `tree`); `∞` where d holds fewer than k nodes on s.
+    pub forests: Vec<Vec<Vec<f64>>>,
+    /// K.
+    pub most_trees: usize,
+    /// `group_min[s][d]`: min over k of forests + (k − 1)·R_R; `∞` where d holds no node on s.
+    pub group_min: Vec<Vec<f64>>,
+    /// `nodes[σ][stage][suffix][r]`: the least T_min so far of a node on σ whose groups on the
+    /// units from `stage` up cover r, with that [`Suffix`] state; empty where no tree reaches
+    /// that state (read as `∞`).
+    pub nodes: Vec<Vec<Vec<Vec<f64>>>>,
+    /// Corner pairs tried.
+    pub pairs: u64,
+}
+
+/// The most trees a group may hold under `incumbent` (offset included), as `MinPass` counts
+/// them: a group of k trees costs its parent at least lv_min + (k − 1)·R_R above its slowest
+/// child, and a unit of N nodes roots at most N of them.
+pub(super) fn most_trees(
+    costs: &LineClasses,
+    counts: &[u32],
+    incumbent: f64,
+    lv_min: f64,
+) -> usize {
+    let widest = counts.iter().copied().max().unwrap_or(0) as usize;
+    let room = (incumbent + super::SLACK - costs.offset() - lv_min) / costs.socket;
+    if room.is_finite() && room >= 0.0 {
+        (room.floor() as usize + 1).min(widest).max(1)
+    } else if room < 0.0 {
+        1
+    } else {
+        widest.max(1)
+    }
+}
+
+/// The covering pass for one request: the box `counts` (units), the root's unit, the node count
+/// `root_total` of a whole tree (the box's total for a fixed split; the threads for a free
+/// split, whose whole trees are read at every count vector of that total), the incumbent
+/// (T_min of a known tree, offset included; `∞` for none) and `lv_min`, the least a parent's
+/// level adds above a child (2 R_I + 2 R_R + R_L). Stops at the deadline or past `allowance`
+/// corner pairs.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn cover(
+    costs: &LineClasses,
+    counts: &[u32],
+    root: usize,
+    root_total: usize,
+    incumbent: f64,
+    lv_min: f64,
+    allowance: u64,
+    deadline: &Deadline,
+) -> Result<Covered, CoverStop> {
+    let grid = Grid::new(counts);
+    let s_count = grid.units();
+    let states = grid.states;
+    let suffix = Suffix::new(s_count, costs);
+    let w = suffix.width();
+    let steps = suffix.all_steps(costs);
+    let rr = costs.socket;
+    let whole = states - 1;
+    // Values here exclude the offset R_L. A finished node is a child unless it is the root of
+    // the whole request; a group's value M + (k − 1)·R_R is below a parent's level.
+    let top = incumbent + super::SLACK - costs.offset();
+    let cap_child = top - lv_min;
+    let k_max = most_trees(costs, counts, incumbent, lv_min);
+    // A node stage on a unit other than the root's belongs to a proper subtree, which has a
+    // parent above it. On the root's unit a partial stage (above stage 0) may be the root's own,
+    // whatever its children cover so far; a finished one (stage 0) is the root's only where its
+    // children cover a whole tree less the root (or, clipped, a whole tree): `root_total − 1`
+    // nodes or more. A subtree on the root's unit is a whole tree where it holds `root_total`.
+    let totals: Vec<usize> = (0..states)
+        .map(|idx| (0..s_count).map(|s| grid.component(idx, s)).sum())
+        .collect();
+    let whole_tree = |sigma: usize, idx: usize| sigma == root && totals[idx] == root_total;
+    let cap_node = |sigma: usize, stage: usize| {
+        let totals = &totals;
+        move |idx: usize| {
+            if sigma == root && (stage > 0 || totals[idx] + 1 >= root_total) {
+                top
+            } else {
+                cap_child
+            }
+        }
+    };
+
+    let mut scratch = vec![0.0f64; states];
+    let mut found = Vec::new();
+    let mut pairs = 0u64;
+
+    // One function's update: `fill` lowers a copy of its table (returning whether it changed
+    // anything); then the envelope, the corners under `cap`, and the corners that dropped.
+    let mut update = |stair: &mut Stair,
+                      cap: &dyn Fn(usize) -> f64,
+                      keep_prev: bool,
+                      fill: &mut dyn FnMut(&mut [f64]) -> (u64, bool),
+                      pairs: &mut u64|
+     -> Result<(), CoverStop> {
+        if stair.dense.is_empty() {
+            // First touched now: tables no tree reaches are never allocated.
+            stair.dense = vec![f64::INFINITY; states];
+        }
+        scratch.copy_from_slice(&stair.dense);
+        let (tried, changed) = fill(&mut scratch);
+        *pairs = pairs.saturating_add(tried);
+        if *pairs > allowance {
+            return Err(CoverStop::Work);
+        }
+        if deadline.passed() {
+            return Err(CoverStop::Deadline);
+        }
+        if !changed {
+            stair.fresh.clear();
+            if keep_prev {
+                stair.prev.clone_from(&stair.corners);
+            }
+            return Ok(());
+        }
+        grid.settle(&mut scratch, cap, &mut found);
+        stair.fresh.clear();
+        stair.fresh.extend(
+            found
+                .iter()
+                .filter(|c| c.value < stair.dense[c.idx as usize]),
+        );
+        std::mem::swap(&mut stair.dense, &mut scratch);
+        if keep_prev {
+            stair.prev = std::mem::take(&mut stair.corners);
+        }
+        stair.corners.clone_from(&found);
+        Ok(())
+    };
+
+    // Round 0: every unit's leaf, covering its own node.
+    let mut trees: Vec<Stair> = (0..s_count).map(|_| Stair::default()).collect();
+    for (s, t) in trees.iter_mut().enumerate() {
+        if grid.n[s] == 0 {
+            continue;
+        }
+        let leaf = grid.stride[s];
+        update(
+            t,
+            &|_| f64::INFINITY,
+            true,
+            &mut |f| {
+                f[leaf] = 0.0;
+                (0, true)
+            },
+            &mut pairs,
+        )?;
+    }
+    // Forests F_{s,k} (k ≥ 2; k = 1 is the tree), groups, node stages P_σ^{(stage)}[suffix].
+    let mut forests: Vec<Vec<Stair>> = (0..s_count)
+        .map(|_| (2..=k_max).map(|_| Stair::default()).collect())
+        .collect();
+    let mut groups: Vec<Stair> = (0..s_count).map(|_| Stair::default()).collect();
+    let mut nodes: Vec<Vec<Vec<Stair>>> = (0..s_count)
+        .map(|_| {
+            (0..s_count)
+                .map(|_| (0..w).map(|_| Stair::default()).collect())
+                .collect()
+        })
+        .collect();
+    // The stage past the last: only the empty node (no group yet, value −∞ at r = 0), new in
+    // round 1 and unchanged after.
+    let mut past_last: Vec<Stair> = (0..w).map(|_| Stair::default()).collect();
+    past_last[0].corners = vec![grid.corner(0, f64::NEG_INFINITY)];
+    past_last[0].fresh = past_last[0].corners.clone();
+    let mut rounds = 0usize;
+    loop {
+        rounds += 1;
+        if rounds == 2 {
+            past_last[0].fresh.clear();
+        }
+        for s in 0..s_count {
+            if grid.n[s] == 0 {
+                continue;
+            }
+            let (t, fs) = (&trees[s], &mut forests[s]);
+            for k in 2..=k_max {
+                let (done, rest) = fs.split_at_mut(k - 2);
+                let (before_fresh, before_all): (&[Corner], &[Corner]) = match done.last() {
+                    Some(f) => (&f.fresh, &f.corners),
+                    None => (&t.fresh, &t.corners),
+                };
+                let cap_k = cap_child - (k - 1) as f64 * rr;
+                let fk = &mut rest[0];
+                if t.fresh.is_empty() && before_fresh.is_empty() {
+                    fk.fresh.clear();
+                    continue;
+                }
+                update(
+                    fk,
+                    &|_| cap_k,
+                    false,
+                    &mut |f| {
+                        let (p1, c1) = grid.product(&t.fresh, 0.0, before_all, cap_k, f);
+                        let (p2, c2) = grid.product(&t.prev, 0.0, before_fresh, cap_k, f);
+                        (p1 + p2, c1 || c2)
+                    },
+                    &mut pairs,
+                )?;
+            }
+            let fs = &forests[s];
+            update(
+                &mut groups[s],
+                &|_| cap_child,
+                true,
+                &mut |f| {
+                    let mut changed = false;
+                    let ks = std::iter::once(&trees[s]).chain(fs.iter());
+                    for (k, stair) in ks.enumerate() {
+                        let add = k as f64 * rr;
+                        for c in &stair.fresh {
+                            let v = c.value + add;
+                            if v < f[c.idx as usize] {
+                                f[c.idx as usize] = v;
+                                changed = true;
+                            }
+                        }
+                    }
+                    (0, changed)
+                },
+                &mut pairs,
+            )?;
+        }
+        // Node stages, highest unit first (a group's wait is followed by the waits above it).
+        let mut any_new = false;
+        for sigma in 0..s_count {
+            if grid.n[sigma] == 0 {
+                continue;
+            }
+            for stage in (0..s_count).rev() {
+                let cap = cap_node(sigma, stage);
+                let product_cap = cap(whole);
+                let g = &groups[stage];
+                let x = costs.transfer(sigma as u32, stage as u32);
+                let relation = relation_index(costs.relation(sigma as u32, stage as u32));
+                let base = 2.0 * costs.memory + costs.local + 2.0 * x;
+                let (lower, upper) = nodes[sigma].split_at_mut(stage + 1);
+                let here = &mut lower[stage];
+                let above: &[Stair] = upper.first().map_or(&past_last, |a| a.as_slice());
+                for state in 0..w {
+                    // Without a group on this stage's unit the stage above passes as it is; with
+                    // one, its term (and the waits above it) joins a state one group smaller.
+                    let adds: Vec<(usize, f64)> = steps[relation]
+                        .iter()
+                        .filter(|&&(st, _, _)| st == state)
+                        .map(|&(_, prev, waits)| (prev, base + waits))
+                        .collect();
+                    let skip = &above[state].fresh;
+                    let has_input = !skip.is_empty()
+                        || adds.iter().any(|&(prev, _)| {
+                            !above[prev].fresh.is_empty()
+                                || (!g.fresh.is_empty() && !above[prev].corners.is_empty())
+                        });
+                    if !has_input {
+                        here[state].fresh.clear();
+                        continue;
+                    }
+                    update(
+                        &mut here[state],
+                        &cap,
+                        false,
+                        &mut |f| {
+                            let mut tried = 0u64;
+                            let mut changed = false;
+                            for c in skip {
+                                if c.value < f[c.idx as usize] {
+                                    f[c.idx as usize] = c.value;
+                                    changed = true;
+                                }
+                            }
+                            for &(prev, shift) in &adds {
+                                let a = &above[prev];
+                                let (p1, c1) =
+                                    grid.product(&g.fresh, shift, &a.corners, product_cap, f);
+                                let (p2, c2) =
+                                    grid.product(&g.prev, shift, &a.fresh, product_cap, f);
+                                tried += p1 + p2;
+                                changed |= c1 || c2;
+                            }
+                            (tried, changed)
+                        },
+                        &mut pairs,
+                    )?;
+                }
+            }
+            // The subtrees on σ: the leaf, or a node whose children cover c less the node.
+            let stage0 = &nodes[sigma][0];
+            let step = grid.stride[sigma];
+            let room = grid.n[sigma];
+            let cap_t = |idx: usize| {
+                if whole_tree(sigma, idx) {
+                    top
+                } else {
+                    cap_child
+                }
+            };
+            update(
+                &mut trees[sigma],
+                &cap_t,
+                true,
+                &mut |f| {
+                    let mut changed = false;
+                    for p in stage0.iter().skip(1) {
+                        for c in &p.fresh {
+                            let idx = c.idx as usize;
+                            let up = if (c.at[sigma] as usize) < room {
+                                idx + step
+                            } else {
+                                idx
+                            };
+                            if c.value < f[up] {
+                                f[up] = c.value;
+                                changed = true;
+                            }
+                        }
+                    }
+                    (0, changed)
+                },
+                &mut pairs,
+            )?;
+            any_new |= !trees[sigma].fresh.is_empty();
+        }
+        if !any_new {
+            break;
+        }
+    }
+
+    // The exact DP's domain (a tree on σ holds a node on σ, a forest of k trees on s at least
+    // k), and the cuts: what cannot be part of a tree that beats the incumbent is left out, as
+    // the corners were, so that the backward pass walks only what can.
+    let mut tree = Vec::with_capacity(s_count);
+    let mut forest_tables = Vec::with_capacity(s_count);
+    let mut group_min = Vec::with_capacity(s_count);
+    for ((t, fs), g) in trees.into_iter().zip(forests).zip(groups) {
+        let s = tree.len();
+        // A table never touched (a unit the box leaves empty, a forest no tree fills) is `∞`.
+        let full = |dense: Vec<f64>| {
+            if dense.is_empty() {
+                vec![f64::INFINITY; states]
+            } else {
+                dense
+            }
+        };
+        let (mut t, mut g) = (full(t.dense), full(g.dense));
+        // Forests stay empty when untouched (`forest_rows` reads them as `∞`).
+        let mut fs: Vec<Vec<f64>> = fs.into_iter().map(|f| f.dense).collect();
+        for idx in 0..states {
+            let held = grid.component(idx, s);
+            let cap_t = if whole_tree(s, idx) { top } else { cap_child };
+            if held == 0 || t[idx] > cap_t {
+                t[idx] = f64::INFINITY;
+            }
+            if held == 0 || g[idx] > cap_child {
+                g[idx] = f64::INFINITY;
+            }
+            for (k, f) in (2..).zip(fs.iter_mut()) {
+                if f.is_empty() {
+                    continue;
+                }
+                if held < k || f[idx] + (k - 1) as f64 * rr > cap_child {
+                    f[idx] = f64::INFINITY;
+                }
+            }
+        }
+        tree.push(t);
+        forest_tables.push(fs);
+        group_min.push(g);
+    }
+    // Node stages as they are (their values over the cuts are over every budget the backward
+    // pass gives); an empty table is a stage no tree reaches (all `∞`).
+    let nodes = nodes
+        .into_iter()
+        .map(|per_sigma| {
+            per_sigma
+                .into_iter()
+                .map(|per_stage| per_stage.into_iter().map(|stair| stair.dense).collect())
+                .collect()
+        })
+        .collect();
+    Ok(Covered {
+        tree,
+        forests: forest_tables,
+        most_trees: k_max,
+        group_min,
+        nodes,
+        pairs,
+    })
+}
