@@ -33,7 +33,8 @@
 //! A socket DP over the work budget is refused before it starts and answers the *stopgap*: the
 //! best of three simple placed trees (`stopgap_tree`) with a certified bound (`stopgap_bound`:
 //! the recurrences [`socket_dp::lower_bound`] and [`socket_dp::lower_bound_by_height`], raised
-//! by the least exact T_min over trees of m < n nodes, one scalar pass over half the budget). A DP within the budget builds the same
+//! by the least covering value over count vectors of m ≤ n nodes, one covering pass over the
+//! largest box half the budget pays for). A DP within the budget builds the same
 //! trees first (they are its incumbent) and, when a time limit is set, the bound too, over the
 //! share the refusal gets at the default budget. So a stop by the time limit answers at once,
 //! with no work past the deadline, and with a certificate never weaker than the refusal's: a
@@ -1638,7 +1639,7 @@ fn stopgap_tree_with(
 /// The certified lower bound a stopped search reports for fixed counts (or, for a free split,
 /// the box of the sockets' capacities: then it holds for every split): the larger of the
 /// recurrences [`socket_dp::lower_bound`] and [`socket_dp::lower_bound_by_height`], raised by
-/// [`truncated_bound`] over `share` work units (anytime: whatever the deadline leaves of it).
+/// [`truncated_bound`] over `share` work units (when its pass completes before the deadline).
 fn stopgap_bound(
     space: &RootedTreeSpace,
     counts: &[u32],

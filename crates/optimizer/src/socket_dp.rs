@@ -38,9 +38,9 @@
 //! ## Three passes under [`Objective::Min`] (`docs/cla.md` §11)
 //! T_min alone is a scalar DP (a node's T_min depends on its children only through their least
 //! T_min per group, `MinPass`). For a Min request [`optimal`] runs it first as the **covering
-//! pass** ([`covering`]): the least T_min of every state over the trees that hold *at least*
-//! its count vector, a monotone function stored by its corners, so that a convolution is a
-//! product of two corner lists instead of every pair of the box. Its value at the request is a
+//! pass** (`socket_dp/covering.rs`): the least T_min of every state over the trees that hold
+//! *at least* its count vector, a monotone function stored by its corners, so that a
+//! convolution is a product of two corner lists instead of every pair of the box. Its value at the request is a
 //! certified lower bound T̂ on the optimum. A **backward pass** then gives every entry a budget,
 //! the largest T_min it may have inside a tree of T_min T̂, and the **Pareto pass** keeps only
 //! points within their budgets, so the tie-break by T_max runs over the few points of optimal
@@ -101,7 +101,7 @@ pub enum SocketDpError {
 
 /// Pareto point combinations the pass may try per unit of the work budget. The up-front
 /// estimate counts transition pairs; the points per pair are known only while filling (one
-/// per pair for a Min request pruned by its scalar pass, thousands under `--objective max` on
+/// per pair for a Min request pruned by its covering pass, thousands under `--objective max` on
 /// four sockets), so the pass also counts them and stops with the budget's reason. Measured:
 /// 3.6–4.4 · 10⁷ combinations a second, so the default budget of 10⁸ stops within ~10 s
 /// (docs/perf.md).
@@ -323,7 +323,7 @@ pub struct SocketTable {
     alive_trees: Vec<Vec<u32>>,
     /// Per socket s, the count vectors whose group set `G_s[·]` is not empty, in fill order.
     alive_groups: Vec<Vec<u32>>,
-    /// For a request under [`Objective::Min`], the scalar pass with its budgets: points over
+    /// For a request under [`Objective::Min`], the covering pass with its budgets: points over
     /// their entry's budget are dropped (dropped again once the table is filled).
     budgets: Option<Box<MinPass>>,
     /// For a request under [`Objective::Min`], the covering pass's least T_min at the root
@@ -1398,7 +1398,7 @@ struct MinPass {
     live_nodes: Vec<Vec<Vec<bool>>>,
 }
 
-/// Largest tables of the scalar pass and its budgets (f64 entries, 256 MiB).
+/// Largest tables of the covering pass and its budgets (f64 entries, 256 MiB).
 const MAX_FOREST_ENTRIES: usize = 32 << 20;
 
 /// States filled between two progress reports.
@@ -1789,7 +1789,7 @@ pub fn optimal(
             counts: counts.to_vec(),
         });
     }
-    // Under Min the scalar pass runs even without an incumbent: its optimum becomes one.
+    // Under Min the covering pass runs even without an incumbent (its bound starts the budgets).
     let prune = match (incumbent, objective) {
         (Some(incumbent), _) => Some(Prune {
             objective: *objective,
@@ -1877,11 +1877,11 @@ fn covered(
 }
 
 /// A lower bound (offset included) on the T_min of every tree of exactly `total` nodes with at
-/// most `counts[s]` on each socket s and the root on `root`: the least covering value
-/// ([`covering`]) over the count vectors of the box that hold `total` nodes and the root's
-/// socket. The exact least T_min over those trees is at least this, and equal to it wherever
-/// adding nodes never lowers the least T_min. `Ok(None)` when the
-/// deadline passed first; refused as [`covered`] refuses.
+/// most `counts[s]` on each socket s and the root on `root`: the least covering value (the
+/// covering pass, docs/cla.md §11) over the count vectors of the box that hold `total` nodes and
+/// the root's socket. The exact least T_min over those trees is at least this, and equal to it
+/// wherever adding nodes never lowers the least T_min. `Ok(None)` when the deadline passed
+/// first; refused over the work budget or the memory cap as [`covering_bound`] is.
 ///
 /// A bound for a larger request too: removing a leaf (never the root) from a tree within the
 /// box never makes it costlier (the argument of `rooted_trees`' truncated bound), so every tree
