@@ -518,6 +518,31 @@ proptest! {
     }
 }
 
+/// `socket_dp::optimal` under min with no limits, which must complete and find a tree.
+fn exact_min(
+    classes: &LineClasses,
+    counts: &[u32],
+    root: u32,
+    incumbent: Option<f64>,
+) -> socket_dp::PlacedTree {
+    let unlimited = Limits {
+        time_limit: None,
+        work_budget: u64::MAX,
+    };
+    let (found, filled, _) = socket_dp::optimal(
+        classes,
+        counts,
+        root,
+        &Objective::Min,
+        incumbent,
+        &unlimited,
+        &Progress::none(),
+    )
+    .unwrap();
+    assert_eq!(filled, Filled::Complete);
+    found.unwrap_or_else(|| panic!("root {root} {counts:?} incumbent {incumbent:?}: no tree"))
+}
+
 /// The scalar T_min pass (the covering pass forward, budgets backward) that `socket_dp::optimal`
 /// runs under `Objective::Min`: its least T_min alone (`covering_bound`) is never above the
 /// brute-force least T_min, and equal to it when `tight` and the root's socket holds at least two
@@ -571,20 +596,7 @@ fn check_scalar_pass(costs: &TreeCosts, max_n: usize, sockets: u32, tight: bool)
                 );
             }
             for incumbent in [None, Some(want.min_ns), Some(want.min_ns + 500.0)] {
-                let (found, filled, _) = socket_dp::optimal(
-                    &LineClasses::from(*costs),
-                    &counts,
-                    root,
-                    &Objective::Min,
-                    incumbent,
-                    &unlimited,
-                    &quiet,
-                )
-                .unwrap();
-                assert_eq!(filled, Filled::Complete);
-                let got = found.unwrap_or_else(|| {
-                    panic!("root {root} {counts:?} incumbent {incumbent:?}: no tree")
-                });
+                let got = exact_min(&LineClasses::from(*costs), &counts, root, incumbent);
                 assert!(
                     (got.cost.min_ns - want.min_ns).abs() < 1e-6
                         && (got.cost.max_ns - want.max_ns).abs() < 1e-6,
@@ -825,18 +837,7 @@ fn a_covering_bound_below_every_tree_is_widened_to_the_optimum() {
         .unwrap();
     assert!((bound - 891.29).abs() < 1e-9, "{bound}");
     for incumbent in [None, Some(893.36), Some(2000.0)] {
-        let (found, filled, _) = socket_dp::optimal(
-            &classes,
-            &counts,
-            3,
-            &Objective::Min,
-            incumbent,
-            &unlimited,
-            &quiet,
-        )
-        .unwrap();
-        assert_eq!(filled, Filled::Complete);
-        let got = found.unwrap();
+        let got = exact_min(&classes, &counts, 3, incumbent);
         assert!(
             (got.cost.min_ns - 893.36).abs() < 1e-9,
             "{incumbent:?}: {got:?}"
@@ -923,13 +924,7 @@ fn a_free_split_below_its_covering_bound_is_widened() {
         work_budget: u64::MAX,
     };
     let quiet = Progress::none();
-    let fixed = |c: &[u32]| {
-        socket_dp::optimal(&classes, c, 1, &Objective::Min, None, &unlimited, &quiet)
-            .unwrap()
-            .0
-            .unwrap()
-            .cost
-    };
+    let fixed = |c: &[u32]| exact_min(&classes, c, 1, None).cost;
     let min = Some(socket_dp::Prune {
         objective: Objective::Min,
         incumbent: f64::INFINITY,
