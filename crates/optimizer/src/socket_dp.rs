@@ -1810,8 +1810,8 @@ pub fn optimal(
     Ok((best, filled, table.transitions))
 }
 
-/// The covering pass alone ([`covering`]) over the box `counts` with the root on `root`, cut at
-/// `incumbent` (offset included), after the checks its callers need: `Ok(None)` when the
+/// The covering pass alone ([`covering`]) over the box `counts` with the root on `root` and
+/// whole trees of `root_total` nodes, cut at `incumbent` (offset included), after the checks its callers need: `Ok(None)` when the
 /// deadline passed first, a budget refusal when its tables are over the work budget
 /// ([`covering_estimate`]) or over [`MAX_FOREST_ENTRIES`], or when its corner pairs passed
 /// [`POINTS_PER_BUDGET_UNIT`] × the budget.
@@ -1819,6 +1819,7 @@ fn covered(
     costs: &LineClasses,
     counts: &[u32],
     root: u32,
+    root_total: usize,
     incumbent: f64,
     limits: &Limits,
     progress: &Progress,
@@ -1856,7 +1857,7 @@ fn covered(
         costs,
         counts,
         root as usize,
-        counts.iter().map(|&c| c as usize).sum(),
+        root_total,
         incumbent,
         lv_min,
         allowance,
@@ -1886,15 +1887,30 @@ fn covered(
 /// A bound for a larger request too: removing a leaf (never the root) from a tree within the
 /// box never makes it costlier (the argument of `rooted_trees`' truncated bound), so every tree
 /// of more nodes within the box costs at least this.
+///
+/// `incumbent` (offset included) cuts the pass, which is then faster: the T_min of any tree of
+/// `total` or more nodes within the box (e.g. a stopgap tree of a larger request) is at least
+/// the value sought, so the cut never drops it; with an incumbent below it the answer is
+/// `Ok(None)`.
 pub fn least_min_of_total(
     costs: &LineClasses,
     counts: &[u32],
     total: u32,
     root: u32,
+    incumbent: Option<f64>,
     limits: &Limits,
     progress: &Progress,
 ) -> Result<Option<f64>, SocketDpError> {
-    let Some((table, covered)) = covered(costs, counts, root, f64::INFINITY, limits, progress)?
+    let incumbent = incumbent.unwrap_or(f64::INFINITY);
+    let Some((table, covered)) = covered(
+        costs,
+        counts,
+        root,
+        total as usize,
+        incumbent,
+        limits,
+        progress,
+    )?
     else {
         return Ok(None);
     };
@@ -1924,7 +1940,17 @@ pub fn covering_bound(
     progress: &Progress,
 ) -> Result<Option<f64>, SocketDpError> {
     let incumbent = incumbent.unwrap_or(f64::INFINITY);
-    let Some((table, covered)) = covered(costs, counts, root, incumbent, limits, progress)? else {
+    let whole_total = counts.iter().map(|&c| c as usize).sum();
+    let Some((table, covered)) = covered(
+        costs,
+        counts,
+        root,
+        whole_total,
+        incumbent,
+        limits,
+        progress,
+    )?
+    else {
         return Ok(None);
     };
     let whole = table.ranges_len() - 1;
@@ -1965,8 +1991,16 @@ mod tests {
             time_limit: None,
             work_budget: u64::MAX,
         };
-        let err = least_min_of_total(&e5_2660(), &counts, 20, 0, &unlimited, &Progress::none())
-            .unwrap_err();
+        let err = least_min_of_total(
+            &e5_2660(),
+            &counts,
+            20,
+            0,
+            None,
+            &unlimited,
+            &Progress::none(),
+        )
+        .unwrap_err();
         match err {
             SocketDpError::Budget(b) => {
                 assert_eq!(b.estimate, 214_358_881 * 80);

@@ -666,7 +666,8 @@ fn the_least_min_of_a_smaller_total_is_the_least_fixed_split_optimum_and_a_bound
     // 1, never undercuts the least over all D here): check it against the exact search at
     // every such D, on 2 sockets (box 4 × 4) and 3 (box 3 × 3 × 3). And the
     // law the fallback's bound rests on: removing leaves never makes a tree costlier, so for
-    // every request C ≤ box with |C| > m the exact optimum is at least that least value.
+    // every request C ≤ box with |C| > m the exact optimum is at least that least value (and a
+    // cut at such a tree's T_min leaves it unchanged).
     let unlimited = Limits {
         time_limit: None,
         work_budget: u64::MAX,
@@ -697,9 +698,27 @@ fn the_least_min_of_a_smaller_total_is_the_least_fixed_split_optimum_and_a_bound
         let total_max: u32 = bounds.iter().sum();
         for m in 2..total_max {
             let least =
-                socket_dp::least_min_of_total(&classes, &bounds, m, root, &unlimited, &quiet)
+                socket_dp::least_min_of_total(&classes, &bounds, m, root, None, &unlimited, &quiet)
                     .unwrap()
                     .unwrap();
+            // Cut at the T_min of a real tree of more nodes (the whole box's optimum, as a
+            // stopgap tree of a larger request would be): the same value, since it is at most
+            // that tree's T_min once leaves are removed down to m nodes.
+            let whole = exact(&bounds);
+            let cut = socket_dp::least_min_of_total(
+                &classes,
+                &bounds,
+                m,
+                root,
+                Some(whole),
+                &unlimited,
+                &quiet,
+            )
+            .unwrap();
+            assert!(
+                cut.is_some_and(|c| (c - least).abs() < 1e-9),
+                "{bounds:?} m = {m}: cut at {whole}: {cut:?} vs {least}"
+            );
             let by_split = all
                 .iter()
                 .filter(|d| d.iter().sum::<u32>() == m && d[root as usize] > 0)

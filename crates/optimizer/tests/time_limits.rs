@@ -203,9 +203,10 @@ fn the_least_min_of_t_nodes_never_decreases_with_t() {
         .unwrap();
     let mut previous = f64::NEG_INFINITY;
     for t in 2..16 {
-        let least = socket_dp::least_min_of_total(&classes, &counts, t, 0, &unlimited, &quiet)
-            .unwrap()
-            .unwrap();
+        let least =
+            socket_dp::least_min_of_total(&classes, &counts, t, 0, None, &unlimited, &quiet)
+                .unwrap()
+                .unwrap();
         assert!(least >= previous - 1e-9, "t = {t}: {least} < {previous}");
         assert!(least <= whole + 1e-9, "t = {t}: {least} > {whole}");
         previous = least;
