@@ -149,6 +149,13 @@ fn check_table_entries(counts: &[u32]) -> Result<(), SocketDpError> {
 /// depends on the machine and is counted while it runs (at most [`POINTS_PER_BUDGET_UNIT`] × the
 /// budget), as the Pareto pass after it counts its point combinations.
 pub fn covering_estimate(costs: &LineClasses, counts: &[u32]) -> WorkEstimate {
+    if counts.iter().any(|&c| c > covering::MAX_UNIT_NODES) {
+        // Not representable (u16 components); far over memory in any case.
+        return WorkEstimate {
+            what: "socket-DP table entries (covering pass and budgets)".into(),
+            units: u64::MAX,
+        };
+    }
     let s = counts.len() as u64;
     let k = u64::from(counts.iter().copied().max().unwrap_or(0));
     let w = Suffix::new(counts.len(), costs).width() as u64;
@@ -1422,6 +1429,9 @@ impl MinPass {
     /// The entries of the forward tables and the budgets for these counts and this incumbent:
     /// states × (S·K + 2·S²·W) (W suffix states).
     fn entries(table: &SocketTable, counts: &[u32], incumbent: f64) -> u64 {
+        if counts.iter().any(|&c| c > covering::MAX_UNIT_NODES) {
+            return u64::MAX;
+        }
         let s_count = table.radix.len();
         let w = table.suffix().width();
         let (lv_min, _) = table.parent_level();
@@ -1966,6 +1976,29 @@ pub fn covering_bound(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_unit_wider_than_the_covering_pass_stores_is_refused_not_wrapped() {
+        // 70,000 nodes on one unit do not fit the u16 components of a count vector: even with
+        // an unlimited budget and an incumbent that would make the tables small (K = 1), the
+        // pass is refused before it builds its grid, and the exact search runs without it.
+        let unlimited = Limits {
+            time_limit: None,
+            work_budget: u64::MAX,
+        };
+        let counts = [70_000u32, 1];
+        let got = covering_bound(
+            &e5_2660(),
+            &counts,
+            0,
+            Some(500.0),
+            &unlimited,
+            &Progress::none(),
+        );
+        assert!(matches!(got, Err(SocketDpError::Budget(_))), "{got:?}");
+        assert_eq!(covering_estimate(&e5_2660(), &counts).units, u64::MAX);
+        assert!(!covering_fits(&e5_2660(), &counts));
+    }
 
     /// The E5-2660's line classes (seed 001 §2.1).
     fn e5_2660() -> LineClasses {

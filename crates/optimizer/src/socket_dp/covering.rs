@@ -47,6 +47,10 @@ use super::{relation_index, Suffix, MAX_SOCKETS};
 use crate::limits::Deadline;
 use modelopt_model::placed_tree::LineClasses;
 
+/// Most nodes one unit of the box may hold: count vectors are stored with `u16` components.
+/// Larger boxes are refused before the pass (their tables would be far over memory anyway).
+pub(super) const MAX_UNIT_NODES: u32 = u16::MAX as u32;
+
 /// One corner of a covering function: its count vector (index and components) and value.
 #[derive(Debug, Clone, Copy)]
 struct Corner {
