@@ -36,8 +36,10 @@
 //! by the least covering value over count vectors of m ≤ n nodes, one covering pass over the
 //! largest box half the budget pays for). A DP within the budget builds the same
 //! trees first (they are its incumbent) and, when a time limit is set, the bound too, over the
-//! share the refusal gets at the default budget. So a stop by the time limit answers at once,
-//! with no work past the deadline, and with a certificate never weaker than the refusal's: a
+//! share the refusal gets at the default budget — unless the DP itself starts with the covering
+//! pass of the whole box (min), whose bound, once complete, is at least the refusal's and is
+//! what a stop then reports (`search_covers`, `in_hand`). So a stop by the time limit answers
+//! at once, with no work past the deadline, and with a certificate never weaker than the refusal's: a
 //! user who grants more budget and time cannot get a weaker answer (the regression: 64 threads
 //! on four sockets, 111.4 % refused, 156.8 % and 5–11 s late after a 90 s limit). Without a time
 //! limit nothing is spent up front: only the budget can stop the DP, and the bound is computed
@@ -1100,6 +1102,13 @@ fn free_split(
             let within = complete && ctl.limits.check(&estimate).is_ok();
             // Under a time limit, the stopped search's answer is built before the DP, as in
             // `socket_optimum`: after a stop it answers at once, and as well as the refusal.
+            // The trees are the table's incumbent; the bound is left to the covering pass when
+            // the search starts with one (a share of 0 computes none).
+            let share = if search_covers(space, &box_counts, objective) {
+                0
+            } else {
+                stopgap_share(ctl.limits)
+            };
             let early = match ctl.limits.time_limit {
                 Some(_) if within => Some(split_stopgaps(
                     space,
@@ -1108,7 +1117,7 @@ fn free_split(
                     root_socket,
                     objective,
                     ctl,
-                    stopgap_share(ctl.limits),
+                    share,
                 )?),
                 _ => None,
             };
@@ -1150,10 +1159,12 @@ fn free_split(
                 )?;
                 match filled {
                     socket_dp::Filled::Complete => Ok(table),
-                    socket_dp::Filled::Stopped(reason) => Err(ctl.command_reason(reason)),
+                    socket_dp::Filled::Stopped(reason) => {
+                        Err((ctl.command_reason(reason), table.lower_bound()))
+                    }
                 }
             } else {
-                Err(ctl.over_budget())
+                Err((ctl.over_budget(), None))
             };
             match built {
                 Ok(table) => {
@@ -1163,7 +1174,14 @@ fn free_split(
                         }
                     }
                 }
-                Err(reason) => {
+                Err((reason, covering)) => {
+                    let early = match early {
+                        Some((trees, b)) => {
+                            let bound = in_hand(space, &box_counts, Some(b), covering)?;
+                            Some((trees, bound.unwrap_or(b)))
+                        }
+                        None => None,
+                    };
                     let (trees, bound) = match (early, reason) {
                         (Some(early), StopReason::TimeLimit { .. }) => early,
                         (early, _) => {
@@ -1651,15 +1669,35 @@ fn stopgap_bound(
     incumbent: Option<f64>,
 ) -> Result<f64, TreeSearchError> {
     let n = space.threads;
-    let classes = line_classes(space)?;
-    let bound = socket_dp::lower_bound(&classes, n, counts.len() as u32)
-        .max(socket_dp::lower_bound_by_height(&classes, n, counts).unwrap_or(f64::NEG_INFINITY));
+    let bound = recurrence_bound(space, counts)?;
     Ok(
         match truncated_bound(space, counts, n, root_socket, ctl, share, incumbent) {
             Some(b) => bound.max(b),
             None => bound,
         },
     )
+}
+
+/// The larger of the recurrences [`socket_dp::lower_bound`] and
+/// [`socket_dp::lower_bound_by_height`] for `counts` (or a box of capacities): O(n²), no pass
+/// over count vectors.
+fn recurrence_bound(space: &RootedTreeSpace, counts: &[u32]) -> Result<f64, TreeSearchError> {
+    let n = space.threads;
+    let classes = line_classes(space)?;
+    Ok(socket_dp::lower_bound(&classes, n, counts.len() as u32)
+        .max(socket_dp::lower_bound_by_height(&classes, n, counts).unwrap_or(f64::NEG_INFINITY)))
+}
+
+/// Whether the exact search of `counts` (or a free split within that box) under `objective`
+/// starts with the covering pass (docs/cla.md §11): then the pass's own certified bound, once
+/// complete, is at least the refusal's truncated bound (the same pass over the whole box, or
+/// over a smaller one), so a time-limited search need not compute that bound beforehand.
+fn search_covers(space: &RootedTreeSpace, counts: &[u32], objective: &Objective) -> bool {
+    *objective == Objective::Min
+        && space
+            .pricing
+            .line_classes()
+            .is_some_and(|classes| socket_dp::covering_fits(&classes, counts))
 }
 
 /// A certified lower bound on every tree and placement of `counts` from the covering pass
@@ -1806,8 +1844,10 @@ fn socket_optimum(
     }
     // The DP is within budget here, so n is small and the simple trees take microseconds.
     let stopgap = stopgap_tree(space, counts, root_socket, objective, ctl)?;
+    // Under a time limit the refusal's bound is built first, unless the search's own covering
+    // pass gives it (computing it twice cost 0.3 s of 0.9 at 4 × 16).
     let early_bound = match ctl.limits.time_limit {
-        Some(_) => Some(stopgap_bound(
+        Some(_) if !search_covers(space, counts, objective) => Some(stopgap_bound(
             space,
             counts,
             root_socket,
@@ -1815,9 +1855,9 @@ fn socket_optimum(
             stopgap_share(ctl.limits),
             Some(stopgap.cost.min_ns),
         )?),
-        None => None,
+        _ => None,
     };
-    let (found, filled, transitions) = socket_dp::optimal(
+    let outcome = socket_dp::optimal(
         &line_classes(space)?,
         counts,
         root_socket,
@@ -1826,10 +1866,12 @@ fn socket_optimum(
         &ctl.remaining(),
         ctl.progress,
     )?;
-    if let Some(placed) = found {
+    let transitions = outcome.transitions;
+    if let Some(placed) = outcome.best {
         return placed_optimum(&placed, transitions);
     }
-    match filled {
+    let early_bound = in_hand(space, counts, early_bound, outcome.lower_bound)?;
+    match outcome.filled {
         socket_dp::Filled::Stopped(reason) => {
             let reason = ctl.command_reason(reason);
             let bound = match (early_bound, reason) {
@@ -1865,6 +1907,24 @@ fn socket_optimum(
 /// exact answer; it still buys the exact search.
 fn stopgap_share(limits: &Limits) -> u64 {
     limits.work_budget.min(DEFAULT_WORK_BUDGET) / TRUNCATED_SHARE
+}
+
+/// The bound a stopped exact search has in hand: the one built before it, and the covering
+/// bound of its own first pass (raised by the recurrences, as a built bound is), the larger.
+fn in_hand(
+    space: &RootedTreeSpace,
+    counts: &[u32],
+    early: Option<f64>,
+    covering: Option<f64>,
+) -> Result<Option<f64>, TreeSearchError> {
+    let covering = match covering {
+        Some(b) => Some(b.max(recurrence_bound(space, counts)?)),
+        None => None,
+    };
+    Ok(match (early, covering) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    })
 }
 
 /// Complete k-ary trees (k = 2, 3, 4, 8) and the binomial tree over the nodes in socket order

@@ -1781,9 +1781,25 @@ pub fn lower_bound_by_height(costs: &LineClasses, n: u32, counts: &[u32]) -> Opt
     terms.lower_bound(n, u32::try_from(sockets).unwrap_or(u32::MAX))
 }
 
-/// The best placed tree for one request, with the table's filled state and the transitions
-/// visited. `incumbent`, the score of any tree of the request (e.g. the flat tree), makes the DP
-/// keep only points that can reach it ([`Prune`]); it never changes the answer.
+/// What [`optimal`] found.
+#[derive(Debug, Clone)]
+pub struct DpOutcome {
+    /// The best placed tree, when the table was filled completely.
+    pub best: Option<PlacedTree>,
+    /// Whether the table was filled completely, or why it stopped.
+    pub filled: Filled,
+    /// Transitions (and covering-pass corner pairs) visited.
+    pub transitions: u64,
+    /// Under [`Objective::Min`], the covering pass's certified lower bound on the T_min (so on
+    /// every score) of every tree of the request, offset included, once that pass completed:
+    /// a stopped search answers with it instead of computing a bound again.
+    pub lower_bound: Option<f64>,
+}
+
+/// The best placed tree for one request, with the table's filled state, the transitions
+/// visited and, under min, the covering bound. `incumbent`, the score of any tree of the
+/// request (e.g. the flat tree), makes the DP keep only points that can reach it ([`Prune`]);
+/// it never changes the answer.
 pub fn optimal(
     costs: &LineClasses,
     counts: &[u32],
@@ -1792,7 +1808,7 @@ pub fn optimal(
     incumbent: Option<f64>,
     limits: &Limits,
     progress: &Progress,
-) -> Result<(Option<PlacedTree>, Filled, u64), SocketDpError> {
+) -> Result<DpOutcome, SocketDpError> {
     if counts.get(root as usize).is_none_or(|&c| c == 0) {
         return Err(SocketDpError::Root {
             root,
@@ -1817,12 +1833,17 @@ pub fn optimal(
         Filled::Complete => table.best(root, counts, objective),
         Filled::Stopped(_) => None,
     };
-    Ok((best, filled, table.transitions))
+    Ok(DpOutcome {
+        best,
+        filled,
+        transitions: table.transitions,
+        lower_bound: table.lower_bound,
+    })
 }
 
 /// The covering pass alone ([`covering`]) over the box `counts` with the root on `root` and
-/// whole trees of `root_total` nodes, cut at `incumbent` (offset included), after the checks its callers need: `Ok(None)` when the
-/// deadline passed first, a budget refusal when its tables are over the work budget
+/// whole trees of `root_total` nodes, cut at `incumbent` (offset included), after the checks
+/// its callers need: `Ok(None)` when the deadline passed first, a budget refusal when its tables are over the work budget
 /// ([`covering_estimate`]) or over [`MAX_FOREST_ENTRIES`], or when its corner pairs passed
 /// [`POINTS_PER_BUDGET_UNIT`] × the budget.
 fn covered(
@@ -2113,7 +2134,7 @@ mod tests {
             loop {
                 let n: u32 = counts.iter().sum();
                 if n >= 2 && counts[0] > 0 && n <= largest {
-                    let (tree, _, _) = optimal(
+                    let outcome = optimal(
                         &costs,
                         &counts,
                         0,
@@ -2123,7 +2144,7 @@ mod tests {
                         &Progress::none(),
                     )
                     .unwrap();
-                    let exact = tree.unwrap().cost.min_ns;
+                    let exact = outcome.best.unwrap().cost.min_ns;
                     let bound = lower_bound_by_height(&costs, n, &counts).unwrap();
                     assert!(bound <= exact + 1e-9, "{counts:?}: bound {bound} > {exact}");
                     checked += 1;

@@ -529,7 +529,7 @@ fn exact_min(
         time_limit: None,
         work_budget: u64::MAX,
     };
-    let (found, filled, _) = socket_dp::optimal(
+    let outcome = socket_dp::optimal(
         classes,
         counts,
         root,
@@ -539,8 +539,14 @@ fn exact_min(
         &Progress::none(),
     )
     .unwrap();
-    assert_eq!(filled, Filled::Complete);
-    found.unwrap_or_else(|| panic!("root {root} {counts:?} incumbent {incumbent:?}: no tree"))
+    assert_eq!(outcome.filled, Filled::Complete);
+    // The covering bound is in the outcome and below the optimum.
+    let best = outcome
+        .best
+        .unwrap_or_else(|| panic!("root {root} {counts:?} incumbent {incumbent:?}: no tree"));
+    let bound = outcome.lower_bound.unwrap();
+    assert!(bound <= best.cost.min_ns + 1e-9, "{bound} over {best:?}");
+    best
 }
 
 /// The scalar T_min pass (the covering pass forward, budgets backward) that `socket_dp::optimal`
@@ -689,13 +695,9 @@ fn the_least_min_of_a_smaller_total_is_the_least_fixed_split_optimum_and_a_bound
             }
             break;
         }
-        let exact = |d: &[u32]| {
-            let (found, _, _) =
-                socket_dp::optimal(&classes, d, root, &Objective::Min, None, &unlimited, &quiet)
-                    .unwrap();
-            found.unwrap().cost.min_ns
-        };
+        let exact = |d: &[u32]| exact_min(&classes, d, root, None).cost.min_ns;
         let total_max: u32 = bounds.iter().sum();
+        let whole = exact(&bounds);
         for m in 2..total_max {
             let least =
                 socket_dp::least_min_of_total(&classes, &bounds, m, root, None, &unlimited, &quiet)
@@ -704,7 +706,6 @@ fn the_least_min_of_a_smaller_total_is_the_least_fixed_split_optimum_and_a_bound
             // Cut at the T_min of a real tree of more nodes (the whole box's optimum, as a
             // stopgap tree of a larger request would be): the same value, since it is at most
             // that tree's T_min once leaves are removed down to m nodes.
-            let whole = exact(&bounds);
             let cut = socket_dp::least_min_of_total(
                 &classes,
                 &bounds,

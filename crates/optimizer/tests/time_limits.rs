@@ -149,19 +149,35 @@ fn a_time_limit_stop_certifies_at_least_what_the_budget_refusal_does() {
 }
 
 /// Where the exact optimum is computable, every certificate a stop can give is below it, however
-/// early the stop: a limit of 0 (the closed-form bound alone), and limits that stop the bound's
-/// pass at some size level (then the least T_min of the largest complete size is reported).
+/// early the stop: a limit of 0 (the closed-form bound alone), limits that stop the covering
+/// pass (the recurrences alone), and limits that stop the Pareto pass after it (then the search's
+/// own covering bound is reported, not computed again).
 #[test]
 fn a_stopped_searchs_bound_never_exceeds_the_exact_optimum() {
     for (counts, root) in [
         (vec![5u32, 5], 0u32),
         (vec![3, 3, 3, 3], 2),
         (vec![4, 2, 3], 1),
+        (vec![6, 6, 6, 6], 0),
     ] {
         let s = space(&counts, root);
+        let started = Instant::now();
         let exact = run(&s, &Objective::Min, None, u64::MAX);
+        let took = started.elapsed().as_micros() as u64;
         assert!(exact.exact());
-        for micros in [0u64, 50, 200, 1_000, 5_000] {
+        // Fixed limits, and fractions of the exact run's own time (stops inside its passes).
+        let limits = [
+            0u64,
+            50,
+            200,
+            1_000,
+            5_000,
+            took / 4,
+            took / 2,
+            took * 3 / 4,
+            took * 9 / 10,
+        ];
+        for micros in limits {
             let t = run(
                 &s,
                 &Objective::Min,
