@@ -1186,7 +1186,12 @@ fn free_split(
                         (Some(early), StopReason::TimeLimit { .. }) => early,
                         (early, _) => {
                             // Over the budget, or out of Pareto points: the refusal's answer,
-                            // never below the bound in hand.
+                            // never below the bound in hand (the search's covering bound, when
+                            // its pass completed, is at least the refusal's: not run again).
+                            let share = match covering {
+                                Some(_) => 0,
+                                None => ctl.limits.work_budget / TRUNCATED_SHARE,
+                            };
                             let (trees, late) = split_stopgaps(
                                 space,
                                 &splits,
@@ -1194,9 +1199,13 @@ fn free_split(
                                 root_socket,
                                 objective,
                                 ctl,
-                                ctl.limits.work_budget / TRUNCATED_SHARE,
+                                share,
                             )?;
-                            (trees, early.map_or(late, |(_, b)| b.max(late)))
+                            let held = match early {
+                                Some((_, b)) => Some(b),
+                                None => in_hand(space, &box_counts, None, covering)?,
+                            };
+                            (trees, held.map_or(late, |b| b.max(late)))
                         }
                     };
                     results.extend(
@@ -1870,12 +1879,15 @@ fn socket_optimum(
     if let Some(placed) = outcome.best {
         return placed_optimum(&placed, transitions);
     }
+    let covered = outcome.lower_bound.is_some();
     let early_bound = in_hand(space, counts, early_bound, outcome.lower_bound)?;
     match outcome.filled {
         socket_dp::Filled::Stopped(reason) => {
             let reason = ctl.command_reason(reason);
             let bound = match (early_bound, reason) {
                 (Some(b), StopReason::TimeLimit { .. }) => b,
+                // The search's own covering bound is at least the refusal's.
+                (Some(b), _) if covered => b,
                 // Stopped by the work budget (Pareto points): the refusal's bound, in the time
                 // left, and never below the one in hand.
                 (early, _) => {
