@@ -112,11 +112,18 @@ fn socket_dp_four_sockets(c: &mut Criterion) {
     g.finish();
 }
 
-/// The DP over L3 domains (docs/cla.md §13): threads by id fill domains 0, 1, 2 of socket 0.
+/// The DP over L3 domains (docs/cla.md §13): threads by id fill domains 0, 1, 2, 3 of socket 0,
+/// then domain 4, the first of socket 1 (40 threads: the largest request whose covering tables
+/// fit, once node stages keep only the suffix states they can reach).
 fn socket_dp_over_domains(c: &mut Criterion) {
     let mut g = c.benchmark_group("socket-dp-chiplet-domain-lines");
     g.sample_size(10);
-    for counts in [vec![8u32, 8], vec![8, 8, 8]] {
+    for counts in [
+        vec![8u32, 8],
+        vec![8, 8, 8],
+        vec![8, 8, 8, 8],
+        vec![8, 8, 8, 8, 8],
+    ] {
         let label = format!("{}-domains-x{}", counts.len(), counts[0]);
         let s = space_priced(&counts, chiplet_domain_lines());
         g.bench_with_input(BenchmarkId::from_parameter(label), &s, |b, s| {

@@ -62,8 +62,9 @@
 //! survived pruning. [`estimate`] reports the pair count of one Pareto pass before the DP
 //! starts: an upper bound on its pairs, not a time prediction. The covering pass's work is the
 //! products of corner lists, unknown beforehand; [`covering_estimate`] bounds its memory and
-//! per-state work (states × (S·K + 2·S²·W)) and [`estimate_for`] chooses which estimate a
-//! request is checked against.
+//! per-state work (states × (S·K + 2·R), R the suffix states the node stages can reach,
+//! [`Suffix::reachable`]) and [`estimate_for`] chooses which estimate a request is checked
+//! against.
 
 use crate::limits::{Deadline, Limits, Progress, StopReason, WorkEstimate};
 use crate::objective::Objective;
@@ -143,9 +144,10 @@ fn check_table_entries(counts: &[u32]) -> Result<(), SocketDpError> {
 }
 
 /// The size of the covering pass and its budgets for a request under [`Objective::Min`], known
-/// before it starts: the entries of their tables, every count vector of the box × (S·K + 2·S²·W),
+/// before it starts: the entries of their tables, every count vector of the box × (S·K + 2·R),
 /// with K the most trees one group can hold (the widest unit's count: no incumbent is known yet)
-/// and W the node stages' suffix states. The pass's other work, the corner pairs it multiplies,
+/// and R the suffix states of all node stages together, only those a tree can reach
+/// ([`Suffix::reachable`]: a unit the box leaves empty adds none). The pass's other work, the corner pairs it multiplies,
 /// depends on the machine and is counted while it runs (at most [`POINTS_PER_BUDGET_UNIT`] × the
 /// budget), as the Pareto pass after it counts its point combinations.
 pub fn covering_estimate(costs: &LineClasses, counts: &[u32]) -> WorkEstimate {
@@ -158,8 +160,8 @@ pub fn covering_estimate(costs: &LineClasses, counts: &[u32]) -> WorkEstimate {
     }
     let s = counts.len() as u64;
     let k = u64::from(counts.iter().copied().max().unwrap_or(0));
-    let w = Suffix::new(counts.len(), costs).width() as u64;
-    let per_state = s.saturating_mul(k).saturating_add(2 * s * s * w);
+    let stages = Suffix::new(counts.len(), costs).stage_states(costs, counts);
+    let per_state = s.saturating_mul(k).saturating_add(2 * stages);
     WorkEstimate {
         what: "socket-DP table entries (covering pass and budgets)".into(),
         units: box_states(counts).saturating_mul(per_state),
@@ -665,9 +667,14 @@ impl SocketTable {
     /// Whether a partial node point is over its budget.
     fn over_node(&self, sigma: usize, stage: usize, r: usize, p: &PPoint) -> bool {
         self.budgets.as_ref().is_some_and(|b| {
-            let shape = self.suffix();
-            let st = shape.encode(p.far.into(), p.near.into(), p.local.into());
-            p.tmin > b.out_nodes[sigma][stage][r * shape.width() + st] + SLACK
+            let st = self
+                .suffix()
+                .encode(p.far.into(), p.near.into(), p.local.into());
+            // A state the stage cannot reach has no budget (no tree of the request is there).
+            let slots = &b.slots[sigma][stage];
+            slots
+                .of(st)
+                .is_none_or(|i| p.tmin > b.out_nodes[sigma][stage][r * slots.width() + i] + SLACK)
         })
     }
 
@@ -1308,6 +1315,66 @@ impl Suffix {
         )
     }
 
+    /// The suffix states a node on `sigma` can reach at `stage` within the box `counts`, in
+    /// ascending order. Its groups from `stage` up lie on distinct units the box gives room
+    /// (`counts[u] > 0`), so `far` is at most the number of such units on other sockets, `near`
+    /// the number on σ's socket other than σ, and `local` is 1 only when σ is among them. A
+    /// unit without room roots no node: none for it. Every state a tree reaches is listed (its
+    /// groups are on such units), so tables over these states alone lose nothing; on a box
+    /// that leaves units empty (40 threads on 8 L3 domains fill 5) they are a fraction of
+    /// [`Suffix::width`].
+    fn reachable(
+        &self,
+        costs: &LineClasses,
+        counts: &[u32],
+        sigma: usize,
+        stage: usize,
+    ) -> Vec<usize> {
+        if counts.get(sigma).is_none_or(|&c| c == 0) {
+            return Vec::new();
+        }
+        let home = costs.socket_of(sigma as u32);
+        let used = |u: &usize| counts[*u] > 0;
+        let far_most = (stage..counts.len())
+            .filter(used)
+            .filter(|&u| costs.socket_of(u as u32) != home)
+            .count();
+        let near_most = (stage..counts.len())
+            .filter(used)
+            .filter(|&u| u != sigma && costs.socket_of(u as u32) == home)
+            .count();
+        let local_most = usize::from(sigma >= stage);
+        (0..self.width())
+            .filter(|&state| {
+                let (far, near, local) = self.decode(state);
+                far <= far_most && near <= near_most && local <= local_most
+            })
+            .collect()
+    }
+
+    /// [`Suffix::reachable`] of every node stage of the box, `[σ][stage]`.
+    fn slots(&self, costs: &LineClasses, counts: &[u32]) -> Vec<Vec<StageSlots>> {
+        (0..counts.len())
+            .map(|sigma| {
+                (0..counts.len())
+                    .map(|stage| {
+                        StageSlots::new(self.width(), self.reachable(costs, counts, sigma, stage))
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The reachable suffix states of all node stages of the box together: Σ over σ and stage
+    /// of [`Suffix::reachable`]'s length, what the node tables of the covering pass and of its
+    /// budgets hold per count vector.
+    fn stage_states(&self, costs: &LineClasses, counts: &[u32]) -> u64 {
+        (0..counts.len())
+            .flat_map(|sigma| (0..counts.len()).map(move |stage| (sigma, stage)))
+            .map(|(sigma, stage)| self.reachable(costs, counts, sigma, stage).len() as u64)
+            .sum()
+    }
+
     /// The state before a group of `relation` to the node was added, when `state` holds one.
     fn without(&self, state: usize, relation: UnitRelation) -> Option<usize> {
         let (far, near, local) = self.decode(state);
@@ -1354,6 +1421,39 @@ impl Suffix {
     }
 }
 
+/// The suffix states one node stage can reach and where each is kept in a table with
+/// [`StageSlots::width`] entries per count vector (`r · width + slot`).
+#[derive(Debug, Clone, Default)]
+struct StageSlots {
+    /// `slot[state]`: its place, or `u32::MAX` where the stage cannot reach it.
+    slot: Vec<u32>,
+    /// The reachable states, ascending.
+    states: Vec<usize>,
+}
+
+impl StageSlots {
+    fn new(width: usize, states: Vec<usize>) -> Self {
+        let mut slot = vec![u32::MAX; width];
+        for (i, &state) in states.iter().enumerate() {
+            slot[state] = i as u32;
+        }
+        StageSlots { slot, states }
+    }
+
+    /// How many states the stage can reach.
+    fn width(&self) -> usize {
+        self.states.len()
+    }
+
+    /// Where `state` is kept, if the stage can reach it.
+    fn of(&self, state: usize) -> Option<usize> {
+        match self.slot.get(state) {
+            Some(&s) if s != u32::MAX => Some(s as usize),
+            _ => None,
+        }
+    }
+}
+
 /// The index of a relation in [`Suffix::all_steps`].
 fn relation_index(relation: UnitRelation) -> usize {
     match relation {
@@ -1392,12 +1492,15 @@ struct MinPass {
     nodes: Vec<Vec<Vec<Vec<f64>>>>,
     /// The suffix transitions of a node stage per relation ([`Suffix::all_steps`]).
     steps: [Vec<(usize, usize, f64)>; 3],
+    /// The suffix states each node stage can reach and their places in `out_nodes`, `[σ][stage]`.
+    slots: Vec<Vec<StageSlots>>,
     alive_trees: Vec<Vec<u32>>,
     alive_groups: Vec<Vec<u32>>,
     /// Corner pairs the covering pass tried (counted as the table's transitions).
     pairs: u64,
     /// Budgets of the backward pass ([`MinPass::backward`]), `[σ][c]`, `[s][d]` and
-    /// `[σ][stage][r · W + suffix]`; `-∞` where no tree of least T_min passes.
+    /// `[σ][stage][r · width + slot]` (the stage's reachable suffix states, `slots`); `-∞` where
+    /// no tree of least T_min passes.
     out_tree: Vec<Vec<f64>>,
     out_group: Vec<Vec<f64>>,
     out_nodes: Vec<Vec<Vec<f64>>>,
@@ -1427,19 +1530,18 @@ enum NotBuilt {
 
 impl MinPass {
     /// The entries of the forward tables and the budgets for these counts and this incumbent:
-    /// states × (S·K + 2·S²·W) (W suffix states).
+    /// states × (S·K + 2·R) (R the reachable suffix states of all node stages,
+    /// [`Suffix::stage_states`]).
     fn entries(table: &SocketTable, counts: &[u32], incumbent: f64) -> u64 {
         if counts.iter().any(|&c| c > covering::MAX_UNIT_NODES) {
             return u64::MAX;
         }
-        let s_count = table.radix.len();
-        let w = table.suffix().width();
+        let s_count = table.radix.len() as u64;
+        let stages = table.suffix().stage_states(&table.costs, counts);
         let (lv_min, _) = table.parent_level();
-        let k = covering::most_trees(&table.costs, counts, incumbent, lv_min);
-        let per_state = s_count
-            .saturating_mul(k)
-            .saturating_add(2 * s_count * s_count * w);
-        (table.ranges_len() as u64).saturating_mul(per_state as u64)
+        let k = covering::most_trees(&table.costs, counts, incumbent, lv_min) as u64;
+        let per_state = s_count.saturating_mul(k).saturating_add(2 * stages);
+        (table.ranges_len() as u64).saturating_mul(per_state)
     }
 
     /// The pass for a request rooted on `root` whose whole trees hold `root_total` nodes (the
@@ -1497,6 +1599,7 @@ impl MinPass {
             group_min: covered.group_min,
             nodes: covered.nodes,
             steps: table.suffix().all_steps(&table.costs),
+            slots: table.suffix().slots(&table.costs, counts),
             pairs: covered.pairs,
             out_tree: Vec::new(),
             out_group: Vec::new(),
@@ -1532,20 +1635,22 @@ impl MinPass {
         deadline: &Deadline,
     ) -> bool {
         let s_count = t.radix.len();
-        let w = t.suffix().width();
         let states = t.ranges_len();
         let c = t.costs;
         let rr = c.socket;
         self.out_tree = vec![vec![f64::NEG_INFINITY; states]; s_count];
         self.out_group = vec![vec![f64::NEG_INFINITY; states]; s_count];
         self.out_nodes = Vec::with_capacity(s_count);
-        for _ in 0..s_count {
+        for sigma in 0..s_count {
             // Up to 128 MiB in all: not to be filled past the deadline.
             if deadline_passed(deadline) {
                 return false;
             }
-            self.out_nodes
-                .push(vec![vec![f64::NEG_INFINITY; states * w]; s_count]);
+            let tables = self.slots[sigma]
+                .iter()
+                .map(|slots| vec![f64::NEG_INFINITY; states * slots.width()])
+                .collect();
+            self.out_nodes.push(tables);
         }
         self.live_nodes = vec![vec![vec![false; states]; s_count]; s_count];
         for &idx in seeds {
@@ -1567,15 +1672,21 @@ impl MinPass {
                 for sigma in 0..s_count {
                     for stage in 0..s_count {
                         let last = stage + 1 == s_count;
-                        let base = r * w;
                         if !self.live_nodes[sigma][stage][r] {
                             continue;
                         }
+                        let width = self.slots[sigma][stage].width();
+                        let base = r * width;
                         if !last {
-                            for st in 0..w {
-                                let o = self.out_nodes[sigma][stage][base + st];
+                            let (here, above) =
+                                (&self.slots[sigma][stage], &self.slots[sigma][stage + 1]);
+                            let above_base = r * above.width();
+                            for (i, &st) in here.states.iter().enumerate() {
+                                let o = self.out_nodes[sigma][stage][base + i];
+                                let Some(j) = above.of(st) else { continue };
                                 if self.node(sigma, stage + 1, st, r) <= o + SLACK {
-                                    let slot = &mut self.out_nodes[sigma][stage + 1][base + st];
+                                    let slot =
+                                        &mut self.out_nodes[sigma][stage + 1][above_base + j];
                                     *slot = slot.max(o);
                                     self.live_nodes[sigma][stage + 1][r] = true;
                                 }
@@ -1600,7 +1711,10 @@ impl MinPass {
                                 continue;
                             }
                             for &(st, prev_state, waits) in &steps {
-                                let o = self.out_nodes[sigma][stage][base + st];
+                                let Some(i) = self.slots[sigma][stage].of(st) else {
+                                    continue;
+                                };
+                                let o = self.out_nodes[sigma][stage][base + i];
                                 if o == f64::NEG_INFINITY {
                                     continue;
                                 }
@@ -1619,10 +1733,14 @@ impl MinPass {
                                     continue;
                                 }
                                 if !last {
-                                    let slot = &mut self.out_nodes[sigma][stage + 1]
-                                        [rest * w + prev_state];
-                                    *slot = slot.max(o);
-                                    self.live_nodes[sigma][stage + 1][rest] = true;
+                                    // A finite value at `prev_state` means a tree reaches it.
+                                    let above = &self.slots[sigma][stage + 1];
+                                    if let Some(j) = above.of(prev_state) {
+                                        let slot = &mut self.out_nodes[sigma][stage + 1]
+                                            [rest * above.width() + j];
+                                        *slot = slot.max(o);
+                                        self.live_nodes[sigma][stage + 1][rest] = true;
+                                    }
                                 }
                                 let slot = &mut self.out_group[stage][d];
                                 *slot = slot.max(o - fixed);
@@ -1684,9 +1802,10 @@ impl MinPass {
                     if r == 0 {
                         continue;
                     }
-                    for st in 1..w {
-                        if self.node(sigma, 0, st, r) <= o + SLACK {
-                            let slot = &mut self.out_nodes[sigma][0][r * w + st];
+                    let first = &self.slots[sigma][0];
+                    for (i, &st) in first.states.iter().enumerate() {
+                        if st != 0 && self.node(sigma, 0, st, r) <= o + SLACK {
+                            let slot = &mut self.out_nodes[sigma][0][r * first.width() + i];
                             *slot = slot.max(o);
                             self.live_nodes[sigma][0][r] = true;
                         }
@@ -2064,18 +2183,69 @@ mod tests {
         }
         let costs = e5_2660();
         assert!(!covering_fits(&costs, &counts));
-        // The covering pass's tables: states × (S·K + 2·S²·W), K the widest count, W = 2·S suffix
-        // states with sockets as units. Four sockets of 16 (83,521 vectors): 83,521 × (4·16 +
-        // 2·16·8) = 26,726,720 values, under 2^25 = 33,554,432 (and 83,521 × 24 index entries):
-        // it fits.
-        assert_eq!(covering_estimate(&costs, &[16; 4]).units, 26_726_720);
+        // The covering pass's tables: states × (S·K + 2·R), K the widest count, R the suffix
+        // states the node stages reach. With sockets as units a suffix state is (far, local):
+        // at stage s, a node on σ ≥ s reaches far ≤ S − s − 1 and local ≤ 1, (S − s)·2 states;
+        // one on σ < s far ≤ S − s, local 0, S − s + 1 states. R = Σ_s (S − s)·2(S − s) +
+        // s·(S − s + 1). S = 4: 32 + (18 + 4) + (8 + 6) + (2 + 6) = 76. Four sockets of 16
+        // (83,521 vectors): 83,521 × (4·16 + 2·76) = 18,040,536 values, under 2^25 =
+        // 33,554,432 (and 83,521 × 24 index entries): it fits.
+        assert_eq!(covering_estimate(&costs, &[16; 4]).units, 18_040_536);
         assert!(covering_fits(&costs, &[16; 4]));
-        // Eight sockets of 2: 6,561 × (8·2 + 2·64·16) = 13,541,904 fit; of 3: 65,536 × 2,072 =
-        // 135,790,592 do not.
-        assert_eq!(covering_estimate(&costs, &[2; 8]).units, 13_541_904);
+        // S = 8: R = 128 + 106 + 86 + 68 + 52 + 38 + 26 + 16 = 520. Eight sockets of 2:
+        // 6,561 × (8·2 + 2·520) = 6,928,416 fit; of 3: 65,536 × (24 + 1,040) = 69,730,304 do
+        // not.
+        assert_eq!(covering_estimate(&costs, &[2; 8]).units, 6_928_416);
         assert!(covering_fits(&costs, &[2; 8]));
-        assert_eq!(covering_estimate(&costs, &[3; 8]).units, 135_790_592);
+        assert_eq!(covering_estimate(&costs, &[3; 8]).units, 69_730_304);
         assert!(!covering_fits(&costs, &[3; 8]));
+    }
+
+    #[test]
+    fn node_stages_reach_only_suffix_states_of_units_with_room() {
+        // Two sockets of four L3 domains (units 0–3 on socket 0, 4–7 on socket 1), 40 threads
+        // filling units 0–4: W = far_span 5 × near_span 4 × 2 = 40 states a stage, but a node
+        // reaches far ≤ (units with room on other sockets from the stage up), near ≤ (those on
+        // its socket but its own), local only from a stage at or below its own unit.
+        let costs = LineClasses {
+            domains: Some(modelopt_model::placed_tree::Domains {
+                per_socket: 4,
+                remote_domain: 60.0,
+            }),
+            ..e5_2660()
+        };
+        let counts = [8, 8, 8, 8, 8, 0, 0, 0];
+        let suffix = Suffix::new(8, &costs);
+        assert_eq!(suffix.width(), 40);
+        let widths = |sigma: usize| -> Vec<usize> {
+            (0..8)
+                .map(|stage| suffix.reachable(&costs, &counts, sigma, stage).len())
+                .collect()
+        };
+        // σ = 0: stage 0 far ≤ 1 (unit 4), near ≤ 3, local: 2·4·2 = 16; stage 1: 2·4·1; stage 2
+        // (near 2, 3): 2·3; stage 3: 2·2; stage 4: 2·1; stages 5–7 only the empty state.
+        assert_eq!(widths(0), [16, 8, 6, 4, 2, 1, 1, 1]);
+        // σ = 2: stage 1 near ≤ 2 (1, 3), local: 2·3·2; stage 2 near ≤ 1 (3), local: 2·2·2;
+        // stage 3 near ≤ 1, no local: 2·2.
+        assert_eq!(widths(2), [16, 12, 8, 4, 2, 1, 1, 1]);
+        // σ = 4, alone on socket 1: far ≤ 4 − stage (units 0–3), near 0, local up to stage 4.
+        assert_eq!(widths(4), [10, 8, 6, 4, 2, 1, 1, 1]);
+        // No node lives on a unit without room.
+        assert!(widths(5).iter().all(|&w| w == 0));
+        // σ = 1: 16 + 12 + 6 + 4 + 2 + 3 = 43; σ = 3 as σ = 2: 45. R = 39 + 43 + 45 + 45 + 33 =
+        // 205, and the tables hold 9^5 × (8·8 + 2·205) = 59,049 × 474 = 27,989,226 values,
+        // under 2^25: the covering pass runs (with all 8·8·40 stage states it would be
+        // 59,049 × 5,184 = 306,110,016, refused).
+        assert_eq!(widths(1).iter().sum::<usize>(), 43);
+        assert_eq!(widths(3).iter().sum::<usize>(), 45);
+        assert_eq!(suffix.stage_states(&costs, &counts), 205);
+        assert_eq!(covering_estimate(&costs, &counts).units, 27_989_226);
+        assert!(covering_fits(&costs, &counts));
+        // Every state listed is one a node can reach: the empty state at every stage of a
+        // unit with room.
+        let slots = suffix.slots(&costs, &counts);
+        assert_eq!(slots[4][7].of(0), Some(0));
+        assert_eq!(slots[4][7].of(1), None);
     }
 
     /// The bound's recurrence evaluated literally, every k and every m in the range: O(n²).

@@ -257,7 +257,8 @@ fn a_robust_optimum_wins_every_sample() {
 #[test]
 fn the_time_limit_holds_for_the_whole_analysis() {
     // 64 threads on four sockets under a work budget of 10^6 (the exact search's covering pass
-    // needs 17⁴ · 320 = 26,726,720 table entries): each tuning runs its over-budget search,
+    // needs 17⁴ · (4·16 + 2·76) = 18,040,536 table entries, socket_dp's unit test works out
+    // the 76 suffix states): each tuning runs its over-budget search,
     // and a scan of one parameter tunes ~20 times per side. The limit used to hold for each
     // tuning alone, so `sensitivity --time-limit 2` ran for minutes; now the analysis's tuning,
     // its scans and its Monte Carlo run share one deadline from `Analysis::new`, and a scan the

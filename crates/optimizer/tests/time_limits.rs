@@ -324,11 +324,14 @@ fn the_preflight_agrees_with_the_search() {
     // budget" exactly when the search then answers stopped by the work budget. Budget 10^6, so
     // that over-budget cases stop quickly. Threads placed by id on the cores of every socket
     // first (8 each), then on second hardware threads from socket 0. A fixed split under min is
-    // sized by its covering pass, Π (c+1) × (S·K + 2·S²·W) with K the widest socket's count and
-    // W = 2·S suffix states; a free split by the Pareto pass over the box, Π (c+1)(c+2)/2 × S²:
+    // sized by its covering pass, Π (c+1) × (S·K + 2·R) with K the widest socket's count and
+    // R the suffix states its node stages reach: with every socket used, a node on σ ≥ s
+    // reaches (S − s)·2 at stage s and one on σ < s reaches S − s + 1, so R = 35 for three
+    // sockets (18 + 11 + 6) and 76 for four (32 + 22 + 14 + 8); a free split by the Pareto pass
+    // over the box, Π (c+1)(c+2)/2 × S²:
     // - four sockets, 8 threads: one socket, the exact one-socket search (false);
-    // - 24 threads = 8 + 8 + 8: 9³ · (3·8 + 2·9·6) = 729 · 132 = 96,228 (false);
-    // - 40 threads = 16 + 8 + 8 + 8: 17 · 9³ · (4·16 + 2·16·8) = 12,393 · 320 = 3,965,760
+    // - 24 threads = 8 + 8 + 8: 9³ · (3·8 + 2·35) = 729 · 94 = 68,526 (false);
+    // - 40 threads = 16 + 8 + 8 + 8: 17 · 9³ · (4·16 + 2·76) = 12,393 · 216 = 2,676,888
     //   (true);
     // - free split of 10 over four sockets (a socket holds its 8 cores): the box (8,8,8,8),
     //   45^4 · 16 = 65,610,000 (true);

@@ -315,6 +315,9 @@ pub(super) fn cover(
     let suffix = Suffix::new(s_count, costs);
     let w = suffix.width();
     let steps = suffix.all_steps(costs);
+    // The suffix states each node stage can reach (groups only on units with room): the
+    // others are never touched, so their tables are never allocated.
+    let slots = suffix.slots(costs, counts);
     let rr = costs.socket;
     let whole = states - 1;
     // Values here exclude the offset R_L. A finished node is a child unless it is the root of
@@ -499,6 +502,9 @@ pub(super) fn cover(
                 let here = &mut lower[stage];
                 let above: &[Stair] = upper.first().map_or(&past_last, |a| a.as_slice());
                 for state in 0..w {
+                    if slots[sigma][stage].of(state).is_none() {
+                        continue;
+                    }
                     // Without a group on this stage's unit the stage above passes as it is; with
                     // one, its term (and the waits above it) joins a state one group smaller.
                     let adds: Vec<(usize, f64)> = steps[relation]
