@@ -2248,6 +2248,59 @@ mod tests {
         assert_eq!(slots[4][7].of(1), None);
     }
 
+    #[test]
+    fn every_partial_node_of_the_exact_dp_lies_in_a_reachable_suffix_state() {
+        // The law `Suffix::reachable` relies on: the Pareto pass without pruning keeps every
+        // Pareto-optimal partial node of every stage, and each must lie in a state its stage
+        // lists, here on boxes that leave units empty (where the lists are shorter than W).
+        // Nodes on a unit the box leaves empty are no tree's and are not looked at.
+        for (per_socket, boxes) in [
+            (
+                2u32,
+                vec![vec![2u32, 0, 1, 1], vec![1, 2, 0, 2], vec![0, 2, 2, 1]],
+            ),
+            (3, vec![vec![1, 0, 2, 0, 1, 1], vec![2, 1, 0, 1, 0, 0]]),
+        ] {
+            let costs = LineClasses {
+                domains: Some(modelopt_model::placed_tree::Domains {
+                    per_socket,
+                    remote_domain: 60.0,
+                }),
+                ..e5_2660()
+            };
+            for counts in boxes {
+                let (table, filled) = SocketTable::build(
+                    &costs,
+                    &counts,
+                    None,
+                    &Limits::default(),
+                    &Progress::none(),
+                )
+                .unwrap();
+                assert_eq!(filled, Filled::Complete);
+                let suffix = table.suffix();
+                let slots = suffix.slots(&costs, &counts);
+                let mut seen = 0usize;
+                for sigma in (0..counts.len()).filter(|&s| counts[s] > 0) {
+                    for (stage, stage_nodes) in table.nodes[sigma].iter().enumerate() {
+                        for r in 0..table.ranges_len() {
+                            for p in stage_nodes.get(r) {
+                                let st = suffix.encode(p.far.into(), p.near.into(), p.local.into());
+                                assert!(
+                                    slots[sigma][stage].of(st).is_some(),
+                                    "{counts:?}: σ {sigma} stage {stage} r {r} state {:?}",
+                                    (p.far, p.near, p.local)
+                                );
+                                seen += 1;
+                            }
+                        }
+                    }
+                }
+                assert!(seen > 100, "{counts:?}: {seen}");
+            }
+        }
+    }
+
     /// The bound's recurrence evaluated literally, every k and every m in the range: O(n²).
     fn lower_bound_quadratic(costs: &LineClasses, n: u32, sockets: u32) -> f64 {
         let n = n as usize;
