@@ -2152,6 +2152,18 @@ mod tests {
         }
     }
 
+    /// The E5-2660's classes over L3 domains, `per_socket` to a socket, R_D = 60 ns between
+    /// two of one socket (R_R ≤ R_D ≤ R_Q).
+    fn chiplet(per_socket: u32) -> LineClasses {
+        LineClasses {
+            domains: Some(modelopt_model::placed_tree::Domains {
+                per_socket,
+                remote_domain: 60.0,
+            }),
+            ..e5_2660()
+        }
+    }
+
     #[test]
     fn a_box_whose_tables_exceed_memory_is_refused_before_allocating() {
         // Eight sockets of 10: 11^8 = 214,358,881 count vectors × (64 + 16) tables =
@@ -2207,13 +2219,7 @@ mod tests {
         // filling units 0–4: W = far_span 5 × near_span 4 × 2 = 40 states a stage, but a node
         // reaches far ≤ (units with room on other sockets from the stage up), near ≤ (those on
         // its socket but its own), local only from a stage at or below its own unit.
-        let costs = LineClasses {
-            domains: Some(modelopt_model::placed_tree::Domains {
-                per_socket: 4,
-                remote_domain: 60.0,
-            }),
-            ..e5_2660()
-        };
+        let costs = chiplet(4);
         let counts = [8, 8, 8, 8, 8, 0, 0, 0];
         let suffix = Suffix::new(8, &costs);
         assert_eq!(suffix.width(), 40);
@@ -2261,13 +2267,7 @@ mod tests {
             ),
             (3, vec![vec![1, 0, 2, 0, 1, 1], vec![2, 1, 0, 1, 0, 0]]),
         ] {
-            let costs = LineClasses {
-                domains: Some(modelopt_model::placed_tree::Domains {
-                    per_socket,
-                    remote_domain: 60.0,
-                }),
-                ..e5_2660()
-            };
+            let costs = chiplet(per_socket);
             for counts in boxes {
                 let (table, filled) = SocketTable::build(
                     &costs,
