@@ -1375,3 +1375,59 @@ fn the_look_ahead_of_a_long_sweep_is_bounded_too() {
     );
     assert!(took < std::time::Duration::from_secs(6), "{took:?}");
 }
+
+#[test]
+fn a_search_no_budget_can_admit_says_so_instead_of_asking_for_more_budget() {
+    // Each case is refused by a fixed cap, not by the work budget, so the answer is the
+    // heuristic one with reason "no-proof", whatever --budget says; before, they said "the work
+    // budget was used up; raise --budget", and the first even failed with an error asking for a
+    // budget it had been given.
+    // 1. 64 threads by id on chiplet-2s-4x8-domain-lines fill its 8 L3 domains: the exact DP's
+    //    tables index 9^8 = 43,046,721 count vectors × (8² + 2·8) = 80 tables =
+    //    3,443,737,680 entries, over the cap of 2^28 = 268,435,456.
+    // 2. 24 threads by id on chiplet-2s-4x8 (one line per socket, graph-priced) fill domains
+    //    0–2: 743,724,984 rooted trees (OEIS A000081) × 23!/(7!·8!·8!)/2! = 1,577,585,295
+    //    labelings (domains 1 and 2 interchangeable) = 1.17·10¹⁸ placed trees, each priced at
+    //    100 units an operation of a graph of more than 24 operations: past 2^64 ≈ 1.8·10¹⁹.
+    let cases: [(&str, &str, &str); 2] = [
+        (
+            "chiplet-2s-4x8-domain-lines",
+            "64",
+            "would not fit in memory",
+        ),
+        ("chiplet-2s-4x8", "24", "past a 64-bit count"),
+    ];
+    for (machine, threads, why) in cases {
+        for budget in ["100000000", "10000000000000000"] {
+            let out = modelopt()
+                .args([
+                    "bcast",
+                    "-m",
+                    machine,
+                    "-n",
+                    threads,
+                    "--algorithm",
+                    "cla-tree",
+                    "--budget",
+                    budget,
+                    "--time-limit",
+                    "20",
+                    "--format",
+                    "json",
+                ])
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{machine} {budget}: {stderr}");
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(v["exact"], false, "{machine} {budget}");
+            assert_eq!(
+                v["stopped"]["reason"], "no-proof",
+                "{machine} {budget}: {v}"
+            );
+            let said = v["stopped"]["why"].as_str().unwrap_or_default();
+            assert!(said.contains(why), "{machine} {budget}: {said}");
+            assert!(v["gap_percent"].as_f64().is_some(), "{machine} {budget}");
+        }
+    }
+}

@@ -472,7 +472,9 @@ pub fn rank_priced_trees(
     let budget = options.limits.work_budget;
     // A saturated count (too many splits to list, or more configurations than u64 holds) is
     // unaffordable whatever the budget, u64::MAX included.
-    let unaffordable = configurations(space) == u64::MAX || estimate.units > budget;
+    // Work past a 64-bit count (saturated) is more than any budget.
+    let countless = configurations(space) == u64::MAX || estimate.units == u64::MAX;
+    let unaffordable = countless || estimate.units > budget;
     match options.tree_search {
         TreeSearch::Auto => {}
         TreeSearch::Dp => {
@@ -530,13 +532,19 @@ pub fn rank_priced_trees(
         descent.improve(&price, &mut top, &mut stats, progress);
         progress.finish();
         // Why it is not exact: labels that do not fix the cost, else the budget that refused
-        // the exhaustive pass (or the time limit, when it is what ended the descent).
+        // the exhaustive pass (or the time limit, when it is what ended the descent; or a size
+        // no budget covers).
         Some(if !space.sockets_fix_cost {
             StopReason::NoProof {
                 why: "threads of one group are not interchangeable (with --placement optimal, two share a core by node order), so trees and group labels do not cover every placement",
             }
         } else if deadline.passed() {
             deadline.reason()
+        } else if countless {
+            // No budget admits the exhaustive pass: asking for more would not help.
+            StopReason::NoProof {
+                why: "the exhaustive search's work is past a 64-bit count, so no work budget covers it",
+            }
         } else {
             StopReason::WorkBudget { budget }
         })

@@ -993,9 +993,7 @@ pub fn runs_to_budget(
                 },
                 many => {
                     return many > MAX_LISTED_SPLITS as u64
-                        || limits
-                            .check(&socket_dp_estimate(space, &box_counts, objective))
-                            .is_err()
+                        || dp_admits(space, &box_counts, objective, limits).is_err()
                 }
             }
         }
@@ -1005,9 +1003,32 @@ pub fn runs_to_budget(
         // One socket: the exhaustive pass or the one-socket DP, each exact or refused.
         return false;
     }
-    limits
-        .check(&socket_dp_estimate(space, &counts, objective))
+    dp_admits(space, &counts, objective, limits).is_err()
+}
+
+/// Whether the socket DP over the box `counts` may start under `limits`, and if not why: its
+/// tables would not fit in memory whatever the budget (`NoProof`: asking for more budget would
+/// not help), or its up-front estimate is over the work budget (`WorkBudget`).
+fn dp_admits(
+    space: &RootedTreeSpace,
+    counts: &[u32],
+    objective: &Objective,
+    limits: &Limits,
+) -> Result<(), StopReason> {
+    if !socket_dp::tables_fit(counts) {
+        return Err(StopReason::NoProof {
+            why: "the exact DP's tables over these thread counts would not fit in memory (over 2^28 index entries, whatever the work budget)",
+        });
+    }
+    if limits
+        .check(&socket_dp_estimate(space, counts, objective))
         .is_err()
+    {
+        return Err(StopReason::WorkBudget {
+            budget: limits.work_budget,
+        });
+    }
+    Ok(())
 }
 
 /// The up-front size of the socket DP for fixed counts under `objective`
@@ -1097,9 +1118,16 @@ fn free_split(
             }
         }
         TreeSearch::Dp | TreeSearch::Auto => {
-            let estimate = socket_dp_estimate(space, &box_counts, objective);
-            // The table answers only for the splits read from it: all of them, or none.
-            let within = complete && ctl.limits.check(&estimate).is_ok();
+            // The table answers only for the splits read from it: all of them, or none (too
+            // many to list: no budget helps, as when the tables would not fit in memory).
+            let admitted = if complete {
+                dp_admits(space, &box_counts, objective, ctl.limits)
+            } else {
+                Err(StopReason::NoProof {
+                    why: "the splits of the threads over the machine's units (sockets or L3 domains) are too many to list, whatever the work budget",
+                })
+            };
+            let within = admitted.is_ok();
             // Under a time limit, the stopped search's answer is built before the DP, as in
             // `socket_optimum`: after a stop it answers at once, and as well as the refusal.
             // The trees are the table's incumbent; the bound is left to the covering pass when
@@ -1164,7 +1192,7 @@ fn free_split(
                     }
                 }
             } else {
-                Err((ctl.over_budget(), None))
+                Err((admitted.err().unwrap_or_else(|| ctl.over_budget()), None))
             };
             match built {
                 Ok(table) => {
@@ -1837,19 +1865,8 @@ fn socket_optimum(
     objective: &Objective,
     ctl: &Control,
 ) -> Result<TreeOptimum, TreeSearchError> {
-    if ctl
-        .limits
-        .check(&socket_dp_estimate(space, counts, objective))
-        .is_err()
-    {
-        return fallback(
-            space,
-            counts,
-            root_socket,
-            objective,
-            ctl,
-            ctl.over_budget(),
-        );
+    if let Err(reason) = dp_admits(space, counts, objective, ctl.limits) {
+        return fallback(space, counts, root_socket, objective, ctl, reason);
     }
     // The DP is within budget here, so n is small and the simple trees take microseconds.
     let stopgap = stopgap_tree(space, counts, root_socket, objective, ctl)?;

@@ -130,6 +130,13 @@ fn table_entries(counts: &[u32]) -> WorkEstimate {
     }
 }
 
+/// Whether the Pareto tables' index over the box `counts` fits [`MAX_TABLE_ENTRIES`]: a box
+/// that does not is refused whatever the work budget, so a caller says so instead of asking
+/// for more budget.
+pub fn tables_fit(counts: &[u32]) -> bool {
+    table_entries(counts).units <= MAX_TABLE_ENTRIES
+}
+
 /// Refuse a box whose tables are over [`MAX_TABLE_ENTRIES`].
 fn check_table_entries(counts: &[u32]) -> Result<(), SocketDpError> {
     let entries = table_entries(counts);
