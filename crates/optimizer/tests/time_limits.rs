@@ -378,9 +378,10 @@ fn the_preflight_agrees_with_the_search() {
 /// stopgap tree improved by local search. With the budget raised the exact search starts, and
 /// the time limit stops it with no time left for that improvement: its tree scored 2,745.5 ns
 /// against the refusal's 2,631.8 ns here (checked with the fix disabled), and 2,973.5 against
-/// 2,916.5 at 64 threads in a release build (docs/perf.md). The default budget's answer is now built first within the same limit,
-/// so the stopped search's tree scores at most the refusal's and its bound is at least the
-/// refusal's. The limit leaves the refusal's own work (about 1.5 s in a debug build) time.
+/// 2,916.5 at 64 threads in a release build (docs/perf.md). The default budget's answer is now
+/// built first within the same limit, so the stopped search's tree scores at most the
+/// refusal's and its bound is at least the refusal's. The limit leaves the refusal's own work
+/// (about 1.5 s in a debug build) time.
 #[test]
 fn a_raised_budget_never_ranks_a_worse_tree_than_the_default_budget() {
     use modelopt_model::algorithm::ThreadPlacement;
