@@ -119,7 +119,7 @@ pub fn run(args: &SensitivityArgs) -> anyhow::Result<String> {
             .range_tunings(keys.len(), &scan)
             .saturating_add(args.samples as u64);
         eprintln!(
-            "note: sensitivity tunes this request up to {tunings} more times, and each tuning needs an exact search over the work budget of {} (it searches until the budget is spent, up to ~10 s at the default budget); {}",
+            "note: sensitivity tunes this request up to {tunings} more times, and no tuning can be proven optimal within the work budget of {} (its exact search is over it, or over a fixed cap that no budget raises; it searches until the budget is spent, up to ~10 s at the default budget); {}",
             args.search.limits().work_budget,
             match args.search.time_limit {
                 Some(t) => format!("the analysis stops after {} s", t.as_secs_f64()),
