@@ -339,6 +339,16 @@ impl RootedTreeSpace {
         socket_of(&self.thread_sockets, self.root_thread)
     }
 
+    /// Units (the groups `thread_sockets` and `capacity` count) per socket: the L3 domains of a
+    /// socket when each domain keeps its own line (the pricing's `LineClasses::domains`), else 1
+    /// (the units are the sockets).
+    pub fn units_per_socket(&self) -> u32 {
+        self.pricing
+            .line_classes()
+            .and_then(|c| c.domains)
+            .map_or(1, |d| d.per_socket.max(1))
+    }
+
     /// Turn a tree on nodes `0..n` with node sockets into thread ids: see [`assign_threads`].
     pub fn assign_threads(
         &self,
@@ -348,11 +358,7 @@ impl RootedTreeSpace {
         // With L3 domains as units (the pricing's `LineClasses::domains`), a label is a domain
         // numbered across sockets: the answer names each thread's socket (and, for a free split,
         // its domain).
-        let per_socket = self
-            .pricing
-            .line_classes()
-            .and_then(|c| c.domains)
-            .map_or(1, |d| d.per_socket.max(1));
+        let per_socket = self.units_per_socket();
         let mut params = assign_threads(
             &self.thread_sockets,
             self.root_thread,

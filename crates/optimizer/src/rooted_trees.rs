@@ -1302,7 +1302,11 @@ fn split_stopgaps(
         &format!("a stopgap tree for each of {} splits", splits.len()),
         Some(splits.len() as u64),
     );
-    for counts in splits {
+    // The first split listed (the units filled in order, as threads are placed by id) and
+    // the balanced one also get the shaped and helper trees, so that a free split never
+    // starts from a worse tree than the fixed placement of the same threads does.
+    let balanced = balanced_split(space.threads, box_counts, root_socket);
+    for (i, counts) in splits.iter().enumerate() {
         ctl.progress.advance(1);
         // Hundreds of splits of a few milliseconds each: past the deadline the splits not yet
         // seen get no tree (the best of those seen is still an answer, and the bound below
@@ -1311,9 +1315,10 @@ fn split_stopgaps(
             break;
         }
         let fixed = fixed_split(space, counts);
-        // Without the shaped trees: five more pricings for each of up to 65,536 splits took
-        // 8 × 32 at 100 threads from 3.7 s to 9.8 s (docs/perf.md).
-        match stopgap_tree_with(&fixed, counts, root_socket, objective, ctl, &one, false) {
+        // Without the shaped trees for the others: five more pricings for each of up to
+        // 65,536 splits took 8 × 32 at 100 threads from 3.7 s to 9.8 s (docs/perf.md).
+        let shapes = i == 0 || balanced.as_ref() == Some(counts);
+        match stopgap_tree_with(&fixed, counts, root_socket, objective, ctl, &one, shapes) {
             Ok(t) => trees.push(t),
             Err(TreeSearchError::NoPlacement { .. }) => {}
             Err(e) => {
@@ -1666,7 +1671,9 @@ fn stopgap_tree_with(
     // socket order: complete 2-, 3-, 4- and 8-ary trees and the binomial tree. On L3 domains as
     // units these beat the three trees above from 48 threads on (docs/cla.md §13).
     let shaped = if shapes {
-        shaped_trees(counts, root_socket)
+        let mut trees = shaped_trees(counts, root_socket);
+        trees.extend(helpers_trees(space, counts, root_socket, objective, ctl)?);
+        trees
     } else {
         Vec::new()
     };
@@ -1954,6 +1961,128 @@ fn in_hand(
         (Some(a), Some(b)) => Some(a.max(b)),
         (a, b) => a.or(b),
     })
+}
+
+/// A placed tree as (preorder levels, unit by preorder node).
+type LevelsAndUnits = (Vec<u32>, Vec<u32>);
+
+/// Largest request [`helpers_trees`] builds: it prices stars of at most n nodes, about
+/// 2 · h² · n of them for up to h = [`MAX_HELPERS`] helpers, O(h² · n²) (milliseconds at 256).
+const HELPERS_LIMIT: u32 = 256;
+
+/// Two-level *helper trees*: the root notifies h helpers on its own unit (h = 1 ..= the
+/// unit's other threads, at most [`MAX_HELPERS`]), and every other thread is a leaf of one
+/// helper. The leaves are dealt one at a time, farthest units first (other sockets, then the
+/// other units of the root's socket, then the root's own; descending unit numbers within a
+/// class), either unit by unit or round-robin over the units, each to the helper whose star
+/// then costs least (the objective's key of the helper with its leaves as a tree of its own,
+/// then the lower helper): a min-max deal of the leaves, since the root waits for its slowest
+/// helper.
+///
+/// This is the shape the exact DP proves optimal on L3 domains as units at 33–40 and 48 threads
+/// (docs/cla.md §13): helpers in the root's domain, each notifying whole groups of other
+/// domains on their own lines, so that the groups' many-to-one chains run in parallel. No
+/// complete k-ary tree and no one-socket tree has it; past the DP's reach it took the
+/// stopgap at 48 threads from 1,596.3 ns to 1,324.8 (the optimum is 1,300.8, docs/perf.md).
+/// Returned as (preorder levels, unit by preorder node); empty past [`HELPERS_LIMIT`]
+/// nodes, without the socket-line form, with no other thread on the root's unit, or once the
+/// deadline passes.
+fn helpers_trees(
+    space: &RootedTreeSpace,
+    counts: &[u32],
+    root_socket: u32,
+    objective: &Objective,
+    ctl: &Control,
+) -> Result<Vec<LevelsAndUnits>, TreeSearchError> {
+    let n: u32 = counts.iter().sum();
+    let Some(classes) = space.pricing.line_classes() else {
+        return Ok(Vec::new());
+    };
+    let Some(&root_count) = counts.get(root_socket as usize) else {
+        return Ok(Vec::new());
+    };
+    if !(3..=HELPERS_LIMIT).contains(&n) || root_count < 2 {
+        return Ok(Vec::new());
+    }
+    let mut units: Vec<u32> = (0..counts.len() as u32)
+        .filter(|&u| counts[u as usize] > 0)
+        .collect();
+    units.sort_by_key(|&u| (classes.relation(root_socket, u), u));
+    let far_first: Vec<u32> = units.iter().rev().copied().collect();
+    let mut out = Vec::new();
+    // The key of a helper's star with leaves on `leaves` (units), as a tree of its own.
+    let star = |leaves: &[u32]| -> Result<(i64, i64), TreeSearchError> {
+        let mut parents = vec![None];
+        parents.extend(std::iter::repeat_n(Some(0), leaves.len()));
+        let mut labels = vec![root_socket];
+        labels.extend_from_slice(leaves);
+        let tree = RootedTree::from_parents(&parents).map_err(malformed)?;
+        let cost = space.pricing.evaluate(&tree, &labels)?;
+        Ok(cost_key(objective, cost.min_ns, cost.max_ns))
+    };
+    for helpers in 1..root_count.min(MAX_HELPERS + 1) {
+        let mut left = counts.to_vec();
+        left[root_socket as usize] -= 1 + helpers;
+        for order in [by_unit(&far_first, &left), round_robin(&far_first, &left)] {
+            let mut loads: Vec<Vec<u32>> = vec![Vec::new(); helpers as usize];
+            for &unit in &order {
+                if ctl.deadline.passed() {
+                    return Ok(out);
+                }
+                let mut best: Option<((i64, i64), usize)> = None;
+                for (h, load) in loads.iter_mut().enumerate() {
+                    load.push(unit);
+                    let key = star(load)?;
+                    load.pop();
+                    if best.is_none_or(|(k, _)| key < k) {
+                        best = Some((key, h));
+                    }
+                }
+                if let Some((_, h)) = best {
+                    loads[h].push(unit);
+                }
+            }
+            // Preorder: the root, then each helper followed by its leaves.
+            let mut levels = vec![0];
+            let mut labels = vec![root_socket];
+            for load in &loads {
+                levels.push(1);
+                labels.push(root_socket);
+                levels.extend(std::iter::repeat_n(2, load.len()));
+                labels.extend_from_slice(load);
+            }
+            out.push((levels, labels));
+        }
+    }
+    Ok(out)
+}
+
+/// Most helpers below the root in [`helpers_trees`] (the optima it imitates have 4 at 40
+/// threads and 6 at 48).
+const MAX_HELPERS: u32 = 16;
+
+/// Every node of `left` unit by unit, in `units` order.
+fn by_unit(units: &[u32], left: &[u32]) -> Vec<u32> {
+    units
+        .iter()
+        .flat_map(|&u| std::iter::repeat_n(u, left[u as usize] as usize))
+        .collect()
+}
+
+/// Every node of `left`, one per unit in turn, in `units` order.
+fn round_robin(units: &[u32], left: &[u32]) -> Vec<u32> {
+    let total: u32 = units.iter().map(|&u| left[u as usize]).sum();
+    let mut remaining = left.to_vec();
+    let mut order = Vec::with_capacity(total as usize);
+    while order.len() < total as usize {
+        for &u in units {
+            if remaining[u as usize] > 0 {
+                remaining[u as usize] -= 1;
+                order.push(u);
+            }
+        }
+    }
+    order
 }
 
 /// Complete k-ary trees (k = 2, 3, 4, 8) and the binomial tree over the nodes in socket order
@@ -2348,7 +2477,7 @@ fn rank_once(
         pruned: 0,
     };
     // A bounded result keeps its reason and bound; the tree found is first improved by local
-    // search (re-parentings and exchanges across sockets, priced by the algorithm itself)
+    // search (re-parentings and exchanges across units, priced by the algorithm itself)
     // within a share of the budget and the command's time limit, and its gap is recomputed
     // against the score of what the algorithm prices.
     let exactness = match found.exactness {
@@ -2359,14 +2488,7 @@ fn rank_once(
             ..
         } => {
             best = improve_bounded(
-                algorithm,
-                request,
-                options,
-                space.capacity.as_deref(),
-                best,
-                &mut stats,
-                limits,
-                deadline,
+                algorithm, request, options, space, best, &mut stats, limits, deadline,
             );
             Exactness::bounded(stopped, best.score, lower_bound)
         }
@@ -2384,42 +2506,64 @@ const IMPROVE_SHARE: u64 = 4;
 
 /// Local search from an over-budget answer (see [`crate::priced_trees`]'s descent): each
 /// closed-form pricing counts one unit per node; at most `work_budget / IMPROVE_SHARE` units.
+///
+/// The descent moves between the space's units, not only its sockets: with one line per L3
+/// domain (docs/cla.md §13) two threads of different domains of one socket are not
+/// interchangeable, so exchanging them is a move, and a free split moves threads between
+/// domains (group g is domain g mod D of socket g / D, as [`RootedTreeSpace::capacity`] and the
+/// answer's `domains` number them).
 #[allow(clippy::too_many_arguments)]
 fn improve_bounded(
     algorithm: &dyn Algorithm,
     request: &Request,
     options: &SearchOptions,
-    capacity: Option<&[u32]>,
+    space: &RootedTreeSpace,
     start: Scored,
     stats: &mut SearchStats,
     limits: &Limits,
     deadline: Deadline,
 ) -> Scored {
-    let Params::RootedTree { sockets, .. } = &start.params else {
+    if !matches!(start.params, Params::RootedTree { .. }) {
         return start;
-    };
-    let groups = sockets.clone();
+    }
     let mut top = TopK::new(1, &options.objective);
     top.offer(start.clone());
     let mut local = SearchStats::default();
     let price = |params: Params, stats: &mut SearchStats| {
         crate::search::price_one(algorithm, request, options, params, stats)
     };
-    crate::priced_trees::Descent {
-        thread_groups: &groups,
-        // With a free split (`--placement optimal`) threads may also move between sockets.
-        free: capacity.map(|capacity| crate::priced_trees::FreeSplit {
-            capacity,
-            groups_per_socket: 1,
-        }),
-        work_per_tree: u64::from(request.threads()),
-        budget: limits.work_budget / IMPROVE_SHARE,
-        deadline,
-    }
-    .improve(&price, &mut top, &mut local, &Progress::none());
+    descent_of(space, limits.work_budget / IMPROVE_SHARE, deadline).improve(
+        &price,
+        &mut top,
+        &mut local,
+        &Progress::none(),
+    );
     stats.evaluated += local.evaluated;
     stats.infeasible += local.infeasible;
     top.first().cloned().unwrap_or(start)
+}
+
+/// The descent [`improve_bounded`] runs in `space`, with `budget` work units: each
+/// closed-form pricing counts one unit per node. With a fixed placement thread t stays on its
+/// unit (`thread_sockets` holds units); with a free split threads may also move between units.
+fn descent_of(
+    space: &RootedTreeSpace,
+    budget: u64,
+    deadline: Deadline,
+) -> crate::priced_trees::Descent<'_> {
+    crate::priced_trees::Descent {
+        thread_groups: &space.thread_sockets,
+        free: space
+            .capacity
+            .as_deref()
+            .map(|capacity| crate::priced_trees::FreeSplit {
+                capacity,
+                groups_per_socket: space.units_per_socket(),
+            }),
+        work_per_tree: u64::from(space.threads),
+        budget,
+        deadline,
+    }
 }
 
 #[cfg(test)]
@@ -2632,6 +2776,122 @@ mod tests {
         assert!(space.pricing.evaluate(&tree, &sockets).is_ok());
         // One socket: no candidate.
         assert!(leaders_tree(&space, &[0, 12, 0], 1, &Objective::Min, &ctl).is_none());
+    }
+
+    #[test]
+    fn helper_trees_deal_each_leaf_to_the_cheapest_star() {
+        // Counts (3, 2) on the E5-2660, root on socket 0: h = 1 or 2 helpers on socket 0.
+        // h = 1: the helper takes every leaf, socket 1's two first (farthest first), then
+        // socket 0's last one; unit by unit that is 1, 1, 0 and round-robin 1, 0, 1.
+        // h = 2: socket 0 has no leaf left; the first socket-1 leaf goes to helper 0 (both
+        // stars empty: a tie, the lower helper), the second to helper 1, since a star with one
+        // socket-1 leaf costs R_R = 35 ns less than one with two (G_s grows by R_R per child of
+        // the group, docs/cla.md §7). Both orders deal the same.
+        let space = RootedTreeSpace {
+            threads: 5,
+            thread_sockets: vec![0, 0, 0, 1, 1],
+            root_thread: 0,
+            pricing: std::sync::Arc::new(sandy()),
+            capacity: None,
+        };
+        let limits = limits(None, u64::MAX);
+        let progress = Progress::none();
+        let ctl = Control::new(&limits, &progress);
+        let trees = helpers_trees(&space, &[3, 2], 0, &Objective::Min, &ctl).unwrap();
+        let one_helper = vec![0, 1, 2, 2, 2];
+        let two_helpers = vec![0, 1, 2, 1, 2];
+        assert_eq!(
+            trees,
+            vec![
+                (one_helper.clone(), vec![0, 0, 1, 1, 0]),
+                (one_helper, vec![0, 0, 1, 0, 1]),
+                (two_helpers.clone(), vec![0, 0, 1, 0, 1]),
+                (two_helpers, vec![0, 0, 1, 0, 1]),
+            ]
+        );
+        // No other thread on the root's socket: no helper, no tree.
+        assert!(helpers_trees(&space, &[4, 1], 1, &Objective::Min, &ctl)
+            .unwrap()
+            .is_empty());
+    }
+
+    /// The chiplet-2s-4x8-domain-lines machine's closed form (machines/ file values): units
+    /// are L3 domains, 4 per socket.
+    fn domain_lines() -> TreeCosts {
+        TreeCosts {
+            local: 1.43,
+            socket: 35.0,
+            remote: 223.5,
+            memory: 122.0,
+            remote_memory: 159.0,
+            domains: Some(modelopt_model::placed_tree::Domains {
+                per_socket: 4,
+                remote_domain: 164.5,
+            }),
+        }
+    }
+
+    #[test]
+    fn on_l3_domains_the_best_helper_tree_is_within_2_percent_of_the_exact_optimum() {
+        // 33 threads, 8 per domain from domain 0 (the last one alone on domain 4, on socket
+        // 1): the exact DP's optimum is a helper tree (4 to 7 helpers in the root's domain).
+        // No candidate beats the optimum (the law), and the best helper tree comes within 2 %.
+        let units: Vec<u32> = (0..33).map(|t| t / 8).collect();
+        let space = RootedTreeSpace {
+            threads: 33,
+            thread_sockets: units,
+            root_thread: 0,
+            pricing: std::sync::Arc::new(domain_lines()),
+            capacity: None,
+        };
+        let exact = optimal(&space, TreeSearch::Dp, &Objective::Min).unwrap();
+        assert!(exact.exactness.is_exact());
+        let limits = limits(None, u64::MAX);
+        let progress = Progress::none();
+        let ctl = Control::new(&limits, &progress);
+        let counts = [8, 8, 8, 8, 1, 0, 0, 0];
+        let best = helpers_trees(&space, &counts, 0, &Objective::Min, &ctl)
+            .unwrap()
+            .into_iter()
+            .map(|(levels, labels)| {
+                let tree = RootedTree::from_levels(&levels).unwrap();
+                space.pricing.evaluate(&tree, &labels).unwrap().min_ns
+            })
+            .reduce(f64::min)
+            .unwrap();
+        assert!(
+            best >= exact.cost.min_ns - 1e-9,
+            "{best} < {}",
+            exact.cost.min_ns
+        );
+        assert!(
+            best <= 1.02 * exact.cost.min_ns,
+            "{best} vs {}",
+            exact.cost.min_ns
+        );
+    }
+
+    #[test]
+    fn the_local_search_moves_threads_between_units_not_only_sockets() {
+        // On L3 domains as units, threads of two domains of one socket are not
+        // interchangeable: the descent's classes are the units, and a free split's groups are
+        // numbered domain by domain (4 per socket), as its capacity is.
+        let mut space = RootedTreeSpace {
+            threads: 12,
+            thread_sockets: (0..12).map(|t| t / 4).collect(),
+            root_thread: 0,
+            pricing: std::sync::Arc::new(domain_lines()),
+            capacity: None,
+        };
+        let fixed = descent_of(&space, 1, Deadline::never());
+        assert_eq!(fixed.thread_groups, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
+        assert!(fixed.free.is_none());
+        space.capacity = Some(vec![4; 8]);
+        let free = descent_of(&space, 1, Deadline::never());
+        assert_eq!(free.free.map(|f| f.groups_per_socket), Some(4));
+        // With sockets as units, a group is a socket.
+        let sockets = two_sockets(4);
+        assert_eq!(sockets.units_per_socket(), 1);
     }
 
     #[test]
