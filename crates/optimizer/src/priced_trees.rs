@@ -597,22 +597,7 @@ fn neighbours<'a>(
     thread_groups: &'a [u32],
 ) -> impl Iterator<Item = Vec<Option<u32>>> + 'a {
     let n = parents.len();
-    // Whether u lies in v's subtree: walk up from u (depth ≤ n, a loop, not recursion).
-    let below = move |u: usize, v: usize| {
-        let mut x = Some(u as u32);
-        let mut steps = 0;
-        while let Some(y) = x {
-            if y as usize == v {
-                return true;
-            }
-            x = parents[y as usize];
-            steps += 1;
-            if steps > n {
-                return true; // not a tree; treat as forbidden
-            }
-        }
-        false
-    };
+    let below = move |u: usize, v: usize| in_subtree(parents, u, v);
     // Generated one at a time (n² neighbours of n entries each would be n³ memory).
     let reparentings = (0..n)
         .filter_map(move |v| parents[v].map(|old| (v, old)))
@@ -649,6 +634,20 @@ fn neighbours<'a>(
             next
         });
     reparentings.chain(exchanges)
+}
+
+/// Whether thread `u` lies in `v`'s subtree: a walk up from u (at most n steps, a loop, not
+/// recursion). Parents that do not form a tree count as yes, so no move is made from them.
+fn in_subtree(parents: &[Option<u32>], u: usize, v: usize) -> bool {
+    let mut x = Some(u as u32);
+    for _ in 0..=parents.len() {
+        match x {
+            Some(y) if y as usize == v => return true,
+            Some(y) => x = parents.get(y as usize).copied().flatten(),
+            None => return false,
+        }
+    }
+    true
 }
 
 /// Step 3 of the module docs (and the improvement of over-budget rooted-tree answers,
@@ -840,17 +839,6 @@ fn kick(params: &Params, rng: &mut ChaCha8Rng) -> Option<Params> {
         return None;
     }
     let mut parents = parents.clone();
-    let below = |parents: &[Option<u32>], u: usize, v: usize| {
-        let mut x = Some(u as u32);
-        for _ in 0..=n {
-            match x {
-                Some(y) if y as usize == v => return true,
-                Some(y) => x = parents[y as usize],
-                None => return false,
-            }
-        }
-        true
-    };
     for _ in 0..KICK_MOVES {
         let v = rng.random_range(0..n);
         let Some(old) = parents[v] else {
@@ -859,7 +847,7 @@ fn kick(params: &Params, rng: &mut ChaCha8Rng) -> Option<Params> {
         // A few draws for the new parent; a move that finds none is skipped.
         for _ in 0..16 {
             let u = rng.random_range(0..n);
-            if u as u32 != old && !below(&parents, u, v) {
+            if u as u32 != old && !in_subtree(&parents, u, v) {
                 parents[v] = Some(u as u32);
                 break;
             }
