@@ -26,8 +26,9 @@
 //!    (`improve`: every re-parenting of a thread and every exchange of two threads of
 //!    different groups, priced in parallel chunks, the best of the first improving chunk taken) until a local
 //!    optimum, then kicked (a few random re-parentings of the best tree, from a fixed seed)
-//!    and descended again until a few kicks in a row find nothing better, the work budget
-//!    (each pricing counted) or the deadline. The result is returned
+//!    and descended again until a few kicks in a row find nothing better or the kicks have
+//!    spent a few times the first descent's work, the work budget (each pricing counted) or
+//!    the deadline. The result is returned
 //!    with [`Exactness::Bounded`], the budget as the reason and the pricing's certified bound
 //!    on T_min ([`PricedTreeSpace::t_min_lower_bound`]) with the gap (the search itself knows
 //!    none for a black-box cost; the bound holds for every objective, since T_max ≥ T_min by
@@ -656,7 +657,8 @@ fn in_subtree(parents: &[Option<u32>], u: usize, v: usize) -> bool {
 /// holding a better neighbour moves to that chunk's best (the optimizer's total order), until no
 /// neighbour is better; then an iterated local search: the best tree so far is [`kick`]ed and
 /// descended from again, until more than [`MAX_FRUITLESS_KICKS`] kicks in a row find nothing
-/// better, the work budget is spent (each pricing counts
+/// better, the kicks have spent [`KICK_WORK_RATIO`] times the first descent's work, the work
+/// budget is spent (each pricing counts
 /// [`PricedTreeSpace::work_per_configuration`]) or the deadline passes. The kicks draw from a
 /// fixed seed and the chunks are merged in order, so the answer does not depend on the
 /// threads. A heuristic: the result is reported not exact whatever happens here.
