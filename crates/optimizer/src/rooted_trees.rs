@@ -1745,25 +1745,41 @@ fn search_covers(space: &RootedTreeSpace, counts: &[u32], objective: &Objective)
 }
 
 /// A certified lower bound on every tree and placement of `counts` from the covering pass
-/// (docs/cla.md §11) over a box of at most m nodes per socket: removing a leaf never makes a
-/// tree costlier (every term of the socket-line form is non-decreasing in a group's arrivals and
-/// count, and a group or a level that disappears only removes terms), so removing leaves down to
-/// m nodes (never the root) leaves a tree of some counts D ≤ `counts` with |D| = m, the root on
-/// its socket, that costs no more; and the covering value of D is at most the least T_min of
-/// the trees of exactly D ([`socket_dp::least_min_of_total`]). Hence T_min, and every
-/// objective's score (at least T_min), is at least the least covering value over those D. m is
-/// n itself when the covering pass over the request's box fits in `affordable` work units (then
-/// the bound is the request's own covering value), else the largest m whose box fits. `None`
-/// when no m ≥ 2 fits, the pricing has no socket-line form, the deadline passes first or the
-/// pass runs out of its corner pairs.
+/// (docs/cla.md §11) over a smaller box, when the request's own box is over `affordable` work
+/// units or the pass's memory cap. Two forms:
+///
+/// - *A fixed split* (`counts` sums to `n`): a *clip* `within` of `counts` (every unit at most
+///   its count and at least 1 where the request has threads). Every tree of the request holds
+///   at least `within` on every unit, so the least T_min of the trees that do, T̂(root, within)
+///   ([`socket_dp::clipped_covering_bound`]), is a bound; it grows with the clip, and keeps the
+///   request's shape (every unit's share), which the second form gives up. The largest clip
+///   whose tables fit `affordable` is every unit cut to the largest m that fits, then units
+///   raised to m + 1 one at a time (the root's unit first, then ascending) while it still fits;
+///   but a pass's work (corner pairs) is not known before it runs, and the largest clip's may
+///   be over the share (two sockets of 2,048 threads). So the passes run smallest clip first,
+///   from one node per unit, at every fourfold growth of the count vectors, and stop at the
+///   first that fails, or when the next is predicted over the share ([`CLIP_WORK_GROWTH`]);
+///   the bound is the last completed pass's. Each pass may take the whole share, so at most
+///   twice the share is spent.
+///   Measured (docs/perf.md): 48 threads on six L3 domains of eight, the bound 575.8 → 1,254.3
+///   ns (the clip 5 × 5 × 5 × 5 × 5 × 4), the gap 130.1 → 5.6 %.
+/// - *A free split* (`counts` is a box of capacities holding more than the `n` threads): a box of
+///   at most m nodes per unit, read at every count vector of m nodes. Removing a leaf never makes
+///   a tree costlier (every term of the socket-line form is non-decreasing in a group's arrivals
+///   and count, and a group or a level that disappears only removes terms), so removing leaves
+///   down to m nodes (never the root) leaves a tree of some counts D ≤ `counts` with |D| = m,
+///   the root on its unit, that costs no more; and the covering value of D is at most the least
+///   T_min of the trees of exactly D ([`socket_dp::least_min_of_total`]). Every split of n
+///   within the box reduces so, and the bound holds for every split at once.
+///
+/// Either way the bound is the request's own covering value when its whole box fits, and it
+/// bounds every objective's score (at least T_min). `None` when no box fits (m ≥ 1 for a fixed
+/// split, m ≥ 2 for a free one), the pricing has no socket-line form, the deadline passes first
+/// or the pass runs out of its corner pairs.
 ///
 /// `incumbent`: the least T_min (offset included) of the request's stopgap trees, real trees of
-/// n nodes within `counts`. The value sought is at most it (leaves removed down to m nodes), so
-/// it cuts the covering pass without changing the bound (about half the time at 4 × 16).
-///
-/// `counts` may also be a box of capacities holding more than the `n` threads (a free split):
-/// every split of n within the box then reduces to m nodes within the box, so the bound holds
-/// for every split at once.
+/// n nodes within `counts`. The value sought is at most it, so it cuts the covering pass without
+/// changing the bound (about half the time at 4 × 16).
 fn truncated_bound(
     space: &RootedTreeSpace,
     counts: &[u32],
@@ -1773,34 +1789,125 @@ fn truncated_bound(
     affordable: u64,
     incumbent: Option<f64>,
 ) -> Option<f64> {
-    if ctl.deadline.passed() {
+    if ctl.deadline.passed() || n < 2 {
         return None;
     }
     let classes = space.pricing.line_classes()?;
-    let box_of = |m: u32| -> Vec<u32> { counts.iter().map(|&c| c.min(m)).collect() };
-    let fits = |m: u32| {
-        let b = box_of(m);
-        socket_dp::covering_fits(&classes, &b)
-            && socket_dp::covering_estimate(&classes, &b).units <= affordable
-    };
-    // The box, and so its size, grows with m: the largest m that fits, by bisection.
-    if n < 2 || !fits(2) {
-        return None;
-    }
-    let (mut lo, mut hi) = (2u32, n);
-    while lo < hi {
-        let mid = hi - (hi - lo) / 2;
-        if fits(mid) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    let m = lo;
     let limits = Limits {
         work_budget: affordable,
         ..ctl.remaining()
     };
+    let box_of = |m: u32| -> Vec<u32> { counts.iter().map(|&c| c.min(m)).collect() };
+    // The largest m ≥ `least` whose box `box_of(m)` passes `fits`, by bisection (the box, and
+    // so its size, grows with m).
+    let largest = |least: u32, fits: &dyn Fn(&[u32]) -> bool| -> Option<u32> {
+        if !fits(&box_of(least)) {
+            return None;
+        }
+        let (mut lo, mut hi) = (least, n);
+        while lo < hi {
+            let mid = hi - (hi - lo) / 2;
+            if fits(&box_of(mid)) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        Some(lo)
+    };
+    let fixed_split = counts.iter().map(|&c| u64::from(c)).sum::<u64>() == u64::from(n);
+    if fixed_split {
+        let widest = counts.iter().copied().max().unwrap_or(0);
+        let fits = |b: &[u32]| {
+            socket_dp::covering_fits_within(&classes, b, widest, incumbent)
+                && socket_dp::covering_estimate_within(&classes, b, widest, incumbent).units
+                    <= affordable
+        };
+        let m = largest(1, &fits)?;
+        let mut last = box_of(m);
+        let order = std::iter::once(root_socket as usize)
+            .chain((0..counts.len()).filter(|&u| u != root_socket as usize));
+        for u in order {
+            let Some(&c) = counts.get(u) else { continue };
+            if c > last[u] {
+                last[u] += 1;
+                if !fits(&last) {
+                    last[u] -= 1;
+                }
+            }
+        }
+        // Smallest clips first, from one node per unit towards `last`, raising units in turn
+        // (the root's first) and passing a clip at every fourfold growth of its count vectors
+        // (measured at 48 domain-line threads: 1, 3, 14, 58 ms, then the last in 293 ms):
+        // each pass's work tells what the next will cost, and a pass that would not finish
+        // within what is left is not started.
+        let states = |b: &[u32]| b.iter().map(|&c| f64::from(c) + 1.0).product::<f64>();
+        let mut clips = Vec::new();
+        let mut clip = box_of(1);
+        let mut passed = states(&clip);
+        let order: Vec<usize> = std::iter::once(root_socket as usize)
+            .chain((0..counts.len()).filter(|&u| u != root_socket as usize))
+            .collect();
+        while clip != last {
+            for &u in &order {
+                if clip[u] < last[u] {
+                    clip[u] += 1;
+                    if states(&clip) >= 4.0 * passed && clip != last {
+                        clips.push(clip.clone());
+                        passed = states(&clip);
+                    }
+                }
+            }
+        }
+        // No pass just below the last: it would cost nearly as much and bound less.
+        let last_states = states(&last);
+        clips.retain(|c| 4.0 * states(c) <= last_states);
+        clips.insert(0, box_of(1));
+        clips.push(last);
+        clips.dedup();
+        let allowance = affordable.saturating_mul(socket_dp::POINTS_PER_BUDGET_UNIT);
+        let (mut spent, mut best, mut previous) = (0u64, None::<f64>, None::<(f64, u64)>);
+        for clip in clips {
+            if let Some((last_states, last_pairs)) = previous {
+                let predicted =
+                    last_pairs as f64 * (states(&clip) / last_states).powf(CLIP_WORK_GROWTH);
+                if spent as f64 + predicted > allowance as f64 {
+                    break;
+                }
+            }
+            // Each pass may take the whole share (its tables fit it); together they stop
+            // at the first pass past it, so at most twice the share is spent.
+            let limits = Limits {
+                work_budget: affordable,
+                ..ctl.remaining()
+            };
+            let Ok(Some(pass)) = socket_dp::clipped_covering_bound(
+                &classes,
+                counts,
+                &clip,
+                root_socket,
+                incumbent,
+                &limits,
+                ctl.progress,
+            ) else {
+                break;
+            };
+            spent = spent.saturating_add(pass.pairs);
+            if let Some(b) = pass.bound {
+                best = Some(best.map_or(b, |a| a.max(b)));
+            }
+            if spent >= allowance {
+                break;
+            }
+            previous = Some((states(&clip), pass.pairs.max(1)));
+        }
+        return best;
+    }
+    let fits = |b: &[u32]| {
+        socket_dp::covering_fits(&classes, b)
+            && socket_dp::covering_estimate(&classes, b).units <= affordable
+    };
+    let m = largest(2, &fits)?;
     socket_dp::least_min_of_total(
         &classes,
         &box_of(m),
@@ -1813,6 +1920,12 @@ fn truncated_bound(
     .ok()
     .flatten()
 }
+
+/// How a covering pass's work grows with its box, for [`truncated_bound`]'s next clip: pairs
+/// × (states ratio)^this. Measured growth is below it (two sockets cut to 200 → 400 nodes each,
+/// 4× the states: 2.8× the time; six L3 domains cut to 3 → 4 nodes: 3.8× the states, 3.9× the
+/// time; 4 → 5 and 4: 2.1×, 2.8×), so the prediction errs towards not starting a pass.
+const CLIP_WORK_GROWTH: f64 = 1.5;
 
 /// [`truncated_bound`] may spend this fraction (1/…) of the work budget.
 const TRUNCATED_SHARE: u64 = 2;

@@ -158,20 +158,41 @@ fn check_table_entries(counts: &[u32]) -> Result<(), SocketDpError> {
 /// depends on the machine and is counted while it runs (at most [`POINTS_PER_BUDGET_UNIT`] × the
 /// budget), as the Pareto pass after it counts its point combinations.
 pub fn covering_estimate(costs: &LineClasses, counts: &[u32]) -> WorkEstimate {
-    if counts.iter().any(|&c| c > covering::MAX_UNIT_NODES) {
+    covering_estimate_within(
+        costs,
+        counts,
+        counts.iter().copied().max().unwrap_or(0),
+        None,
+    )
+}
+
+/// [`covering_estimate`] for a pass over the box `within` whose groups may hold `widest` trees
+/// (the widest unit of a request `within` clips, as [`clipped_covering_bound`] runs), and, with
+/// an `incumbent` (T_min of a tree of the request, offset included), no more than a group can
+/// hold under it (`(k − 1)·R_R` above the least a parent's level adds; the pass cuts there
+/// too): K is then often far below `widest` (two sockets of 2,048 threads: a few dozen).
+pub fn covering_estimate_within(
+    costs: &LineClasses,
+    within: &[u32],
+    widest: u32,
+    incumbent: Option<f64>,
+) -> WorkEstimate {
+    if within.iter().any(|&c| c > covering::MAX_UNIT_NODES) {
         // Not representable (u16 components); far over memory in any case.
         return WorkEstimate {
             what: "socket-DP table entries (covering pass and budgets)".into(),
             units: u64::MAX,
         };
     }
-    let s = counts.len() as u64;
-    let k = u64::from(counts.iter().copied().max().unwrap_or(0));
-    let stages = Suffix::new(counts.len(), costs).stage_states(costs, counts);
+    let s = within.len() as u64;
+    let widest = widest.max(within.iter().copied().max().unwrap_or(0));
+    let lv_min = 2.0 * costs.memory + 2.0 * costs.socket + costs.local;
+    let k = covering::most_trees(costs, widest, incumbent.unwrap_or(f64::INFINITY), lv_min) as u64;
+    let stages = Suffix::new(within.len(), costs).stage_states(costs, within);
     let per_state = s.saturating_mul(k).saturating_add(2 * stages);
     WorkEstimate {
         what: "socket-DP table entries (covering pass and budgets)".into(),
-        units: box_states(counts).saturating_mul(per_state),
+        units: box_states(within).saturating_mul(per_state),
     }
 }
 
@@ -180,8 +201,25 @@ pub fn covering_estimate(costs: &LineClasses, counts: &[u32]) -> WorkEstimate {
 /// values). A caller choosing how large a pass to run (a truncated bound) asks this first, since
 /// a pass that does not fit is refused.
 pub fn covering_fits(costs: &LineClasses, counts: &[u32]) -> bool {
-    table_entries(counts).units <= MAX_TABLE_ENTRIES
-        && covering_estimate(costs, counts).units <= MAX_FOREST_ENTRIES as u64
+    covering_fits_within(
+        costs,
+        counts,
+        counts.iter().copied().max().unwrap_or(0),
+        None,
+    )
+}
+
+/// [`covering_fits`] for a pass over the box `within` whose groups may hold `widest` trees, cut
+/// at `incumbent` ([`covering_estimate_within`]).
+pub fn covering_fits_within(
+    costs: &LineClasses,
+    within: &[u32],
+    widest: u32,
+    incumbent: Option<f64>,
+) -> bool {
+    table_entries(within).units <= MAX_TABLE_ENTRIES
+        && covering_estimate_within(costs, within, widest, incumbent).units
+            <= MAX_FOREST_ENTRIES as u64
 }
 
 /// The up-front size of [`optimal`] for this objective: [`covering_estimate`] under
@@ -1539,14 +1577,16 @@ impl MinPass {
     /// The entries of the forward tables and the budgets for these counts and this incumbent:
     /// states × (S·K + 2·R) (R the reachable suffix states of all node stages,
     /// [`Suffix::stage_states`]).
-    fn entries(table: &SocketTable, counts: &[u32], incumbent: f64) -> u64 {
+    /// `widest` is the most nodes one unit of the request holds (`counts`' own widest unit, or
+    /// more for a clip of the request), which bounds K.
+    fn entries(table: &SocketTable, counts: &[u32], widest: u32, incumbent: f64) -> u64 {
         if counts.iter().any(|&c| c > covering::MAX_UNIT_NODES) {
             return u64::MAX;
         }
         let s_count = table.radix.len() as u64;
         let stages = table.suffix().stage_states(&table.costs, counts);
         let (lv_min, _) = table.parent_level();
-        let k = covering::most_trees(&table.costs, counts, incumbent, lv_min) as u64;
+        let k = covering::most_trees(&table.costs, widest, incumbent, lv_min) as u64;
         let per_state = s_count.saturating_mul(k).saturating_add(2 * stages);
         (table.ranges_len() as u64).saturating_mul(per_state)
     }
@@ -1565,7 +1605,8 @@ impl MinPass {
         allowance: u64,
         deadline: &Deadline,
     ) -> Result<Self, NotBuilt> {
-        let entries = Self::entries(table, counts, incumbent);
+        let widest = counts.iter().copied().max().unwrap_or(0);
+        let entries = Self::entries(table, counts, widest, incumbent);
         if entries > MAX_FOREST_ENTRIES as u64 {
             return Err(NotBuilt::TooLarge(entries));
         }
@@ -1573,6 +1614,7 @@ impl MinPass {
         let mut covered = covering::cover(
             &table.costs,
             counts,
+            widest,
             root,
             root_total,
             incumbent,
@@ -1968,13 +2010,17 @@ pub fn optimal(
 }
 
 /// The covering pass alone ([`covering`]) over the box `counts` with the root on `root` and
-/// whole trees of `root_total` nodes, cut at `incumbent` (offset included), after the checks
-/// its callers need: `Ok(None)` when the deadline passed first, a budget refusal when its tables are over the work budget
+/// whole trees of `root_total` nodes, cut at `incumbent` (offset included), its groups holding
+/// at most `widest` trees (the widest unit of the request: of `counts` itself, or more when the
+/// box is a clip of the request), after the checks its callers need: `Ok(None)` when the
+/// deadline passed first, a budget refusal when its tables are over the work budget
 /// ([`covering_estimate`]) or over [`MAX_FOREST_ENTRIES`], or when its corner pairs passed
 /// [`POINTS_PER_BUDGET_UNIT`] × the budget.
+#[allow(clippy::too_many_arguments)]
 fn covered(
     costs: &LineClasses,
     counts: &[u32],
+    widest: u32,
     root: u32,
     root_total: usize,
     incumbent: f64,
@@ -1992,10 +2038,16 @@ fn covered(
             counts: counts.to_vec(),
         });
     }
-    limits.check(&covering_estimate(costs, counts))?;
+    let widest = widest.max(counts.iter().copied().max().unwrap_or(0));
+    limits.check(&covering_estimate_within(
+        costs,
+        counts,
+        widest,
+        Some(incumbent).filter(|i| i.is_finite()),
+    ))?;
     check_table_entries(counts)?;
     let table = SocketTable::shell(costs, counts, None);
-    let entries = MinPass::entries(&table, counts, incumbent);
+    let entries = MinPass::entries(&table, counts, widest, incumbent);
     if entries > MAX_FOREST_ENTRIES as u64 {
         return Err(SocketDpError::Budget(crate::limits::BudgetExceeded {
             what: "covering-pass table entries".into(),
@@ -2013,6 +2065,7 @@ fn covered(
     let ran = covering::cover(
         costs,
         counts,
+        widest,
         root as usize,
         root_total,
         incumbent,
@@ -2062,6 +2115,7 @@ pub fn least_min_of_total(
     let Some((table, covered)) = covered(
         costs,
         counts,
+        0,
         root,
         total as usize,
         incumbent,
@@ -2096,11 +2150,61 @@ pub fn covering_bound(
     limits: &Limits,
     progress: &Progress,
 ) -> Result<Option<f64>, SocketDpError> {
+    Ok(
+        clipped_covering_bound(costs, counts, counts, root, incumbent, limits, progress)?
+            .and_then(|c| c.bound),
+    )
+}
+
+/// What one covering pass over a clip gave ([`clipped_covering_bound`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClippedBound {
+    /// The bound (offset included); `None` when no tree covering the clip is within the
+    /// incumbent (+ 1e-6 ns).
+    pub bound: Option<f64>,
+    /// Corner pairs the pass tried (its work; [`POINTS_PER_BUDGET_UNIT`] a budget unit).
+    pub pairs: u64,
+}
+
+/// A certified lower bound (offset included) on the T_min of every tree of the request
+/// `counts` rooted on `root`, from the covering pass over the smaller box `within`
+/// (`within[s] ≤ counts[s]`, and at least 1 wherever `counts[s]` is): T̂(root, within), the
+/// least T_min over the trees that hold at least `within[s]` nodes on every unit s. Every tree of
+/// the request holds `counts[s] ≥ within[s]` there, so it is one of them, provided the pass lets
+/// a group hold as many trees as the request's widest unit (not only the box's), which it does
+/// here. It is the whole-box bound ([`covering_bound`]) when `within` is `counts`, and weaker the
+/// smaller the box (T̂ is non-decreasing in the box), but its tables are the box's: a request
+/// too large for the pass gets a bound from the largest box that fits (docs/cla.md §11,
+/// "Certified lower bound"). `Ok(None)` when the deadline passed first; refused over the work
+/// budget or the memory cap as [`covering_bound`] is, and as [`SocketDpError::Counts`] when the
+/// box is not such a clip of `counts`. The pass's work comes back with the bound, so that a
+/// caller growing its clip can tell what the next one will cost.
+pub fn clipped_covering_bound(
+    costs: &LineClasses,
+    counts: &[u32],
+    within: &[u32],
+    root: u32,
+    incumbent: Option<f64>,
+    limits: &Limits,
+    progress: &Progress,
+) -> Result<Option<ClippedBound>, SocketDpError> {
+    let clips = within.len() == counts.len()
+        && within
+            .iter()
+            .zip(counts)
+            .all(|(&w, &c)| w <= c && (w > 0) == (c > 0));
+    if !clips {
+        return Err(SocketDpError::Counts {
+            counts: within.to_vec(),
+        });
+    }
     let incumbent = incumbent.unwrap_or(f64::INFINITY);
-    let whole_total = counts.iter().map(|&c| c as usize).sum();
+    let whole_total = within.iter().map(|&c| c as usize).sum();
+    let widest = counts.iter().copied().max().unwrap_or(0);
     let Some((table, covered)) = covered(
         costs,
-        counts,
+        within,
+        widest,
         root,
         whole_total,
         incumbent,
@@ -2111,13 +2215,17 @@ pub fn covering_bound(
         return Ok(None);
     };
     let whole = table.ranges_len() - 1;
-    Ok(covered
+    let bound = covered
         .tree
         .get(root as usize)
         .and_then(|t| t.get(whole))
         .copied()
         .filter(|t| t.is_finite() && t + costs.offset() <= incumbent + SLACK)
-        .map(|t| t + costs.offset()))
+        .map(|t| t + costs.offset());
+    Ok(Some(ClippedBound {
+        bound,
+        pairs: covered.pairs,
+    }))
 }
 
 #[cfg(test)]

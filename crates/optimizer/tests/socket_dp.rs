@@ -978,3 +978,122 @@ fn a_free_split_below_its_covering_bound_is_widened() {
     assert!((table.lower_bound().unwrap() - want.min_ns).abs() < 1e-9);
     assert!(table.best(1, &[9, 1], &Objective::Min).is_none());
 }
+
+/// Every count vector of the box `bounds` (odometer order, unit 0 fastest).
+fn every_vector_within(bounds: &[u32]) -> Vec<Vec<u32>> {
+    let mut all = Vec::new();
+    let mut v = vec![0u32; bounds.len()];
+    'odometer: loop {
+        all.push(v.clone());
+        for i in 0..v.len() {
+            v[i] += 1;
+            if v[i] <= bounds[i] {
+                continue 'odometer;
+            }
+            v[i] = 0;
+        }
+        return all;
+    }
+}
+
+/// The bound a stopped fixed-split search reports when the request's own covering pass is too
+/// large (`rooted_trees`' truncated bound): the covering value over a clip `w` of the request
+/// `c` (w ≤ c, at least 1 where c is). Every tree of c holds at least w on every unit, so the
+/// value is at most the exact optimum of c, for every clip; it grows with the clip and is the
+/// request's own covering value at w = c. Checked against the exact search on the E5-2660 (every
+/// request within 4 × 4 and 3 × 3 × 3, every root, every clip) and with L3 domains as units
+/// (2 sockets × 2 domains, requests within [2, 2, 2, 2]).
+///
+/// By hand, [8, 8] rooted on socket 0 clipped to [1, 1] (R_L 2.3, R_R 35, R_Q 94, R_I 70 ns):
+/// the trees holding a node on each socket; the cheapest is the root with one child on socket 1,
+/// T_min = R_L + 2 R_I + R_L + R_Q + R_Q = 2.3 + 140 + 2.3 + 94 + 94 = 332.6 ns (a local child
+/// first adds R_R + R_R around a subtree that already costs this much).
+#[test]
+fn a_clipped_box_bounds_every_tree_of_the_request() {
+    let unlimited = Limits {
+        time_limit: None,
+        work_budget: u64::MAX,
+    };
+    let quiet = Progress::none();
+    let sandy_classes: LineClasses = sandy().into();
+    let by_hand = socket_dp::clipped_covering_bound(
+        &sandy_classes,
+        &[8, 8],
+        &[1, 1],
+        0,
+        None,
+        &unlimited,
+        &quiet,
+    )
+    .unwrap()
+    .unwrap()
+    .bound
+    .unwrap();
+    assert!((by_hand - 332.6).abs() < 1e-9, "{by_hand}");
+    // Not a clip: more than the request, or empty where the request has threads.
+    for within in [[9u32, 1], [0, 8], [8, 0]] {
+        assert!(socket_dp::clipped_covering_bound(
+            &sandy_classes,
+            &[8, 8],
+            &within,
+            0,
+            None,
+            &unlimited,
+            &quiet,
+        )
+        .is_err());
+    }
+
+    for (classes, bounds) in [
+        (sandy_classes, vec![4u32, 4]),
+        (sandy_classes, vec![3, 3, 3]),
+        (LineClasses::from(chiplet(2)), vec![2, 2, 2, 2]),
+    ] {
+        let all = every_vector_within(&bounds);
+        for counts in all.iter().filter(|c| c.iter().sum::<u32>() >= 2) {
+            for root in (0..counts.len() as u32).filter(|&r| counts[r as usize] > 0) {
+                let exact = exact_min(&classes, counts, root, None).cost.min_ns;
+                let clips: Vec<&Vec<u32>> = all
+                    .iter()
+                    .filter(|w| {
+                        w.iter()
+                            .zip(counts)
+                            .all(|(&w, &c)| w <= c && (w > 0) == (c > 0))
+                    })
+                    .collect();
+                let bound_of = |w: &[u32]| {
+                    socket_dp::clipped_covering_bound(
+                        &classes, counts, w, root, None, &unlimited, &quiet,
+                    )
+                    .unwrap()
+                    .unwrap()
+                    .bound
+                    .unwrap()
+                };
+                let bounds_by_clip: Vec<f64> = clips.iter().map(|w| bound_of(w)).collect();
+                for (w, &b) in clips.iter().zip(&bounds_by_clip) {
+                    assert!(
+                        b <= exact + 1e-9,
+                        "{counts:?} root {root} clip {w:?}: {b} > {exact}"
+                    );
+                    for (w2, &b2) in clips.iter().zip(&bounds_by_clip) {
+                        if w.iter().zip(w2.iter()).all(|(a, b)| a <= b) {
+                            assert!(
+                                b <= b2 + 1e-9,
+                                "{counts:?} root {root}: {w:?} {b} > {w2:?} {b2}"
+                            );
+                        }
+                    }
+                }
+                let own =
+                    socket_dp::covering_bound(&classes, counts, root, None, &unlimited, &quiet)
+                        .unwrap()
+                        .unwrap();
+                assert!(
+                    (bound_of(counts) - own).abs() < 1e-9,
+                    "{counts:?} root {root}"
+                );
+            }
+        }
+    }
+}

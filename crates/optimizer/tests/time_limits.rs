@@ -424,3 +424,55 @@ fn a_raised_budget_never_ranks_a_worse_tree_than_the_default_budget() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A fixed split whose covering pass is over the budget is bounded by the covering value of the
+/// largest clip of its box that fits (`rooted_trees`' truncated bound): 4 × 4 threads on the
+/// four-socket machine, a work budget of twice the tables of the box 3 × 3 × 3 × 3 (the refusal
+/// path may spend half the budget on its bound; the request's own box, 5⁴ = 625 count vectors
+/// against 4⁴ = 256, is over it, so the exact search is refused and the clip is 3 per socket;
+/// raising the root's socket to 4 would be 5 · 4³ = 320 vectors, over it too). The reported
+/// bound is then exactly that clip's covering value, below the optimum (the exact search with
+/// the budget lifted) and above the recurrences' bound, which is all a refused search had
+/// before, and the gap is the stopgap tree's distance to it.
+#[test]
+fn a_refused_fixed_split_is_bounded_by_the_largest_clip_that_fits() {
+    let classes: LineClasses = e5_4650().into();
+    let counts = [4u32, 4, 4, 4];
+    let clip = [3u32, 3, 3, 3];
+    let affordable = socket_dp::covering_estimate_within(&classes, &clip, 4, None).units;
+    assert!(
+        socket_dp::covering_estimate_within(&classes, &[4, 3, 3, 3], 4, None).units > affordable
+    );
+    assert!(socket_dp::covering_estimate(&classes, &counts).units > 2 * affordable);
+    let unlimited = Limits {
+        time_limit: None,
+        work_budget: u64::MAX,
+    };
+    let quiet = Progress::none();
+    let clipped =
+        socket_dp::clipped_covering_bound(&classes, &counts, &clip, 0, None, &unlimited, &quiet)
+            .unwrap()
+            .unwrap()
+            .bound
+            .unwrap();
+    let s = space(&counts, 0);
+    let exact = run(&s, &Objective::Min, None, u64::MAX);
+    assert_eq!(exact.exactness, Exactness::Exact);
+    let refused = run(&s, &Objective::Min, None, 2 * affordable);
+    let (stopped, lb, gap) = certificate(&refused);
+    assert!(
+        matches!(stopped, StopReason::WorkBudget { .. }),
+        "{stopped:?}"
+    );
+    assert!((lb - clipped).abs() < 1e-9, "bound {lb}, clip's {clipped}");
+    assert!(
+        lb <= exact.cost.min_ns + 1e-9,
+        "{lb} over {}",
+        exact.cost.min_ns
+    );
+    let recurrences = socket_dp::lower_bound(&classes, 16, 4)
+        .max(socket_dp::lower_bound_by_height(&classes, 16, &counts).unwrap());
+    assert!(lb > recurrences + 1.0, "{lb} vs {recurrences}");
+    let expected_gap = (refused.cost.min_ns - lb) / lb * 100.0;
+    assert!((gap - expected_gap).abs() < 1e-3, "{gap} vs {expected_gap}");
+}

@@ -8,6 +8,11 @@
 //! group's `min (M + (k − 1)·R_R)` and every node stage of the parent module's DP. These are the
 //! tables the backward pass (`MinPass::backward`) reads.
 //!
+//! The box may also be a *clip* of a request too large for these tables (every unit at most
+//! the request's count): its whole-box value then bounds the request, whose trees all cover the
+//! clip, provided a group may hold as many trees as the request's widest unit (`widest` of
+//! [`cover`], not the box's).
+//!
 //! ## Why it is right
 //! Every tree that holds exactly c covers c, so **T̂ ≤ T**, the exact least T_min over trees of
 //! exactly c: a certified lower bound at the request, and a sound forward table for the backward
@@ -274,14 +279,12 @@ pub(super) struct Covered {
 
 /// The most trees a group may hold under `incumbent` (offset included), as `MinPass` counts
 /// them: a group of k trees costs its parent at least lv_min + (k − 1)·R_R above its slowest
-/// child, and a unit of N nodes roots at most N of them.
-pub(super) fn most_trees(
-    costs: &LineClasses,
-    counts: &[u32],
-    incumbent: f64,
-    lv_min: f64,
-) -> usize {
-    let widest = counts.iter().copied().max().unwrap_or(0) as usize;
+/// child, and a unit of N nodes roots at most N of them, so at most `widest` (the most nodes
+/// one unit of the request holds; for a pass over a smaller box than the request, the
+/// request's, not the box's: a group of the request's trees may have more children on a unit
+/// than the box has room for there).
+pub(super) fn most_trees(costs: &LineClasses, widest: u32, incumbent: f64, lv_min: f64) -> usize {
+    let widest = widest as usize;
     let room = (incumbent + super::SLACK - costs.offset() - lv_min) / costs.socket;
     if room.is_finite() && room >= 0.0 {
         (room.floor() as usize + 1).min(widest).max(1)
@@ -292,7 +295,9 @@ pub(super) fn most_trees(
     }
 }
 
-/// The covering pass for one request: the box `counts` (units), the root's unit, the node count
+/// The covering pass for one request: the box `counts` (units), the most nodes one unit of the
+/// request holds (`widest`, which bounds a group's trees: the box's widest unit, or more when
+/// the box is a clip of the request, [`most_trees`]), the root's unit, the node count
 /// `root_total` of a whole tree (the box's total for a fixed split; the threads for a free
 /// split, whose whole trees are read at every count vector of that total), the incumbent
 /// (T_min of a known tree, offset included; `∞` for none) and `lv_min`, the least a parent's
@@ -302,6 +307,7 @@ pub(super) fn most_trees(
 pub(super) fn cover(
     costs: &LineClasses,
     counts: &[u32],
+    widest: u32,
     root: usize,
     root_total: usize,
     incumbent: f64,
@@ -324,7 +330,7 @@ pub(super) fn cover(
     // the whole request; a group's value M + (k − 1)·R_R is below a parent's level.
     let top = incumbent + super::SLACK - costs.offset();
     let cap_child = top - lv_min;
-    let k_max = most_trees(costs, counts, incumbent, lv_min);
+    let k_max = most_trees(costs, widest, incumbent, lv_min);
     // A node stage on a unit other than the root's belongs to a proper subtree, which has a
     // parent above it. On the root's unit a partial stage (above stage 0) may be the root's own,
     // whatever its children cover so far; a finished one (stage 0) is the root's only where its
