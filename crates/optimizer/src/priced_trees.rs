@@ -929,8 +929,10 @@ fn descend(
             }));
         // The neighbourhood in chunks, in order: the first chunk with a better neighbour moves
         // to the best of that chunk, so a neighbourhood larger than the budget still improves.
+        // A chunk holds whole trees, so it is shorter for large ones (its memory bounded).
+        let per_chunk = (CHUNK_NODES / parents.len().max(1)).clamp(1, MOVES_PER_CHUNK);
         loop {
-            let chunk: Vec<Params> = moves.by_ref().take(MOVES_PER_CHUNK).collect();
+            let chunk: Vec<Params> = moves.by_ref().take(per_chunk).collect();
             if chunk.is_empty() {
                 break;
             }
@@ -979,6 +981,12 @@ fn descend(
 
 /// Neighbours priced at once by [`improve`] before it decides whether to move.
 const MOVES_PER_CHUNK: usize = 256;
+
+/// The most tree nodes one chunk of neighbours holds (each a tree of three `n`-entry vectors:
+/// parents, sockets, domains, 16 bytes a node; 2²² nodes: 64 MB): from 16,384 threads a chunk has fewer than
+/// [`MOVES_PER_CHUNK`] neighbours, down to one. Before, 256 neighbours of a million-thread tree
+/// took 3.1 GB (`bcast -m sandy-bridge-e5-2660 --threads 1000000 --extrapolate`, docs/perf.md).
+const CHUNK_NODES: usize = 1 << 22;
 
 /// Trees per parallel batch of the exhaustive pass.
 const TREES_PER_BATCH: usize = 16;
