@@ -83,7 +83,8 @@ class Sweep:
 
     def to_dicts(self) -> List[Dict[str, Any]]:
         """The rows as dicts (machine, collective, state, threads, size_bytes, algorithm,
-        params, t_min_ns, t_max_ns, [throughput_bytes_per_s], score, winner)."""
+        params, t_min_ns, t_max_ns, [throughput_bytes_per_s], score, winner, exact,
+        [gap_percent])."""
     def to_json(self) -> str:
         """The rows as a JSON array."""
     @property

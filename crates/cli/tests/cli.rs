@@ -1430,3 +1430,84 @@ fn a_search_no_budget_can_admit_says_so_instead_of_asking_for_more_budget() {
         }
     }
 }
+
+#[test]
+fn sweep_rows_say_whether_each_best_is_proven_and_its_gap() {
+    // A sweep row's proof is the one tuning its point alone gives: `exact`, and where that is
+    // false the certified `gap_percent` (graph-priced barriers on the E5-2660 are not proven
+    // from a few threads on: 15–17 threads here). CSV has them as its last two columns; the
+    // text table adds a proof column only when some row is not exact.
+    let sweep_json = stdout_of(&[
+        "sweep",
+        "-m",
+        "sandy-bridge-e5-2660",
+        "-c",
+        "barrier",
+        "-n",
+        "3..=17",
+        "--format",
+        "json",
+    ]);
+    let doc: serde_json::Value = serde_json::from_str(&sweep_json).unwrap();
+    let rows = doc["rows"].as_array().unwrap();
+    let mut not_exact = 0;
+    for n in [3u32, 8, 15, 16, 17] {
+        let row = rows
+            .iter()
+            .find(|r| r["threads"] == n && r["winner"] == true)
+            .unwrap();
+        let alone: serde_json::Value = serde_json::from_str(&stdout_of(&[
+            "barrier",
+            "-m",
+            "sandy-bridge-e5-2660",
+            "-n",
+            &n.to_string(),
+            "--format",
+            "json",
+        ]))
+        .unwrap();
+        assert_eq!(row["algorithm"], alone["algorithm"], "{n}");
+        assert_eq!(row["exact"], alone["exact"], "{n}: {row}");
+        assert_eq!(row["gap_percent"], alone["gap_percent"], "{n}: {row}");
+        not_exact += usize::from(row["exact"] == false);
+    }
+    assert!(not_exact >= 3, "15–17 threads are not proven: {sweep_json}");
+    assert_eq!(
+        doc["stats"]["not_exact"].as_u64().unwrap() as usize,
+        rows.iter()
+            .filter(|r| r["winner"] == true && r["exact"] == false)
+            .count()
+    );
+    let csv = stdout_of(&[
+        "sweep",
+        "-m",
+        "sandy-bridge-e5-2660",
+        "-c",
+        "barrier",
+        "-n",
+        "16..=17",
+        "--format",
+        "csv",
+    ]);
+    let mut lines = csv.lines();
+    assert!(lines.next().unwrap().ends_with(",winner,exact,gap_percent"));
+    for (line, row) in lines.zip(
+        rows.iter()
+            .filter(|r| r["threads"] == 16 || r["threads"] == 17),
+    ) {
+        let gap = row["gap_percent"].as_f64().unwrap();
+        assert!(line.ends_with(&format!(",false,{gap}")), "{line} vs {row}");
+    }
+    let text = stdout_of(&[
+        "sweep",
+        "-m",
+        "sandy-bridge-e5-2660",
+        "-c",
+        "barrier",
+        "-n",
+        "16..=17",
+    ]);
+    assert!(text.contains("proof") && text.contains("≤ "), "{text}");
+    let all_exact = stdout_of(&["sweep", "-m", "xeon-phi", "-c", "bcast", "-n", "2..=8"]);
+    assert!(!all_exact.contains("proof"), "{all_exact}");
+}

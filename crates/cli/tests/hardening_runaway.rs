@@ -222,7 +222,10 @@ fn peak_kib(args: &[&str]) -> Option<(u64, Option<i32>)> {
         if let Some(exit) = child.try_wait().unwrap() {
             return peak.map(|p| (p, exit.code()));
         }
-        assert!(started.elapsed() < Duration::from_secs(120), "{args:?}: no exit");
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "{args:?}: no exit"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
 }

@@ -39,7 +39,7 @@
 //! assert_eq!(rows[2].params.to_string(), "m=4 r=3"); // seed 000, Table B.2
 //! ```
 
-use crate::limits::{Deadline, Progress, StopReason, WorkEstimate};
+use crate::limits::{Deadline, Exactness, Progress, StopReason, WorkEstimate};
 use crate::objective::Objective;
 use crate::report::round3;
 use crate::search::SearchOptions;
@@ -77,6 +77,12 @@ pub struct Row {
     pub score: f64,
     /// Whether this is the best algorithm at this point (among the algorithms swept).
     pub winner: bool,
+    /// Whether this algorithm's best is proven optimal (its search completed).
+    pub exact: bool,
+    /// When it is not: how far above the optimum it may be at most, in percent of a certified
+    /// lower bound on the optimal score (rounded to 1e-3), where the search gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap_percent: Option<f64>,
 }
 
 fn display<T: std::fmt::Display, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
@@ -431,6 +437,11 @@ impl<'m> Sweep<'m> {
                     throughput_bytes_per_s: best.cost.throughput_bytes_per_s.map(round3),
                     score: best.score,
                     winner: a.algorithm == winner,
+                    exact: a.exactness.is_exact(),
+                    gap_percent: match a.exactness {
+                        Exactness::Bounded { gap_percent, .. } => gap_percent.map(round3),
+                        Exactness::Exact => None,
+                    },
                 })
             })
             .collect();

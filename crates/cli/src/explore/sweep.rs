@@ -166,6 +166,11 @@ fn sweep_text(machine: &Machine, args: &SweepArgs, rows: &[Row], stats: &SweepSt
     if throughput {
         let _ = write!(out, " {:>12}", "[MB/s]");
     }
+    // Only when some best is not proven optimal: how far from the optimum it may be.
+    let proofs = rows.iter().any(|r| !r.exact);
+    if proofs {
+        let _ = write!(out, " {:>10}", "proof");
+    }
     let _ = writeln!(out, "  best");
     for r in rows {
         let _ = write!(out, "{:>7} {:>10} ", r.threads, r.size_bytes);
@@ -188,6 +193,9 @@ fn sweep_text(machine: &Machine, args: &SweepArgs, rows: &[Row], stats: &SweepSt
                 .throughput_bytes_per_s
                 .map_or("-".to_string(), |t| format!("{:.1}", t / 1e6));
             let _ = write!(out, " {tp:>12}");
+        }
+        if proofs {
+            let _ = write!(out, " {:>10}", super::proof_text(r));
         }
         let _ = writeln!(out, "  {}", if r.winner { "*" } else { "" });
     }
