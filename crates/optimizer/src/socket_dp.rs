@@ -1616,7 +1616,7 @@ impl MinPass {
             counts,
             widest,
             root,
-            root_total,
+            covering::WholeTrees::Exactly(root_total),
             incumbent,
             lv_min,
             allowance,
@@ -2010,7 +2010,7 @@ pub fn optimal(
 }
 
 /// The covering pass alone ([`covering`]) over the box `counts` with the root on `root` and
-/// whole trees of `root_total` nodes, cut at `incumbent` (offset included), its groups holding
+/// whole trees where `root_total` says, cut at `incumbent` (offset included), its groups holding
 /// at most `widest` trees (the widest unit of the request: of `counts` itself, or more when the
 /// box is a clip of the request), after the checks its callers need: `Ok(None)` when the
 /// deadline passed first, a budget refusal when its tables are over the work budget
@@ -2022,7 +2022,7 @@ fn covered(
     counts: &[u32],
     widest: u32,
     root: u32,
-    root_total: usize,
+    root_total: covering::WholeTrees,
     incumbent: f64,
     limits: &Limits,
     progress: &Progress,
@@ -2117,7 +2117,7 @@ pub fn least_min_of_total(
         counts,
         0,
         root,
-        total as usize,
+        covering::WholeTrees::Exactly(total as usize),
         incumbent,
         limits,
         progress,
@@ -2135,6 +2135,68 @@ pub fn least_min_of_total(
         .filter_map(|c| covered.tree.get(r).and_then(|t| t.get(c)).copied())
         .fold(f64::INFINITY, f64::min);
     Ok(least.is_finite().then(|| least + costs.offset()))
+}
+
+/// A lower bound (offset included) on the T_min of every tree of every split of a free request
+/// within the box of capacities `capacity` (the root on `root`) whose clip to `within` (every
+/// unit cut to at most `within[s]`, as `within ≤ capacity`) holds at least `total` nodes: the
+/// least covering value over the count vectors of `within` that hold `total` nodes and the
+/// root's unit. Such a tree covers its clip, whose covering value is at least that of every
+/// vector below it (covering values are non-decreasing), and a vector of `total` nodes with the
+/// root's unit lies below every such clip; the pass lets a group hold as many trees as the
+/// widest capacity, and puts the root's caps at every count vector of `total` nodes or more
+/// (where those clips stand). The caller finds a `total` that every split's clip reaches
+/// (`rooted_trees`' truncated bound). `Ok(None)` and refusals as for
+/// [`clipped_covering_bound`].
+#[allow(clippy::too_many_arguments)]
+pub fn least_min_of_clipped_splits(
+    costs: &LineClasses,
+    capacity: &[u32],
+    within: &[u32],
+    total: u32,
+    root: u32,
+    incumbent: Option<f64>,
+    limits: &Limits,
+    progress: &Progress,
+) -> Result<Option<ClippedBound>, SocketDpError> {
+    let clips = within.len() == capacity.len()
+        && within
+            .iter()
+            .zip(capacity)
+            .all(|(&w, &c)| w <= c && (w > 0) == (c > 0));
+    if !clips {
+        return Err(SocketDpError::Counts {
+            counts: within.to_vec(),
+        });
+    }
+    let incumbent = incumbent.unwrap_or(f64::INFINITY);
+    let widest = capacity.iter().copied().max().unwrap_or(0);
+    let Some((table, covered)) = covered(
+        costs,
+        within,
+        widest,
+        root,
+        covering::WholeTrees::AtLeast(total as usize),
+        incumbent,
+        limits,
+        progress,
+    )?
+    else {
+        return Ok(None);
+    };
+    let r = root as usize;
+    let s_count = within.len();
+    let least = (0..table.ranges_len())
+        .filter(|&c| {
+            let v = &table.comps[c * s_count..c * s_count + s_count];
+            v.iter().sum::<u32>() == total && v[r] > 0
+        })
+        .filter_map(|c| covered.tree.get(r).and_then(|t| t.get(c)).copied())
+        .fold(f64::INFINITY, f64::min);
+    Ok(Some(ClippedBound {
+        bound: least.is_finite().then(|| least + costs.offset()),
+        pairs: covered.pairs,
+    }))
 }
 
 /// The covering pass's least T_min (offset included) over every tree and placement of the
@@ -2206,7 +2268,7 @@ pub fn clipped_covering_bound(
         within,
         widest,
         root,
-        whole_total,
+        covering::WholeTrees::Exactly(whole_total),
         incumbent,
         limits,
         progress,

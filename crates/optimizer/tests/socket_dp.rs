@@ -1097,3 +1097,78 @@ fn a_clipped_box_bounds_every_tree_of_the_request() {
         }
     }
 }
+
+/// The bound of a stopped free split (`rooted_trees`' truncated bound): every split c of n
+/// threads within the capacities has a clip min(c, m) holding at least t = min over splits of
+/// Σ min(c_u, m) nodes, so the least covering value over the count vectors of t nodes (root's
+/// unit non-empty) within the box cut to m (`least_min_of_clipped_splits`) is at most the least
+/// exact optimum over every split. Checked against the exact search at every split, every m and
+/// every root, with t the least clipped total found by enumeration, on the E5-2660 (capacities
+/// 4 × 4, n ≤ 8) and with L3 domains as units (2 × 2 domains of 2, n ≤ 8).
+///
+/// By hand, 8 threads on the E5-2660's 4 + 4 rooted on socket 0, m = 1: the only split is
+/// [4, 4], its clip [1, 1] (t = 2); the only vector of 2 nodes is [1, 1], whose covering value
+/// is the root with one child on socket 1, 332.6 ns (`a_clipped_box_bounds_every_tree_of_the_request`).
+#[test]
+fn a_clip_of_every_split_bounds_a_free_split() {
+    let unlimited = Limits {
+        time_limit: None,
+        work_budget: u64::MAX,
+    };
+    let quiet = Progress::none();
+    let by_hand = socket_dp::least_min_of_clipped_splits(
+        &LineClasses::from(sandy()),
+        &[4, 4],
+        &[1, 1],
+        2,
+        0,
+        None,
+        &unlimited,
+        &quiet,
+    )
+    .unwrap()
+    .unwrap()
+    .bound
+    .unwrap();
+    assert!((by_hand - 332.6).abs() < 1e-9, "{by_hand}");
+    for (classes, capacity) in [
+        (LineClasses::from(sandy()), vec![4u32, 4]),
+        (LineClasses::from(chiplet(2)), vec![2, 2, 2, 2]),
+    ] {
+        let all = every_vector_within(&capacity);
+        for n in 2..=8u32 {
+            for root in 0..capacity.len() as u32 {
+                let splits: Vec<&Vec<u32>> = all
+                    .iter()
+                    .filter(|c| c.iter().sum::<u32>() == n && c[root as usize] > 0)
+                    .collect();
+                if splits.is_empty() {
+                    continue;
+                }
+                let optimum = splits
+                    .iter()
+                    .map(|c| exact_min(&classes, c, root, None).cost.min_ns)
+                    .fold(f64::INFINITY, f64::min);
+                for m in 1..=*capacity.iter().max().unwrap() {
+                    let within: Vec<u32> = capacity.iter().map(|&c| c.min(m)).collect();
+                    let total = splits
+                        .iter()
+                        .map(|c| c.iter().map(|&x| x.min(m)).sum::<u32>())
+                        .min()
+                        .unwrap();
+                    let got = socket_dp::least_min_of_clipped_splits(
+                        &classes, &capacity, &within, total, root, None, &unlimited, &quiet,
+                    )
+                    .unwrap()
+                    .unwrap()
+                    .bound
+                    .unwrap();
+                    assert!(
+                        got <= optimum + 1e-9,
+                        "{capacity:?} n {n} root {root} m {m} (t = {total}): {got} > {optimum}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -295,11 +295,37 @@ pub(super) fn most_trees(costs: &LineClasses, widest: u32, incumbent: f64, lv_mi
     }
 }
 
+/// The count vectors at which a whole tree of the request may stand, where the root's caps
+/// (the incumbent itself, not the incumbent less a parent's level) apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum WholeTrees {
+    /// Those of exactly this many nodes: the box's total for a fixed split, the threads for a
+    /// free split (whose whole trees are read at every count vector of that total).
+    Exactly(usize),
+    /// Those of this many nodes or more: a clip of every split of a free request, whose trees
+    /// cover count vectors of different totals, all at least this one.
+    AtLeast(usize),
+}
+
+impl WholeTrees {
+    fn holds(self, total: usize) -> bool {
+        match self {
+            WholeTrees::Exactly(t) => total == t,
+            WholeTrees::AtLeast(t) => total >= t,
+        }
+    }
+
+    fn least(self) -> usize {
+        match self {
+            WholeTrees::Exactly(t) | WholeTrees::AtLeast(t) => t,
+        }
+    }
+}
+
 /// The covering pass for one request: the box `counts` (units), the most nodes one unit of the
 /// request holds (`widest`, which bounds a group's trees: the box's widest unit, or more when
-/// the box is a clip of the request, [`most_trees`]), the root's unit, the node count
-/// `root_total` of a whole tree (the box's total for a fixed split; the threads for a free
-/// split, whose whole trees are read at every count vector of that total), the incumbent
+/// the box is a clip of the request, [`most_trees`]), the root's unit, where whole trees stand
+/// (`root_total`, [`WholeTrees`]), the incumbent
 /// (T_min of a known tree, offset included; `∞` for none) and `lv_min`, the least a parent's
 /// level adds above a child (2 R_I + 2 R_R + R_L). Stops at the deadline or past `allowance`
 /// corner pairs.
@@ -309,7 +335,7 @@ pub(super) fn cover(
     counts: &[u32],
     widest: u32,
     root: usize,
-    root_total: usize,
+    root_total: WholeTrees,
     incumbent: f64,
     lv_min: f64,
     allowance: u64,
@@ -335,15 +361,15 @@ pub(super) fn cover(
     // parent above it. On the root's unit a partial stage (above stage 0) may be the root's own,
     // whatever its children cover so far; a finished one (stage 0) is the root's only where its
     // children cover a whole tree less the root (or, clipped, a whole tree): `root_total − 1`
-    // nodes or more. A subtree on the root's unit is a whole tree where it holds `root_total`.
+    // nodes or more. A subtree on the root's unit is a whole tree where `root_total` says.
     let totals: Vec<usize> = (0..states)
         .map(|idx| (0..s_count).map(|s| grid.component(idx, s)).sum())
         .collect();
-    let whole_tree = |sigma: usize, idx: usize| sigma == root && totals[idx] == root_total;
+    let whole_tree = |sigma: usize, idx: usize| sigma == root && root_total.holds(totals[idx]);
     let cap_node = |sigma: usize, stage: usize| {
         let totals = &totals;
         move |idx: usize| {
-            if sigma == root && (stage > 0 || totals[idx] + 1 >= root_total) {
+            if sigma == root && (stage > 0 || totals[idx] + 1 >= root_total.least()) {
                 top
             } else {
                 cap_child
