@@ -2125,8 +2125,20 @@ pub fn least_min_of_total(
     else {
         return Ok(None);
     };
+    Ok(least_at_total(&table, &covered, root, total).map(|t| t + costs.offset()))
+}
+
+/// The least covering value of the trees rooted on `root` over the count vectors of the table
+/// that hold `total` nodes and a node on the root's unit (without the offset); `None` where
+/// none is finite.
+fn least_at_total(
+    table: &SocketTable,
+    covered: &covering::Covered,
+    root: u32,
+    total: u32,
+) -> Option<f64> {
     let r = root as usize;
-    let s_count = counts.len();
+    let s_count = table.radix.len();
     let least = (0..table.ranges_len())
         .filter(|&c| {
             let v = &table.comps[c * s_count..c * s_count + s_count];
@@ -2134,7 +2146,25 @@ pub fn least_min_of_total(
         })
         .filter_map(|c| covered.tree.get(r).and_then(|t| t.get(c)).copied())
         .fold(f64::INFINITY, f64::min);
-    Ok(least.is_finite().then(|| least + costs.offset()))
+    least.is_finite().then_some(least)
+}
+
+/// Refuse a box `within` that is not a clip of `counts`: as many units, each at most its
+/// count, and empty exactly where `counts` is (a pass whose box leaves a used unit empty
+/// could not place a node there).
+fn check_clip(within: &[u32], counts: &[u32]) -> Result<(), SocketDpError> {
+    let clips = within.len() == counts.len()
+        && within
+            .iter()
+            .zip(counts)
+            .all(|(&w, &c)| w <= c && (w > 0) == (c > 0));
+    if clips {
+        Ok(())
+    } else {
+        Err(SocketDpError::Counts {
+            counts: within.to_vec(),
+        })
+    }
 }
 
 /// A lower bound (offset included) on the T_min of every tree of every split of a free request
@@ -2159,16 +2189,7 @@ pub fn least_min_of_clipped_splits(
     limits: &Limits,
     progress: &Progress,
 ) -> Result<Option<ClippedBound>, SocketDpError> {
-    let clips = within.len() == capacity.len()
-        && within
-            .iter()
-            .zip(capacity)
-            .all(|(&w, &c)| w <= c && (w > 0) == (c > 0));
-    if !clips {
-        return Err(SocketDpError::Counts {
-            counts: within.to_vec(),
-        });
-    }
+    check_clip(within, capacity)?;
     let incumbent = incumbent.unwrap_or(f64::INFINITY);
     let widest = capacity.iter().copied().max().unwrap_or(0);
     let Some((table, covered)) = covered(
@@ -2184,17 +2205,8 @@ pub fn least_min_of_clipped_splits(
     else {
         return Ok(None);
     };
-    let r = root as usize;
-    let s_count = within.len();
-    let least = (0..table.ranges_len())
-        .filter(|&c| {
-            let v = &table.comps[c * s_count..c * s_count + s_count];
-            v.iter().sum::<u32>() == total && v[r] > 0
-        })
-        .filter_map(|c| covered.tree.get(r).and_then(|t| t.get(c)).copied())
-        .fold(f64::INFINITY, f64::min);
     Ok(Some(ClippedBound {
-        bound: least.is_finite().then(|| least + costs.offset()),
+        bound: least_at_total(&table, &covered, root, total).map(|t| t + costs.offset()),
         pairs: covered.pairs,
     }))
 }
@@ -2250,16 +2262,7 @@ pub fn clipped_covering_bound(
     limits: &Limits,
     progress: &Progress,
 ) -> Result<Option<ClippedBound>, SocketDpError> {
-    let clips = within.len() == counts.len()
-        && within
-            .iter()
-            .zip(counts)
-            .all(|(&w, &c)| w <= c && (w > 0) == (c > 0));
-    if !clips {
-        return Err(SocketDpError::Counts {
-            counts: within.to_vec(),
-        });
-    }
+    check_clip(within, counts)?;
     let incumbent = incumbent.unwrap_or(f64::INFINITY);
     let whole_total = within.iter().map(|&c| c as usize).sum();
     let widest = counts.iter().copied().max().unwrap_or(0);
