@@ -1758,13 +1758,14 @@ fn search_covers(space: &RootedTreeSpace, counts: &[u32], objective: &Objective)
 ///   but a pass's work (corner pairs) is not known before it runs, and the largest clip's may
 ///   be over the share (two sockets of 2,048 threads). So the passes run smallest clip first,
 ///   from one node per unit, at every fourfold growth of the count vectors, and stop at the
-///   first that fails, or when the next is predicted over the share ([`CLIP_WORK_GROWTH`]);
+///   first that fails, or when the next is predicted over the share ([`growing_passes`]);
 ///   the bound is the last completed pass's. Each pass may take the whole share, so at most
 ///   twice the share is spent.
 ///   Measured (docs/perf.md): 48 threads on six L3 domains of eight, the bound 575.8 → 1,254.3
 ///   ns (the clip 5 × 5 × 5 × 5 × 5 × 4), the gap 130.1 → 5.6 %.
 /// - *A free split* (`counts` is a box of capacities holding more than the `n` threads), first
-///   a clip of every split at once: cut every unit to the largest m whose tables fit; every
+///   a clip of every split at once: cut every unit to m (growing passes up to the largest m
+///   whose tables fit, as for a fixed split, [`growing_passes`]); every
 ///   split c of n has a clip min(c, m) of at least t nodes ([`least_clipped_total`]), and every
 ///   tree of c covers its clip, which lies above some count vector of t nodes (the root's unit
 ///   non-empty), so the least covering value over those vectors
@@ -1872,43 +1873,19 @@ fn truncated_bound(
         clips.insert(0, box_of(1));
         clips.push(last);
         clips.dedup();
-        let allowance = affordable.saturating_mul(socket_dp::POINTS_PER_BUDGET_UNIT);
-        let (mut spent, mut best, mut previous) = (0u64, None::<f64>, None::<(f64, u64)>);
-        for clip in clips {
-            if let Some((last_states, last_pairs)) = previous {
-                let predicted =
-                    last_pairs as f64 * (states(&clip) / last_states).powf(CLIP_WORK_GROWTH);
-                if spent as f64 + predicted > allowance as f64 {
-                    break;
-                }
-            }
-            // Each pass may take the whole share (its tables fit it); together they stop
-            // at the first pass past it, so at most twice the share is spent.
-            let limits = Limits {
-                work_budget: affordable,
-                ..ctl.remaining()
-            };
-            let Ok(Some(pass)) = socket_dp::clipped_covering_bound(
+        return growing_passes(&clips, affordable, |clip| {
+            socket_dp::clipped_covering_bound(
                 &classes,
                 counts,
-                &clip,
+                clip,
                 root_socket,
                 incumbent,
                 &limits,
                 ctl.progress,
-            ) else {
-                break;
-            };
-            spent = spent.saturating_add(pass.pairs);
-            if let Some(b) = pass.bound {
-                best = Some(best.map_or(b, |a| a.max(b)));
-            }
-            if spent >= allowance {
-                break;
-            }
-            previous = Some((states(&clip), pass.pairs.max(1)));
-        }
-        return best;
+            )
+            .ok()
+            .flatten()
+        });
     }
     // A free split: first a clip of every split at once, then (when it cannot run) a box read
     // at a smaller total.
@@ -1918,22 +1895,48 @@ fn truncated_bound(
             && socket_dp::covering_estimate_within(&classes, b, widest, incumbent).units
                 <= affordable
     };
-    if let Some(m) = largest(1, &fits_clip) {
-        let total = least_clipped_total(counts, n, m);
-        if total >= 2 {
-            let clipped = socket_dp::least_min_of_clipped_splits(
+    if let Some(m_max) = largest(1, &fits_clip) {
+        // Every unit cut to m = 1, 2, …, m_max, a pass at every fourfold growth of the count
+        // vectors and the last, as for a fixed split.
+        let states = |b: &[u32]| b.iter().map(|&c| f64::from(c) + 1.0).product::<f64>();
+        let last_states = states(&box_of(m_max));
+        let mut cuts: Vec<u32> = Vec::new();
+        let mut passed = 0.0f64;
+        // A cut whose clips may hold a single node bounds nothing.
+        for m in (1..m_max).filter(|&m| least_clipped_total(counts, n, m) >= 2) {
+            let here = states(&box_of(m));
+            if here >= 4.0 * passed && 4.0 * here <= last_states {
+                cuts.push(m);
+                passed = here;
+            }
+        }
+        cuts.push(m_max);
+        let boxes: Vec<Vec<u32>> = cuts.iter().map(|&m| box_of(m)).collect();
+        let clipped = growing_passes(&boxes, affordable, |within| {
+            // The box is every capacity cut to m, so m is its widest unit.
+            let m = within.iter().copied().max().unwrap_or(0);
+            let total = least_clipped_total(counts, n, m);
+            if total < 2 {
+                return Some(socket_dp::ClippedBound {
+                    bound: None,
+                    pairs: 0,
+                });
+            }
+            socket_dp::least_min_of_clipped_splits(
                 &classes,
                 counts,
-                &box_of(m),
+                within,
                 total,
                 root_socket,
                 incumbent,
                 &limits,
                 ctl.progress,
-            );
-            if let Ok(Some(socket_dp::ClippedBound { bound: Some(b), .. })) = clipped {
-                return Some(b);
-            }
+            )
+            .ok()
+            .flatten()
+        });
+        if clipped.is_some() {
+            return clipped;
         }
     }
     let fits = |b: &[u32]| {
@@ -1952,6 +1955,43 @@ fn truncated_bound(
     )
     .ok()
     .flatten()
+}
+
+/// Covering passes over `boxes`, smallest first (`run` gives a pass's bound and work, `None`
+/// when it did not complete), the best bound of those that completed: each pass's work tells
+/// what the next will cost (× its growth in count vectors^[`CLIP_WORK_GROWTH`]), and a pass
+/// predicted past `affordable` work units in all is not started; the passes stop at the first
+/// that fails or once their work reaches it. Each pass may itself take `affordable`, so at most
+/// twice that is spent.
+fn growing_passes(
+    boxes: &[Vec<u32>],
+    affordable: u64,
+    mut run: impl FnMut(&[u32]) -> Option<socket_dp::ClippedBound>,
+) -> Option<f64> {
+    let allowance = affordable.saturating_mul(socket_dp::POINTS_PER_BUDGET_UNIT);
+    let states = |b: &[u32]| b.iter().map(|&c| f64::from(c) + 1.0).product::<f64>();
+    let (mut spent, mut best, mut previous) = (0u64, None::<f64>, None::<(f64, u64)>);
+    for within in boxes {
+        if let Some((last_states, last_pairs)) = previous {
+            let predicted =
+                last_pairs as f64 * (states(within) / last_states).powf(CLIP_WORK_GROWTH);
+            if spent as f64 + predicted > allowance as f64 {
+                break;
+            }
+        }
+        let Some(pass) = run(within) else {
+            break;
+        };
+        spent = spent.saturating_add(pass.pairs);
+        if let Some(b) = pass.bound {
+            best = Some(best.map_or(b, |a: f64| a.max(b)));
+        }
+        if spent >= allowance {
+            break;
+        }
+        previous = Some((states(within), pass.pairs.max(1)));
+    }
+    best
 }
 
 /// A lower bound on Σ_u min(c_u, m) over every split c of `n` threads within `capacity`

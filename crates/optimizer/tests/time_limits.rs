@@ -476,3 +476,54 @@ fn a_refused_fixed_split_is_bounded_by_the_largest_clip_that_fits() {
     let expected_gap = (refused.cost.min_ns - lb) / lb * 100.0;
     assert!((gap - expected_gap).abs() < 1e-3, "{gap} vs {expected_gap}");
 }
+
+/// The same for a free split (`--placement optimal`): 10 threads anywhere on four sockets of 4,
+/// the budget twice the tables of the capacities cut to 3 per socket, so the exact search over
+/// the box 4⁴ is refused while one clip of every split runs. Every split of 10 threads has a
+/// clip to 3 per socket of at least 10 · 3/4 → 8 nodes (`least_clipped_total`), so the reported
+/// bound is at most the best split's optimum (the exact search with the budget lifted), and it
+/// is above the recurrences' bound.
+#[test]
+fn a_refused_free_split_is_bounded_by_a_clip_of_every_split() {
+    let classes: LineClasses = e5_4650().into();
+    let affordable = socket_dp::covering_estimate_within(&classes, &[3, 3, 3, 3], 4, None).units;
+    assert!(socket_dp::covering_estimate(&classes, &[4, 4, 4, 4]).units > 2 * affordable);
+    let mut s = space(&[4, 4, 2, 0], 0);
+    s.capacity = Some(vec![4, 4, 4, 4]);
+    let exact = run(&s, &Objective::Min, None, u64::MAX);
+    assert_eq!(exact.exactness, Exactness::Exact);
+    let refused = run(&s, &Objective::Min, None, 2 * affordable);
+    let (stopped, lb, _) = certificate(&refused);
+    assert!(
+        matches!(stopped, StopReason::WorkBudget { .. }),
+        "{stopped:?}"
+    );
+    assert!(
+        lb <= exact.cost.min_ns + 1e-9,
+        "{lb} over {}",
+        exact.cost.min_ns
+    );
+    let recurrences = socket_dp::lower_bound(&classes, 10, 4)
+        .max(socket_dp::lower_bound_by_height(&classes, 10, &[4, 4, 4, 4]).unwrap());
+    assert!(lb > recurrences + 1.0, "{lb} vs {recurrences}");
+    // At least the clip's value at m = 3: the least covering value over vectors of 8 nodes.
+    let unlimited = Limits {
+        time_limit: None,
+        work_budget: u64::MAX,
+    };
+    let at_three = socket_dp::least_min_of_clipped_splits(
+        &classes,
+        &[4, 4, 4, 4],
+        &[3, 3, 3, 3],
+        8,
+        0,
+        None,
+        &unlimited,
+        &Progress::none(),
+    )
+    .unwrap()
+    .unwrap()
+    .bound
+    .unwrap();
+    assert!(lb >= at_three - 1e-9, "{lb} below the clip's {at_three}");
+}
