@@ -1824,14 +1824,16 @@ fn truncated_bound(
         Some(lo)
     };
     let fixed_split = counts.iter().map(|&c| u64::from(c)).sum::<u64>() == u64::from(n);
+    // A clip's tables: its count vectors, a group as wide as the request's widest unit (cut
+    // at the incumbent), within the share.
+    let widest = counts.iter().copied().max().unwrap_or(0);
+    let fits_clip = |b: &[u32]| {
+        socket_dp::covering_fits_within(&classes, b, widest, incumbent)
+            && socket_dp::covering_estimate_within(&classes, b, widest, incumbent).units
+                <= affordable
+    };
     if fixed_split {
-        let widest = counts.iter().copied().max().unwrap_or(0);
-        let fits = |b: &[u32]| {
-            socket_dp::covering_fits_within(&classes, b, widest, incumbent)
-                && socket_dp::covering_estimate_within(&classes, b, widest, incumbent).units
-                    <= affordable
-        };
-        let m = largest(1, &fits)?;
+        let m = largest(1, &fits_clip)?;
         let mut last = box_of(m);
         let order = std::iter::once(root_socket as usize)
             .chain((0..counts.len()).filter(|&u| u != root_socket as usize));
@@ -1839,7 +1841,7 @@ fn truncated_bound(
             let Some(&c) = counts.get(u) else { continue };
             if c > last[u] {
                 last[u] += 1;
-                if !fits(&last) {
+                if !fits_clip(&last) {
                     last[u] -= 1;
                 }
             }
@@ -1889,12 +1891,6 @@ fn truncated_bound(
     }
     // A free split: first a clip of every split at once, then (when it cannot run) a box read
     // at a smaller total.
-    let widest = counts.iter().copied().max().unwrap_or(0);
-    let fits_clip = |b: &[u32]| {
-        socket_dp::covering_fits_within(&classes, b, widest, incumbent)
-            && socket_dp::covering_estimate_within(&classes, b, widest, incumbent).units
-                <= affordable
-    };
     if let Some(m_max) = largest(1, &fits_clip) {
         // Every unit cut to m = 1, 2, …, m_max, a pass at every fourfold growth of the count
         // vectors and the last, as for a fixed split.
