@@ -257,3 +257,33 @@ fn the_local_search_of_a_200000_thread_tree_holds_few_trees_at_once() {
     assert_eq!(code, Some(0));
     assert!(kib < 300 * 1024, "peak {kib} KiB");
 }
+
+#[test]
+fn the_bound_of_a_refused_request_obeys_the_time_limit_across_its_passes() {
+    // A refused request's bound runs covering passes over growing clips of its box
+    // (rooted_trees' truncated bound). Each pass must get the time left when it starts: one
+    // limit fixed before the first gave every later pass the whole limit again, and 48 threads
+    // on the L3 domains of chiplet-2s-4x8-domain-lines with --time-limit 1 ran 2.0 s in a debug
+    // build (1.04 s now; in release 0.17–0.20 s for 0.1). The margin allows a busy machine.
+    let (code, stdout, stderr, took) = modelopt(&[
+        "bcast",
+        "-m",
+        "chiplet-2s-4x8-domain-lines",
+        "--algorithm",
+        "cla-tree",
+        "--threads",
+        "48",
+        "--time-limit",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(took < Duration::from_millis(1600), "{took:?}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["exact"], false, "{stdout}");
+    assert!(
+        json["gap_percent"].as_f64().is_some_and(|g| g < 100.0),
+        "{stdout}"
+    );
+}

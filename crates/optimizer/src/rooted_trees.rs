@@ -1771,7 +1771,7 @@ fn search_covers(space: &RootedTreeSpace, counts: &[u32], objective: &Objective)
 ///   non-empty), so the least covering value over those vectors
 ///   ([`socket_dp::least_min_of_clipped_splits`]) bounds every split. Measured: 48 threads on
 ///   the L3 domains of `chiplet-2s-4x8-domain-lines`, gap 130.0 → 14.1 %.
-///   Where that pass cannot run, the older form: a box of
+///   When no clip's tables fit (for either kind of split), the older form: a box of
 ///   at most m nodes per unit, read at every count vector of m nodes. Removing a leaf never makes
 ///   a tree costlier (every term of the socket-line form is non-decreasing in a group's arrivals
 ///   and count, and a group or a level that disappears only removes terms), so removing leaves
@@ -1801,7 +1801,9 @@ fn truncated_bound(
         return None;
     }
     let classes = space.pricing.line_classes()?;
-    let limits = Limits {
+    // The share, and the time left when a pass starts: a Limits holds a duration, so one made
+    // here would give every later pass the whole of it again.
+    let limits = || Limits {
         work_budget: affordable,
         ..ctl.remaining()
     };
@@ -1832,14 +1834,13 @@ fn truncated_bound(
             && socket_dp::covering_estimate_within(&classes, b, widest, incumbent).units
                 <= affordable
     };
-    if fixed_split {
-        let m = largest(1, &fits_clip)?;
+    let order: Vec<usize> = std::iter::once(root_socket as usize)
+        .chain((0..counts.len()).filter(|&u| u != root_socket as usize))
+        .collect();
+    if let (true, Some(m)) = (fixed_split, largest(1, &fits_clip)) {
         let mut last = box_of(m);
-        let order = std::iter::once(root_socket as usize)
-            .chain((0..counts.len()).filter(|&u| u != root_socket as usize));
-        for u in order {
-            let Some(&c) = counts.get(u) else { continue };
-            if c > last[u] {
+        for &u in &order {
+            if counts.get(u).is_some_and(|&c| c > last[u]) {
                 last[u] += 1;
                 if !fits_clip(&last) {
                     last[u] -= 1;
@@ -1848,67 +1849,45 @@ fn truncated_bound(
         }
         // Smallest clips first, from one node per unit towards `last`, raising units in turn
         // (the root's first) and passing a clip at every fourfold growth of its count vectors
-        // (measured at 48 domain-line threads: 1, 3, 14, 58 ms, then the last in 293 ms):
-        // each pass's work tells what the next will cost, and a pass that would not finish
-        // within what is left is not started.
-        let states = |b: &[u32]| b.iter().map(|&c| f64::from(c) + 1.0).product::<f64>();
-        let mut clips = Vec::new();
+        // (measured at 48 domain-line threads: 1, 3, 14, 58 ms, then the last in 293 ms).
+        let mut clips = vec![box_of(1)];
         let mut clip = box_of(1);
-        let mut passed = states(&clip);
-        let order: Vec<usize> = std::iter::once(root_socket as usize)
-            .chain((0..counts.len()).filter(|&u| u != root_socket as usize))
-            .collect();
         while clip != last {
             for &u in &order {
                 if clip[u] < last[u] {
                     clip[u] += 1;
-                    if states(&clip) >= 4.0 * passed && clip != last {
+                    if count_vectors(&clip) >= 4.0 * clips.last().map_or(0.0, |c| count_vectors(c))
+                    {
                         clips.push(clip.clone());
-                        passed = states(&clip);
                     }
                 }
             }
         }
-        // No pass just below the last: it would cost nearly as much and bound less.
-        let last_states = states(&last);
-        clips.retain(|c| 4.0 * states(c) <= last_states);
-        clips.insert(0, box_of(1));
-        clips.push(last);
-        clips.dedup();
-        return growing_passes(&clips, affordable, |clip| {
+        return growing_passes(&pass_plan(clips, last), affordable, |clip| {
             socket_dp::clipped_covering_bound(
                 &classes,
                 counts,
                 clip,
                 root_socket,
                 incumbent,
-                &limits,
+                &limits(),
                 ctl.progress,
             )
             .ok()
             .flatten()
         });
     }
-    // A free split: first a clip of every split at once, then (when it cannot run) a box read
-    // at a smaller total.
-    if let Some(m_max) = largest(1, &fits_clip) {
-        // Every unit cut to m = 1, 2, …, m_max, a pass at every fourfold growth of the count
-        // vectors and the last, as for a fixed split.
-        let states = |b: &[u32]| b.iter().map(|&c| f64::from(c) + 1.0).product::<f64>();
-        let last_states = states(&box_of(m_max));
-        let mut cuts: Vec<u32> = Vec::new();
-        let mut passed = 0.0f64;
-        // A cut whose clips may hold a single node bounds nothing.
+    // A free split: a clip of every split at once, every unit cut to m = 1, 2, …, m_max (a
+    // cut whose clips may hold a single node bounds nothing).
+    if let (false, Some(m_max)) = (fixed_split, largest(1, &fits_clip)) {
+        let mut cuts: Vec<Vec<u32>> = Vec::new();
         for m in (1..m_max).filter(|&m| least_clipped_total(counts, n, m) >= 2) {
-            let here = states(&box_of(m));
-            if here >= 4.0 * passed && 4.0 * here <= last_states {
-                cuts.push(m);
-                passed = here;
+            let here = box_of(m);
+            if count_vectors(&here) >= 4.0 * cuts.last().map_or(0.0, |c| count_vectors(c)) {
+                cuts.push(here);
             }
         }
-        cuts.push(m_max);
-        let boxes: Vec<Vec<u32>> = cuts.iter().map(|&m| box_of(m)).collect();
-        let clipped = growing_passes(&boxes, affordable, |within| {
+        return growing_passes(&pass_plan(cuts, box_of(m_max)), affordable, |within| {
             // The box is every capacity cut to m, so m is its widest unit.
             let m = within.iter().copied().max().unwrap_or(0);
             let total = least_clipped_total(counts, n, m);
@@ -1925,16 +1904,14 @@ fn truncated_bound(
                 total,
                 root_socket,
                 incumbent,
-                &limits,
+                &limits(),
                 ctl.progress,
             )
             .ok()
             .flatten()
         });
-        if clipped.is_some() {
-            return clipped;
-        }
     }
+    // No clip fits: a box of m ≥ 2 nodes per unit, read at a smaller total.
     let fits = |b: &[u32]| {
         socket_dp::covering_fits(&classes, b)
             && socket_dp::covering_estimate(&classes, b).units <= affordable
@@ -1946,11 +1923,27 @@ fn truncated_bound(
         m,
         root_socket,
         incumbent,
-        &limits,
+        &limits(),
         ctl.progress,
     )
     .ok()
     .flatten()
+}
+
+/// The count vectors of a box (f64: only compared and divided).
+fn count_vectors(b: &[u32]) -> f64 {
+    b.iter().map(|&c| f64::from(c) + 1.0).product()
+}
+
+/// The boxes [`growing_passes`] runs: `steps` (growing), without those within a fourth of
+/// `last`'s count vectors (a pass just below the last costs nearly as much and bounds less),
+/// then `last`.
+fn pass_plan(mut steps: Vec<Vec<u32>>, last: Vec<u32>) -> Vec<Vec<u32>> {
+    let last_states = count_vectors(&last);
+    steps.retain(|b| 4.0 * count_vectors(b) <= last_states);
+    steps.push(last);
+    steps.dedup();
+    steps
 }
 
 /// Covering passes over `boxes`, smallest first (`run` gives a pass's bound and work, `None`
@@ -1965,12 +1958,11 @@ fn growing_passes(
     mut run: impl FnMut(&[u32]) -> Option<socket_dp::ClippedBound>,
 ) -> Option<f64> {
     let allowance = affordable.saturating_mul(socket_dp::POINTS_PER_BUDGET_UNIT);
-    let states = |b: &[u32]| b.iter().map(|&c| f64::from(c) + 1.0).product::<f64>();
     let (mut spent, mut best, mut previous) = (0u64, None::<f64>, None::<(f64, u64)>);
     for within in boxes {
         if let Some((last_states, last_pairs)) = previous {
             let predicted =
-                last_pairs as f64 * (states(within) / last_states).powf(CLIP_WORK_GROWTH);
+                last_pairs as f64 * (count_vectors(within) / last_states).powf(CLIP_WORK_GROWTH);
             if spent as f64 + predicted > allowance as f64 {
                 break;
             }
@@ -1985,7 +1977,7 @@ fn growing_passes(
         if spent >= allowance {
             break;
         }
-        previous = Some((states(within), pass.pairs.max(1)));
+        previous = Some((count_vectors(within), pass.pairs.max(1)));
     }
     best
 }
