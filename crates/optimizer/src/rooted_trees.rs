@@ -1328,8 +1328,8 @@ fn split_stopgaps(
         }
     }
     ctl.progress.finish();
-    let least_min = trees.iter().map(|t| t.cost.min_ns).reduce(f64::min);
-    let bound = stopgap_bound(space, box_counts, root_socket, ctl, share, least_min)?;
+    let least = trees.iter().map(|t| t.score(objective)).reduce(f64::min);
+    let bound = stopgap_bound(space, box_counts, root_socket, objective, ctl, share, least)?;
     Ok((trees, bound))
 }
 
@@ -1564,9 +1564,10 @@ fn fallback(
         space,
         counts,
         root_socket,
+        objective,
         ctl,
         ctl.limits.work_budget / TRUNCATED_SHARE,
-        Some(tree.cost.min_ns),
+        Some(tree.score(objective)),
     )?;
     Ok(tree.answer(objective, reason, bound))
 }
@@ -1708,6 +1709,7 @@ fn stopgap_bound(
     space: &RootedTreeSpace,
     counts: &[u32],
     root_socket: u32,
+    objective: &Objective,
     ctl: &Control,
     share: u64,
     incumbent: Option<f64>,
@@ -1715,7 +1717,16 @@ fn stopgap_bound(
     let n = space.threads;
     let bound = recurrence_bound(space, counts)?;
     Ok(
-        match truncated_bound(space, counts, n, root_socket, ctl, share, incumbent) {
+        match truncated_bound(
+            space,
+            counts,
+            n,
+            root_socket,
+            objective,
+            ctl,
+            share,
+            incumbent,
+        ) {
             Some(b) => bound.max(b),
             None => bound,
         },
@@ -1788,11 +1799,13 @@ fn search_covers(space: &RootedTreeSpace, counts: &[u32], objective: &Objective)
 /// `incumbent`: the least T_min (offset included) of the request's stopgap trees, real trees of
 /// n nodes within `counts`. The value sought is at most it, so it cuts the covering pass without
 /// changing the bound (about half the time at 4 × 16).
+#[allow(clippy::too_many_arguments)]
 fn truncated_bound(
     space: &RootedTreeSpace,
     counts: &[u32],
     n: u32,
     root_socket: u32,
+    objective: &Objective,
     ctl: &Control,
     affordable: u64,
     incumbent: Option<f64>,
@@ -1830,8 +1843,8 @@ fn truncated_bound(
     // at the incumbent), within the share.
     let widest = counts.iter().copied().max().unwrap_or(0);
     let fits_clip = |b: &[u32]| {
-        socket_dp::covering_fits_within(&classes, b, widest, incumbent)
-            && socket_dp::covering_estimate_within(&classes, b, widest, incumbent).units
+        socket_dp::covering_fits_within(&classes, objective, b, widest, incumbent)
+            && socket_dp::covering_estimate_within(&classes, objective, b, widest, incumbent).units
                 <= affordable
     };
     let order: Vec<usize> = std::iter::once(root_socket as usize)
@@ -1866,6 +1879,7 @@ fn truncated_bound(
         return growing_passes(&pass_plan(clips, last), affordable, |clip| {
             socket_dp::clipped_covering_bound(
                 &classes,
+                objective,
                 counts,
                 clip,
                 root_socket,
@@ -1897,8 +1911,9 @@ fn truncated_bound(
                     pairs: 0,
                 });
             }
-            socket_dp::least_min_of_clipped_splits(
+            socket_dp::least_score_of_clipped_splits(
                 &classes,
+                objective,
                 counts,
                 within,
                 total,
@@ -1917,8 +1932,9 @@ fn truncated_bound(
             && socket_dp::covering_estimate(&classes, b).units <= affordable
     };
     let m = largest(2, &fits)?;
-    socket_dp::least_min_of_total(
+    socket_dp::least_score_of_total(
         &classes,
+        objective,
         &box_of(m),
         m,
         root_socket,
@@ -2081,9 +2097,10 @@ fn socket_optimum(
             space,
             counts,
             root_socket,
+            objective,
             ctl,
             stopgap_share(ctl.limits),
-            Some(stopgap.cost.min_ns),
+            Some(stopgap.score(objective)),
         )?),
         _ => None,
     };
@@ -2116,9 +2133,10 @@ fn socket_optimum(
                         space,
                         counts,
                         root_socket,
+                        objective,
                         ctl,
                         ctl.limits.work_budget / TRUNCATED_SHARE,
-                        Some(stopgap.cost.min_ns),
+                        Some(stopgap.score(objective)),
                     )?;
                     early.map_or(late, |b| b.max(late))
                 }

@@ -50,7 +50,7 @@
 //!
 //! ## Time limits
 //! Every pass checks the deadline at least once per state (or per covering function), and
-//! the covering pass counts its corner pairs against the work budget. [`least_min_of_total`]
+//! the covering pass counts its corner pairs against the work budget. [`least_score_of_total`]
 //! reads the covering tables of the box, so it answers only when the covering pass completed.
 //! A pass whose deadline has passed before it starts allocates nothing.
 //!
@@ -160,6 +160,7 @@ fn check_table_entries(counts: &[u32]) -> Result<(), SocketDpError> {
 pub fn covering_estimate(costs: &LineClasses, counts: &[u32]) -> WorkEstimate {
     covering_estimate_within(
         costs,
+        &Objective::Min,
         counts,
         counts.iter().copied().max().unwrap_or(0),
         None,
@@ -173,6 +174,7 @@ pub fn covering_estimate(costs: &LineClasses, counts: &[u32]) -> WorkEstimate {
 /// too): K is then often far below `widest` (two sockets of 2,048 threads: a few dozen).
 pub fn covering_estimate_within(
     costs: &LineClasses,
+    objective: &Objective,
     within: &[u32],
     widest: u32,
     incumbent: Option<f64>,
@@ -186,8 +188,8 @@ pub fn covering_estimate_within(
     }
     let s = within.len() as u64;
     let widest = widest.max(within.iter().copied().max().unwrap_or(0));
-    let lv_min = 2.0 * costs.memory + 2.0 * costs.socket + costs.local;
-    let k = covering::most_trees(costs, widest, incumbent.unwrap_or(f64::INFINITY), lv_min) as u64;
+    let prices = covering::Prices::of(objective);
+    let k = covering::most_trees(costs, &prices, widest, incumbent.unwrap_or(f64::INFINITY)) as u64;
     let stages = Suffix::new(within.len(), costs).stage_states(costs, within);
     let per_state = s.saturating_mul(k).saturating_add(2 * stages);
     WorkEstimate {
@@ -203,22 +205,24 @@ pub fn covering_estimate_within(
 pub fn covering_fits(costs: &LineClasses, counts: &[u32]) -> bool {
     covering_fits_within(
         costs,
+        &Objective::Min,
         counts,
         counts.iter().copied().max().unwrap_or(0),
         None,
     )
 }
 
-/// [`covering_fits`] for a pass over the box `within` whose groups may hold `widest` trees, cut
-/// at `incumbent` ([`covering_estimate_within`]).
+/// [`covering_fits`] for a pass bounding `objective`'s score over the box `within` whose groups
+/// may hold `widest` trees, cut at `incumbent` ([`covering_estimate_within`]).
 pub fn covering_fits_within(
     costs: &LineClasses,
+    objective: &Objective,
     within: &[u32],
     widest: u32,
     incumbent: Option<f64>,
 ) -> bool {
     table_entries(within).units <= MAX_TABLE_ENTRIES
-        && covering_estimate_within(costs, within, widest, incumbent).units
+        && covering_estimate_within(costs, objective, within, widest, incumbent).units
             <= MAX_FOREST_ENTRIES as u64
 }
 
@@ -1579,14 +1583,19 @@ impl MinPass {
     /// [`Suffix::stage_states`]).
     /// `widest` is the most nodes one unit of the request holds (`counts`' own widest unit, or
     /// more for a clip of the request), which bounds K.
-    fn entries(table: &SocketTable, counts: &[u32], widest: u32, incumbent: f64) -> u64 {
+    fn entries(
+        table: &SocketTable,
+        prices: &covering::Prices,
+        counts: &[u32],
+        widest: u32,
+        incumbent: f64,
+    ) -> u64 {
         if counts.iter().any(|&c| c > covering::MAX_UNIT_NODES) {
             return u64::MAX;
         }
         let s_count = table.radix.len() as u64;
         let stages = table.suffix().stage_states(&table.costs, counts);
-        let (lv_min, _) = table.parent_level();
-        let k = covering::most_trees(&table.costs, widest, incumbent, lv_min) as u64;
+        let k = covering::most_trees(&table.costs, prices, widest, incumbent) as u64;
         let per_state = s_count.saturating_mul(k).saturating_add(2 * stages);
         (table.ranges_len() as u64).saturating_mul(per_state)
     }
@@ -1606,11 +1615,10 @@ impl MinPass {
         deadline: &Deadline,
     ) -> Result<Self, NotBuilt> {
         let widest = counts.iter().copied().max().unwrap_or(0);
-        let entries = Self::entries(table, counts, widest, incumbent);
+        let entries = Self::entries(table, &covering::Prices::MIN, counts, widest, incumbent);
         if entries > MAX_FOREST_ENTRIES as u64 {
             return Err(NotBuilt::TooLarge(entries));
         }
-        let (lv_min, _) = table.parent_level();
         let mut covered = covering::cover(
             &table.costs,
             counts,
@@ -1618,7 +1626,7 @@ impl MinPass {
             root,
             covering::WholeTrees::Exactly(root_total),
             incumbent,
-            lv_min,
+            &covering::Prices::MIN,
             allowance,
             deadline,
         )
@@ -2019,6 +2027,7 @@ pub fn optimal(
 #[allow(clippy::too_many_arguments)]
 fn covered(
     costs: &LineClasses,
+    objective: &Objective,
     counts: &[u32],
     widest: u32,
     root: u32,
@@ -2041,13 +2050,15 @@ fn covered(
     let widest = widest.max(counts.iter().copied().max().unwrap_or(0));
     limits.check(&covering_estimate_within(
         costs,
+        objective,
         counts,
         widest,
         Some(incumbent).filter(|i| i.is_finite()),
     ))?;
     check_table_entries(counts)?;
     let table = SocketTable::shell(costs, counts, None);
-    let entries = MinPass::entries(&table, counts, widest, incumbent);
+    let prices = covering::Prices::of(objective);
+    let entries = MinPass::entries(&table, &prices, counts, widest, incumbent);
     if entries > MAX_FOREST_ENTRIES as u64 {
         return Err(SocketDpError::Budget(crate::limits::BudgetExceeded {
             what: "covering-pass table entries".into(),
@@ -2060,8 +2071,11 @@ fn covered(
         return Ok(None);
     }
     let allowance = limits.work_budget.saturating_mul(POINTS_PER_BUDGET_UNIT);
-    let (lv_min, _) = table.parent_level();
-    progress.begin("covering pass (least T_min of every count vector)", None);
+    let what = match objective {
+        Objective::Min => "covering pass (least T_min of every count vector)".to_string(),
+        _ => format!("covering pass (least relaxed {objective} score of every count vector)"),
+    };
+    progress.begin(&what, None);
     let ran = covering::cover(
         costs,
         counts,
@@ -2069,7 +2083,7 @@ fn covered(
         root as usize,
         root_total,
         incumbent,
-        lv_min,
+        &prices,
         allowance,
         &deadline,
     );
@@ -2087,7 +2101,8 @@ fn covered(
     }
 }
 
-/// A lower bound (offset included) on the T_min of every tree of exactly `total` nodes with at
+/// A lower bound (offset included) on `objective`'s score (T_min under min; under max and
+/// blends the relaxation of `covering::Prices`) of every tree of exactly `total` nodes with at
 /// most `counts[s]` on each socket s and the root on `root`: the least covering value (the
 /// covering pass, docs/cla.md §11) over the count vectors of the box that hold `total` nodes and
 /// the root's socket. The exact least T_min over those trees is at least this, and equal to it
@@ -2098,12 +2113,14 @@ fn covered(
 /// box never makes it costlier (the argument of `rooted_trees`' truncated bound), so every tree
 /// of more nodes within the box costs at least this.
 ///
-/// `incumbent` (offset included) cuts the pass, which is then faster: the T_min of any tree of
+/// `incumbent` (offset included) cuts the pass, which is then faster: the score of any tree of
 /// `total` or more nodes within the box (e.g. a stopgap tree of a larger request) is at least
 /// the value sought, so the cut never drops it; with an incumbent below it the answer is
 /// `Ok(None)`.
-pub fn least_min_of_total(
+#[allow(clippy::too_many_arguments)]
+pub fn least_score_of_total(
     costs: &LineClasses,
+    objective: &Objective,
     counts: &[u32],
     total: u32,
     root: u32,
@@ -2114,6 +2131,7 @@ pub fn least_min_of_total(
     let incumbent = incumbent.unwrap_or(f64::INFINITY);
     let Some((table, covered)) = covered(
         costs,
+        objective,
         counts,
         0,
         root,
@@ -2167,7 +2185,8 @@ fn check_clip(within: &[u32], counts: &[u32]) -> Result<(), SocketDpError> {
     }
 }
 
-/// A lower bound (offset included) on the T_min of every tree of every split of a free request
+/// A lower bound (offset included) on `objective`'s score (as [`least_score_of_total`]) of
+/// every tree of every split of a free request
 /// within the box of capacities `capacity` (the root on `root`) whose clip to `within` (every
 /// unit cut to at most `within[s]`, as `within ≤ capacity`) holds at least `total` nodes: the
 /// least covering value over the count vectors of `within` that hold `total` nodes and the
@@ -2179,8 +2198,9 @@ fn check_clip(within: &[u32], counts: &[u32]) -> Result<(), SocketDpError> {
 /// (`rooted_trees`' truncated bound). `Ok(None)` and refusals as for
 /// [`clipped_covering_bound`].
 #[allow(clippy::too_many_arguments)]
-pub fn least_min_of_clipped_splits(
+pub fn least_score_of_clipped_splits(
     costs: &LineClasses,
+    objective: &Objective,
     capacity: &[u32],
     within: &[u32],
     total: u32,
@@ -2194,6 +2214,7 @@ pub fn least_min_of_clipped_splits(
     let widest = capacity.iter().copied().max().unwrap_or(0);
     let Some((table, covered)) = covered(
         costs,
+        objective,
         within,
         widest,
         root,
@@ -2224,10 +2245,17 @@ pub fn covering_bound(
     limits: &Limits,
     progress: &Progress,
 ) -> Result<Option<f64>, SocketDpError> {
-    Ok(
-        clipped_covering_bound(costs, counts, counts, root, incumbent, limits, progress)?
-            .and_then(|c| c.bound),
-    )
+    Ok(clipped_covering_bound(
+        costs,
+        &Objective::Min,
+        counts,
+        counts,
+        root,
+        incumbent,
+        limits,
+        progress,
+    )?
+    .and_then(|c| c.bound))
 }
 
 /// What one covering pass over a clip gave ([`clipped_covering_bound`]).
@@ -2240,8 +2268,9 @@ pub struct ClippedBound {
     pub pairs: u64,
 }
 
-/// A certified lower bound (offset included) on the T_min of every tree of the request
-/// `counts` rooted on `root`, from the covering pass over the smaller box `within`
+/// A certified lower bound (offset included) on `objective`'s score (T_min under min; under max
+/// and blends a relaxation of it, docs/cla.md §11 "Bounds under max and blends") of every tree
+/// of the request `counts` rooted on `root`, from the covering pass over the smaller box `within`
 /// (`within[s] ≤ counts[s]`, and at least 1 wherever `counts[s]` is): T̂(root, within), the
 /// least T_min over the trees that hold at least `within[s]` nodes on every unit s. Every tree of
 /// the request holds `counts[s] ≥ within[s]` there, so it is one of them, provided the pass lets
@@ -2253,8 +2282,10 @@ pub struct ClippedBound {
 /// budget or the memory cap as [`covering_bound`] is, and as [`SocketDpError::Counts`] when the
 /// box is not such a clip of `counts`. The pass's work comes back with the bound, so that a
 /// caller growing its clip can tell what the next one will cost.
+#[allow(clippy::too_many_arguments)]
 pub fn clipped_covering_bound(
     costs: &LineClasses,
+    objective: &Objective,
     counts: &[u32],
     within: &[u32],
     root: u32,
@@ -2268,6 +2299,7 @@ pub fn clipped_covering_bound(
     let widest = counts.iter().copied().max().unwrap_or(0);
     let Some((table, covered)) = covered(
         costs,
+        objective,
         within,
         widest,
         root,
@@ -2356,8 +2388,9 @@ mod tests {
             time_limit: None,
             work_budget: u64::MAX,
         };
-        let err = least_min_of_total(
+        let err = least_score_of_total(
             &e5_2660(),
+            &Objective::Min,
             &counts,
             20,
             0,

@@ -665,7 +665,7 @@ proptest! {
 
 #[test]
 fn the_least_min_of_a_smaller_total_is_the_least_fixed_split_optimum_and_a_bound() {
-    // least_min_of_total(box, m, root) is the least covering value over the count vectors
+    // least_score_of_total(box, m, root) is the least covering value over the count vectors
     // D ≤ box with |D| = m and the root's socket non-empty: never above the least exact T_min
     // over those D (a covering value is a relaxation), and on these boxes of the E5-2660 equal
     // to it (a relay that makes a larger vector cheaper, as at [9, 1] → [9, 2] rooted on socket
@@ -699,15 +699,24 @@ fn the_least_min_of_a_smaller_total_is_the_least_fixed_split_optimum_and_a_bound
         let total_max: u32 = bounds.iter().sum();
         let whole = exact(&bounds);
         for m in 2..total_max {
-            let least =
-                socket_dp::least_min_of_total(&classes, &bounds, m, root, None, &unlimited, &quiet)
-                    .unwrap()
-                    .unwrap();
+            let least = socket_dp::least_score_of_total(
+                &classes,
+                &Objective::Min,
+                &bounds,
+                m,
+                root,
+                None,
+                &unlimited,
+                &quiet,
+            )
+            .unwrap()
+            .unwrap();
             // Cut at the T_min of a real tree of more nodes (the whole box's optimum, as a
             // stopgap tree of a larger request would be): the same value, since it is at most
             // that tree's T_min once leaves are removed down to m nodes.
-            let cut = socket_dp::least_min_of_total(
+            let cut = socket_dp::least_score_of_total(
                 &classes,
+                &Objective::Min,
                 &bounds,
                 m,
                 root,
@@ -1018,6 +1027,7 @@ fn a_clipped_box_bounds_every_tree_of_the_request() {
     let sandy_classes: LineClasses = sandy().into();
     let by_hand = socket_dp::clipped_covering_bound(
         &sandy_classes,
+        &Objective::Min,
         &[8, 8],
         &[1, 1],
         0,
@@ -1034,6 +1044,7 @@ fn a_clipped_box_bounds_every_tree_of_the_request() {
     for within in [[9u32, 1], [0, 8], [8, 0]] {
         assert!(socket_dp::clipped_covering_bound(
             &sandy_classes,
+            &Objective::Min,
             &[8, 8],
             &within,
             0,
@@ -1063,7 +1074,14 @@ fn a_clipped_box_bounds_every_tree_of_the_request() {
                     .collect();
                 let bound_of = |w: &[u32]| {
                     socket_dp::clipped_covering_bound(
-                        &classes, counts, w, root, None, &unlimited, &quiet,
+                        &classes,
+                        &Objective::Min,
+                        counts,
+                        w,
+                        root,
+                        None,
+                        &unlimited,
+                        &quiet,
                     )
                     .unwrap()
                     .unwrap()
@@ -1101,7 +1119,7 @@ fn a_clipped_box_bounds_every_tree_of_the_request() {
 /// The bound of a stopped free split (`rooted_trees`' truncated bound): every split c of n
 /// threads within the capacities has a clip min(c, m) holding at least t = min over splits of
 /// Σ min(c_u, m) nodes, so the least covering value over the count vectors of t nodes (root's
-/// unit non-empty) within the box cut to m (`least_min_of_clipped_splits`) is at most the least
+/// unit non-empty) within the box cut to m (`least_score_of_clipped_splits`) is at most the least
 /// exact optimum over every split. Checked against the exact search at every split, every m and
 /// every root, with t the least clipped total found by enumeration, on the E5-2660 (capacities
 /// 4 × 4, n ≤ 8) and with L3 domains as units (2 × 2 domains of 2, n ≤ 8).
@@ -1116,8 +1134,9 @@ fn a_clip_of_every_split_bounds_a_free_split() {
         work_budget: u64::MAX,
     };
     let quiet = Progress::none();
-    let by_hand = socket_dp::least_min_of_clipped_splits(
+    let by_hand = socket_dp::least_score_of_clipped_splits(
         &LineClasses::from(sandy()),
+        &Objective::Min,
         &[4, 4],
         &[1, 1],
         2,
@@ -1156,8 +1175,16 @@ fn a_clip_of_every_split_bounds_a_free_split() {
                         .map(|c| c.iter().map(|&x| x.min(m)).sum::<u32>())
                         .min()
                         .unwrap();
-                    let got = socket_dp::least_min_of_clipped_splits(
-                        &classes, &capacity, &within, total, root, None, &unlimited, &quiet,
+                    let got = socket_dp::least_score_of_clipped_splits(
+                        &classes,
+                        &Objective::Min,
+                        &capacity,
+                        &within,
+                        total,
+                        root,
+                        None,
+                        &unlimited,
+                        &quiet,
                     )
                     .unwrap()
                     .unwrap()
@@ -1170,5 +1197,125 @@ fn a_clip_of_every_split_bounds_a_free_split() {
                 }
             }
         }
+    }
+}
+
+/// The exact optimum's score of a request under `objective` (the Pareto pass, unpruned).
+fn exact_score(classes: &LineClasses, counts: &[u32], root: u32, objective: &Objective) -> f64 {
+    let unlimited = Limits {
+        time_limit: None,
+        work_budget: u64::MAX,
+    };
+    let outcome = socket_dp::optimal(
+        classes,
+        counts,
+        root,
+        objective,
+        None,
+        &unlimited,
+        &Progress::none(),
+    )
+    .unwrap();
+    let best = outcome.best.unwrap();
+    keys(objective, &best.cost).0
+}
+
+/// The covering pass under `--objective max` and blends (docs/cla.md §11, "Bounds under max and
+/// blends") prices a relaxation of T_max: each group of a node keeps only its own share of the
+/// node's A_max. Its value over a clip of a request is at most the exact optimum's score, for
+/// every request within `bounds`, every root and the clips of one node per unit and the whole
+/// request; on one socket (no other group to share A with) it is the exact optimum.
+fn check_relaxed_bound(classes: &LineClasses, bounds: &[u32], objectives: &[Objective]) {
+    let unlimited = Limits {
+        time_limit: None,
+        work_budget: u64::MAX,
+    };
+    let quiet = Progress::none();
+    for counts in every_vector_within(bounds)
+        .iter()
+        .filter(|c| c.iter().sum::<u32>() >= 2)
+    {
+        for root in (0..counts.len() as u32).filter(|&r| counts[r as usize] > 0) {
+            for objective in objectives {
+                let exact = exact_score(classes, counts, root, objective);
+                let ones: Vec<u32> = counts.iter().map(|&c| c.min(1)).collect();
+                let mut previous = f64::NEG_INFINITY;
+                for clip in [&ones, counts] {
+                    let b = socket_dp::clipped_covering_bound(
+                        classes, objective, counts, clip, root, None, &unlimited, &quiet,
+                    )
+                    .unwrap()
+                    .unwrap()
+                    .bound
+                    .unwrap();
+                    assert!(
+                        b <= exact + 1e-6,
+                        "{objective} {counts:?} root {root} clip {clip:?}: {b} > {exact}"
+                    );
+                    assert!(b >= previous - 1e-6, "{objective} {counts:?}: not monotone");
+                    previous = b;
+                }
+                if counts.iter().filter(|&&c| c > 0).count() == 1 && *objective == Objective::Max {
+                    assert!(
+                        (previous - exact).abs() < 1e-6,
+                        "{counts:?}: one unit, {previous} ≠ {exact}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// By hand, [8, 8] rooted on socket 0 clipped to [1, 1] on the E5-2660 (R_L 2.3, R_R 35, R_Q 94,
+/// R_I 70, R_QI 107 ns): the cheapest tree holding a node on each socket is the root with one
+/// child on socket 1, one group, whose relaxation is its T_max: A = R_QI + 2·R_Q + R_Q = 389,
+/// the child arrives at A + R_Q + R_L = 485.3, its group adds R_QI + R_Q = 201 (686.3), the
+/// wait R_Q (780.3), and the root's offset R_L: 782.6 ns. Its T_min is 332.6 ns (the test
+/// above), so the blend at w = 0.5 is (332.6 + 782.6) / 2 = 557.6 ns.
+#[test]
+fn a_clipped_box_bounds_every_tree_under_max_and_blends() {
+    let unlimited = Limits {
+        time_limit: None,
+        work_budget: u64::MAX,
+    };
+    let quiet = Progress::none();
+    let sandy_classes: LineClasses = sandy().into();
+    for (objective, want) in [(Objective::Max, 782.6), (Objective::Blend(0.5), 557.6)] {
+        let by_hand = socket_dp::clipped_covering_bound(
+            &sandy_classes,
+            &objective,
+            &[8, 8],
+            &[1, 1],
+            0,
+            None,
+            &unlimited,
+            &quiet,
+        )
+        .unwrap()
+        .unwrap()
+        .bound
+        .unwrap();
+        assert!((by_hand - want).abs() < 1e-9, "{objective}: {by_hand}");
+    }
+    let objectives = [Objective::Max, Objective::Blend(0.5), Objective::Blend(0.1)];
+    check_relaxed_bound(&sandy_classes, &[4, 4], &objectives);
+    check_relaxed_bound(&sandy_classes, &[3, 3, 3], &objectives);
+    check_relaxed_bound(&sandy_classes, &[9], &objectives);
+    check_relaxed_bound(&LineClasses::from(chiplet(2)), &[2, 2, 2, 2], &objectives);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+    /// The same on random machines, with and without L3 domains as units.
+    #[test]
+    fn the_relaxed_max_bound_holds_on_random_machines(
+        c in machines(),
+        d in chiplet_machines(),
+        w in 0.0f64..1.0,
+    ) {
+        let objectives = [Objective::Max, Objective::Blend(w)];
+        check_relaxed_bound(&c.into(), &[3, 3], &objectives);
+        check_relaxed_bound(&c.into(), &[6], &objectives);
+        check_relaxed_bound(&d.into(), &[2, 1, 1, 1], &objectives);
     }
 }

@@ -201,7 +201,7 @@ fn a_stopped_searchs_bound_never_exceeds_the_exact_optimum() {
 
 /// The law the truncated bound rests on: the least T_min over the trees of t nodes within a box
 /// (root on its socket) never decreases with t, since removing a leaf (never the root) never
-/// makes a tree costlier; the covering values it is read from (`least_min_of_total`) keep that
+/// makes a tree costlier; the covering values it is read from (`least_score_of_total`) keep that
 /// order, being non-decreasing in the count vector. So the bound of a smaller total bounds the
 /// request from below. Checked for every t on the box 4 × 4 × 4 × 4 against the covering value of
 /// the whole box.
@@ -219,10 +219,18 @@ fn the_least_min_of_t_nodes_never_decreases_with_t() {
         .unwrap();
     let mut previous = f64::NEG_INFINITY;
     for t in 2..16 {
-        let least =
-            socket_dp::least_min_of_total(&classes, &counts, t, 0, None, &unlimited, &quiet)
-                .unwrap()
-                .unwrap();
+        let least = socket_dp::least_score_of_total(
+            &classes,
+            &Objective::Min,
+            &counts,
+            t,
+            0,
+            None,
+            &unlimited,
+            &quiet,
+        )
+        .unwrap()
+        .unwrap();
         assert!(least >= previous - 1e-9, "t = {t}: {least} < {previous}");
         assert!(least <= whole + 1e-9, "t = {t}: {least} > {whole}");
         previous = least;
@@ -439,9 +447,12 @@ fn a_refused_fixed_split_is_bounded_by_the_largest_clip_that_fits() {
     let classes: LineClasses = e5_4650().into();
     let counts = [4u32, 4, 4, 4];
     let clip = [3u32, 3, 3, 3];
-    let affordable = socket_dp::covering_estimate_within(&classes, &clip, 4, None).units;
+    let affordable =
+        socket_dp::covering_estimate_within(&classes, &Objective::Min, &clip, 4, None).units;
     assert!(
-        socket_dp::covering_estimate_within(&classes, &[4, 3, 3, 3], 4, None).units > affordable
+        socket_dp::covering_estimate_within(&classes, &Objective::Min, &[4, 3, 3, 3], 4, None)
+            .units
+            > affordable
     );
     assert!(socket_dp::covering_estimate(&classes, &counts).units > 2 * affordable);
     let unlimited = Limits {
@@ -449,12 +460,20 @@ fn a_refused_fixed_split_is_bounded_by_the_largest_clip_that_fits() {
         work_budget: u64::MAX,
     };
     let quiet = Progress::none();
-    let clipped =
-        socket_dp::clipped_covering_bound(&classes, &counts, &clip, 0, None, &unlimited, &quiet)
-            .unwrap()
-            .unwrap()
-            .bound
-            .unwrap();
+    let clipped = socket_dp::clipped_covering_bound(
+        &classes,
+        &Objective::Min,
+        &counts,
+        &clip,
+        0,
+        None,
+        &unlimited,
+        &quiet,
+    )
+    .unwrap()
+    .unwrap()
+    .bound
+    .unwrap();
     let s = space(&counts, 0);
     let exact = run(&s, &Objective::Min, None, u64::MAX);
     assert_eq!(exact.exactness, Exactness::Exact);
@@ -486,7 +505,9 @@ fn a_refused_fixed_split_is_bounded_by_the_largest_clip_that_fits() {
 #[test]
 fn a_refused_free_split_is_bounded_by_a_clip_of_every_split() {
     let classes: LineClasses = e5_4650().into();
-    let affordable = socket_dp::covering_estimate_within(&classes, &[3, 3, 3, 3], 4, None).units;
+    let affordable =
+        socket_dp::covering_estimate_within(&classes, &Objective::Min, &[3, 3, 3, 3], 4, None)
+            .units;
     assert!(socket_dp::covering_estimate(&classes, &[4, 4, 4, 4]).units > 2 * affordable);
     let mut s = space(&[4, 4, 2, 0], 0);
     s.capacity = Some(vec![4, 4, 4, 4]);
@@ -511,8 +532,9 @@ fn a_refused_free_split_is_bounded_by_a_clip_of_every_split() {
         time_limit: None,
         work_budget: u64::MAX,
     };
-    let at_three = socket_dp::least_min_of_clipped_splits(
+    let at_three = socket_dp::least_score_of_clipped_splits(
         &classes,
+        &Objective::Min,
         &[4, 4, 4, 4],
         &[3, 3, 3, 3],
         8,

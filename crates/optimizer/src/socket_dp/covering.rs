@@ -1,5 +1,6 @@
 //! The covering pass: the least T_min of every state of the socket DP, from corners
-//! (docs/cla.md §11, "The covering pass").
+//! (docs/cla.md §11, "The covering pass"); or, for a bound under `--objective max` and blends,
+//! the least of a relaxation of the score ([`Prices`]).
 //!
 //! ## What it computes
 //! For every unit σ and count vector c of the box, **T̂(σ, c)**: the least T_min over the rooted
@@ -50,7 +51,8 @@
 
 use super::{relation_index, Suffix, MAX_SOCKETS};
 use crate::limits::Deadline;
-use modelopt_model::placed_tree::LineClasses;
+use crate::objective::Objective;
+use modelopt_model::placed_tree::{LineClasses, UnitRelation};
 
 /// Most nodes one unit of the box may hold: count vectors are stored with `u16` components.
 /// Larger boxes are refused before the pass (their tables would be far over memory anyway).
@@ -170,13 +172,15 @@ impl Grid {
     }
 
     /// Into `out`, every pairwise sum of a corner of `a` (value raised by `shift`) and one of
-    /// `b` (sorted by value), clipped to the box, with the larger value, where it lowers `out`
-    /// and is at most `cap`. Returns (pairs tried, whether `out` changed).
+    /// `b` (sorted by value, raised by `shift_b`), clipped to the box, with the larger value,
+    /// where it lowers `out` and is at most `cap`. Returns (pairs tried, whether `out` changed).
+    #[allow(clippy::too_many_arguments)]
     fn product(
         &self,
         a: &[Corner],
         shift: f64,
         b: &[Corner],
+        shift_b: f64,
         cap: f64,
         out: &mut [f64],
     ) -> (u64, bool) {
@@ -194,11 +198,12 @@ impl Grid {
                 *row = &self.clip[s][x.at[s] as usize..];
             }
             for y in b {
-                if y.value > cap {
+                let vb = y.value + shift_b;
+                if vb > cap {
                     break;
                 }
                 pairs += 1;
-                let v = va.max(y.value);
+                let v = va.max(vb);
                 let mut idx = 0usize;
                 for (row, &c) in rows.iter().zip(&y.at).take(s_count) {
                     idx += row[c as usize] as usize;
@@ -277,15 +282,116 @@ pub(super) struct Covered {
     pub pairs: u64,
 }
 
+/// What the pass's recurrences add: the socket-line form's T_min terms, a relaxation of its
+/// T_max terms, or a blend of the two, for the score of the objective the pass bounds
+/// (docs/cla.md §11, "Bounds under max and blends").
+///
+/// **T_max, relaxed.** A node p on σ whose children on unit s form groups of k_s trees
+/// (slowest M_s) pays, under T_max (`LineClasses`), with x_s = x(σ, s):
+///
+/// T(p) = A + max_s (x_s + R_L + M_s + mem(s, σ) + (2·k_s − 1)·x_s + x_s + W_{>s}),
+/// A = max_t mem(σ, t) + max_t x_t + Σ_t D_t,  D_t = 2·k_t·x_t,
+///
+/// the edge, the group's adds and its wait, then W_{>s} = Σ of x_t over the groups on units
+/// above s (waited after s). A is shared by every group, which a DP over groups one unit at a
+/// time cannot carry whole. Taking the groups in descending unit order (as the node stages do),
+/// with P the units already taken, V_P = max_{t∈P} (mem(σ, t) + x_t + term_t) + Σ_{t∈P} D_t is
+/// at most T(p) once P holds every group (the maxima are at least any one group's terms), and
+/// V_{P∪s} = max(V_P, term'_s + Σ_{t∈P} D_t) + D_s ≥ max(V_P + 2·x_s, term'_s + 2·W_{>s} + D_s),
+/// because every group above holds a tree (D_t ≥ 2·x_t, and Σ_{t∈P} x_t is W_{>s}). So a group
+/// adds, above its slowest child, mem(σ, s) + mem(s, σ) + R_L + 6·x_s + 3·W_{>s} for its first
+/// tree and 4·x_s for each further one, and the stage above it is raised by 2·x_s. Every term
+/// is at most T_max's, and all are non-decreasing in the children's values, so by induction
+/// over the tree the relaxed value of every placed tree is at most its T_max; on one socket it
+/// is T_max itself (2·R_I + R_L + 2·R_R + 4k·R_R per level, §7). What it gives up: the other
+/// groups' fetches and rereads when larger than a group's own, the further trees of groups
+/// above (2·(k_t − 1)·x_t each) and, for the groups below, their shares D_t.
+///
+/// **Blends.** (1 − w)·max(a, b) + w·max(c, d) ≥ max((1 − w)·a + w·c, (1 − w)·b + w·d), so the
+/// recurrence with every term blended is at most the blended score of every tree: the pass
+/// with the blended terms bounds a blend, T_min (w = 0) and T_max (w = 1) being its ends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Prices {
+    /// w: the weight of T_max (0 for T_min).
+    weight: f64,
+}
+
+impl Prices {
+    /// The terms that bound `objective`'s score.
+    pub(super) fn of(objective: &Objective) -> Self {
+        let weight = match *objective {
+            Objective::Min => 0.0,
+            Objective::Max => 1.0,
+            Objective::Blend(w) => w,
+        };
+        Prices { weight }
+    }
+
+    /// The terms of T_min.
+    pub(super) const MIN: Prices = Prices { weight: 0.0 };
+
+    fn blend(&self, min: f64, max: f64) -> f64 {
+        if self.weight == 0.0 {
+            min
+        } else {
+            (1.0 - self.weight) * min + self.weight * max
+        }
+    }
+
+    /// What a group adds per tree past its first, at its least (a parent on the same unit).
+    pub(super) fn slope(&self, costs: &LineClasses) -> f64 {
+        self.blend(costs.socket, 4.0 * costs.socket)
+    }
+
+    /// What a group adds per tree past its first below a parent on a unit of `relation`
+    /// ([`super::relation_index`] order).
+    fn slope_to(&self, costs: &LineClasses, relation: UnitRelation) -> f64 {
+        self.blend(costs.socket, 4.0 * costs.class(relation))
+    }
+
+    /// Whether a group's table depends on its parent's unit (only T_max's slope does).
+    fn per_relation(&self) -> bool {
+        self.weight != 0.0
+    }
+
+    /// A node on `sigma` adding its group on unit `s` (one tree) below the groups above s,
+    /// whose waits sum to `waits`: (what it adds above the group's slowest tree, its wait and
+    /// the waits above included; what it adds to the stage above, T_max's D_s at k = 1).
+    fn stage_shifts(&self, costs: &LineClasses, sigma: u32, s: u32, waits: f64) -> (f64, f64) {
+        let x = costs.transfer(sigma, s);
+        (
+            self.blend(
+                2.0 * costs.memory + costs.local + 2.0 * x + waits,
+                costs.fetch(sigma, s) + costs.fetch(s, sigma) + costs.local + 6.0 * x + 3.0 * waits,
+            ),
+            self.blend(0.0, 2.0 * x),
+        )
+    }
+
+    /// The least a parent's level adds above a child: [`Prices::shift`] at its least.
+    pub(super) fn parent_level(&self, costs: &LineClasses) -> f64 {
+        self.blend(
+            2.0 * costs.memory + 2.0 * costs.socket + costs.local,
+            2.0 * costs.memory + 6.0 * costs.socket + costs.local,
+        )
+    }
+}
+
 /// The most trees a group may hold under `incumbent` (offset included), as `MinPass` counts
-/// them: a group of k trees costs its parent at least lv_min + (k − 1)·R_R above its slowest
-/// child, and a unit of N nodes roots at most N of them, so at most `widest` (the most nodes
-/// one unit of the request holds; for a pass over a smaller box than the request, the
-/// request's, not the box's: a group of the request's trees may have more children on a unit
-/// than the box has room for there).
-pub(super) fn most_trees(costs: &LineClasses, widest: u32, incumbent: f64, lv_min: f64) -> usize {
+/// them: a group of k trees costs its parent at least lv_min + (k − 1)·slope above its slowest
+/// child (`prices`), and a unit of N nodes roots at most N of them, so at most `widest` (the
+/// most nodes one unit of the request holds; for a pass over a smaller box than the request,
+/// the request's, not the box's: a group of the request's trees may have more children on a
+/// unit than the box has room for there).
+pub(super) fn most_trees(
+    costs: &LineClasses,
+    prices: &Prices,
+    widest: u32,
+    incumbent: f64,
+) -> usize {
     let widest = widest as usize;
-    let room = (incumbent + super::SLACK - costs.offset() - lv_min) / costs.socket;
+    let lv_min = prices.parent_level(costs);
+    let room = (incumbent + super::SLACK - costs.offset() - lv_min) / prices.slope(costs);
     if room.is_finite() && room >= 0.0 {
         (room.floor() as usize + 1).min(widest).max(1)
     } else if room < 0.0 {
@@ -326,9 +432,8 @@ impl WholeTrees {
 /// request holds (`widest`, which bounds a group's trees: the box's widest unit, or more when
 /// the box is a clip of the request, [`most_trees`]), the root's unit, where whole trees stand
 /// (`root_total`, [`WholeTrees`]), the incumbent
-/// (T_min of a known tree, offset included; `∞` for none) and `lv_min`, the least a parent's
-/// level adds above a child (2 R_I + 2 R_R + R_L). Stops at the deadline or past `allowance`
-/// corner pairs.
+/// (the score of a known tree under the objective `prices` bound, offset included; `∞` for
+/// none). Stops at the deadline or past `allowance` corner pairs.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn cover(
     costs: &LineClasses,
@@ -337,7 +442,7 @@ pub(super) fn cover(
     root: usize,
     root_total: WholeTrees,
     incumbent: f64,
-    lv_min: f64,
+    prices: &Prices,
     allowance: u64,
     deadline: &Deadline,
 ) -> Result<Covered, CoverStop> {
@@ -350,13 +455,14 @@ pub(super) fn cover(
     // The suffix states each node stage can reach (groups only on units with room): the
     // others are never touched, so their tables are never allocated.
     let slots = suffix.slots(costs, counts);
-    let rr = costs.socket;
+    let rr = prices.slope(costs);
+    let lv_min = prices.parent_level(costs);
     let whole = states - 1;
     // Values here exclude the offset R_L. A finished node is a child unless it is the root of
     // the whole request; a group's value M + (k − 1)·R_R is below a parent's level.
     let top = incumbent + super::SLACK - costs.offset();
     let cap_child = top - lv_min;
-    let k_max = most_trees(costs, widest, incumbent, lv_min);
+    let k_max = most_trees(costs, prices, widest, incumbent);
     // A node stage on a unit other than the root's belongs to a proper subtree, which has a
     // parent above it. On the root's unit a partial stage (above stage 0) may be the root's own,
     // whatever its children cover so far; a finished one (stage 0) is the root's only where its
@@ -446,7 +552,17 @@ pub(super) fn cover(
     let mut forests: Vec<Vec<Stair>> = (0..s_count)
         .map(|_| (2..=k_max).map(|_| Stair::default()).collect())
         .collect();
-    let mut groups: Vec<Stair> = (0..s_count).map(|_| Stair::default()).collect();
+    // One group table per unit, or (T_max, whose slope depends on the parent's unit) one per
+    // relation to the parent.
+    let relations = [
+        UnitRelation::Same,
+        UnitRelation::SameSocket,
+        UnitRelation::OtherSocket,
+    ];
+    let group_kinds = if prices.per_relation() { 3 } else { 1 };
+    let mut groups: Vec<Vec<Stair>> = (0..s_count)
+        .map(|_| (0..group_kinds).map(|_| Stair::default()).collect())
+        .collect();
     let mut nodes: Vec<Vec<Vec<Stair>>> = (0..s_count)
         .map(|_| {
             (0..s_count)
@@ -487,35 +603,38 @@ pub(super) fn cover(
                     &|_| cap_k,
                     false,
                     &mut |f| {
-                        let (p1, c1) = grid.product(&t.fresh, 0.0, before_all, cap_k, f);
-                        let (p2, c2) = grid.product(&t.prev, 0.0, before_fresh, cap_k, f);
+                        let (p1, c1) = grid.product(&t.fresh, 0.0, before_all, 0.0, cap_k, f);
+                        let (p2, c2) = grid.product(&t.prev, 0.0, before_fresh, 0.0, cap_k, f);
                         (p1 + p2, c1 || c2)
                     },
                     &mut pairs,
                 )?;
             }
             let fs = &forests[s];
-            update(
-                &mut groups[s],
-                &|_| cap_child,
-                true,
-                &mut |f| {
-                    let mut changed = false;
-                    let ks = std::iter::once(&trees[s]).chain(fs.iter());
-                    for (k, stair) in ks.enumerate() {
-                        let add = k as f64 * rr;
-                        for c in &stair.fresh {
-                            let v = c.value + add;
-                            if v < f[c.idx as usize] {
-                                f[c.idx as usize] = v;
-                                changed = true;
+            for (kind, group) in groups[s].iter_mut().enumerate() {
+                let slope = prices.slope_to(costs, relations[kind]);
+                update(
+                    group,
+                    &|_| cap_child,
+                    true,
+                    &mut |f| {
+                        let mut changed = false;
+                        let ks = std::iter::once(&trees[s]).chain(fs.iter());
+                        for (k, stair) in ks.enumerate() {
+                            let add = k as f64 * slope;
+                            for c in &stair.fresh {
+                                let v = c.value + add;
+                                if v < f[c.idx as usize] {
+                                    f[c.idx as usize] = v;
+                                    changed = true;
+                                }
                             }
                         }
-                    }
-                    (0, changed)
-                },
-                &mut pairs,
-            )?;
+                        (0, changed)
+                    },
+                    &mut pairs,
+                )?;
+            }
         }
         // Node stages, highest unit first (a group's wait is followed by the waits above it).
         let mut any_new = false;
@@ -526,10 +645,8 @@ pub(super) fn cover(
             for stage in (0..s_count).rev() {
                 let cap = cap_node(sigma, stage);
                 let product_cap = cap(whole);
-                let g = &groups[stage];
-                let x = costs.transfer(sigma as u32, stage as u32);
                 let relation = relation_index(costs.relation(sigma as u32, stage as u32));
-                let base = 2.0 * costs.memory + costs.local + 2.0 * x;
+                let g = &groups[stage][relation.min(group_kinds - 1)];
                 let (lower, upper) = nodes[sigma].split_at_mut(stage + 1);
                 let here = &mut lower[stage];
                 let above: &[Stair] = upper.first().map_or(&past_last, |a| a.as_slice());
@@ -539,10 +656,15 @@ pub(super) fn cover(
                     }
                     // Without a group on this stage's unit the stage above passes as it is; with
                     // one, its term (and the waits above it) joins a state one group smaller.
-                    let adds: Vec<(usize, f64)> = steps[relation]
+                    let adds: Vec<(usize, (f64, f64))> = steps[relation]
                         .iter()
                         .filter(|&&(st, _, _)| st == state)
-                        .map(|&(_, prev, waits)| (prev, base + waits))
+                        .map(|&(_, prev, waits)| {
+                            (
+                                prev,
+                                prices.stage_shifts(costs, sigma as u32, stage as u32, waits),
+                            )
+                        })
                         .collect();
                     let skip = &above[state].fresh;
                     let has_input = !skip.is_empty()
@@ -567,12 +689,18 @@ pub(super) fn cover(
                                     changed = true;
                                 }
                             }
-                            for &(prev, shift) in &adds {
+                            for &(prev, (shift, raise)) in &adds {
                                 let a = &above[prev];
-                                let (p1, c1) =
-                                    grid.product(&g.fresh, shift, &a.corners, product_cap, f);
+                                let (p1, c1) = grid.product(
+                                    &g.fresh,
+                                    shift,
+                                    &a.corners,
+                                    raise,
+                                    product_cap,
+                                    f,
+                                );
                                 let (p2, c2) =
-                                    grid.product(&g.prev, shift, &a.fresh, product_cap, f);
+                                    grid.product(&g.prev, shift, &a.fresh, raise, product_cap, f);
                                 tried += p1 + p2;
                                 changed |= c1 || c2;
                             }
@@ -630,7 +758,11 @@ pub(super) fn cover(
     let mut tree = Vec::with_capacity(s_count);
     let mut forest_tables = Vec::with_capacity(s_count);
     let mut group_min = Vec::with_capacity(s_count);
-    for ((t, fs), g) in trees.into_iter().zip(forests).zip(groups) {
+    for ((t, fs), g) in trees
+        .into_iter()
+        .zip(forests)
+        .zip(groups.into_iter().map(|mut kinds| kinds.swap_remove(0)))
+    {
         let s = tree.len();
         // A table never touched (a unit the box leaves empty, a forest no tree fills) is `∞`.
         let full = |dense: Vec<f64>| {
