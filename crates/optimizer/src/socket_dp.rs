@@ -226,14 +226,24 @@ pub fn covering_fits_within(
             <= MAX_FOREST_ENTRIES as u64
 }
 
-/// The up-front size of [`optimal`] for this objective: [`covering_estimate`] under
-/// [`Objective::Min`], whose Pareto pass keeps only the trees of least T_min, and the
-/// transition pairs of the Pareto pass alone ([`estimate`]) under the others.
+/// The up-front size of [`optimal`] for this objective: the covering pass's
+/// ([`covering_estimate_within`]) under [`Objective::Min`] and [`Objective::Max`], whose Pareto
+/// pass keeps only the points within the budgets that pass gives, and the transition pairs of
+/// the Pareto pass alone ([`estimate`]) under blends.
 pub fn estimate_for(costs: &LineClasses, counts: &[u32], objective: &Objective) -> WorkEstimate {
+    let widest = counts.iter().copied().max().unwrap_or(0);
     match objective {
-        Objective::Min if covering_fits(costs, counts) => covering_estimate(costs, counts),
+        o if scalar_pass(o) && covering_fits_within(costs, o, counts, widest, None) => {
+            covering_estimate_within(costs, o, counts, widest, None)
+        }
         _ => estimate(counts),
     }
+}
+
+/// Whether the exact search under `objective` starts with a scalar pass whose budgets prune its
+/// Pareto pass: T_min under min, the relaxation of T_max (`covering::Prices`) under max.
+fn scalar_pass(objective: &Objective) -> bool {
+    matches!(objective, Objective::Min | Objective::Max)
 }
 
 /// The size of the DP for these counts, in transition pairs (see the module docs), saturating.
@@ -497,12 +507,15 @@ impl SocketTable {
                 counts: counts.to_vec(),
             });
         }
+        // Min and max have a scalar pass (T_min; a relaxation of T_max) whose budgets the
+        // Pareto pass keeps to; a blend has none (its score of a group is not a function of
+        // the group's two maxima).
         let min_request = match (prune, root) {
-            (Some(p), Some(root)) if p.objective == Objective::Min => Some((p, root as usize)),
+            (Some(p), Some(root)) if scalar_pass(&p.objective) => Some((p, root as usize)),
             _ => None,
         };
         match min_request {
-            Some(_) => limits.check(&estimate_for(costs, counts, &Objective::Min))?,
+            Some((p, _)) => limits.check(&estimate_for(costs, counts, &p.objective))?,
             None => limits.check(&estimate(counts))?,
         }
         check_table_entries(counts)?;
@@ -521,10 +534,17 @@ impl SocketTable {
             root_total.map_or_else(|| counts.iter().map(|&c| c as usize).sum(), |n| n as usize);
         let mut scalar = None;
         if let Some((p, root)) = min_request {
-            progress.begin("covering pass (least T_min of every count vector)", None);
+            progress.begin(
+                match p.objective {
+                    Objective::Min => "covering pass (least T_min of every count vector)",
+                    _ => "covering pass (least relaxed T_max of every count vector)",
+                },
+                None,
+            );
             let allowance = limits.work_budget.saturating_mul(POINTS_PER_BUDGET_UNIT);
             let built = MinPass::new(
                 &table,
+                &p.objective,
                 counts,
                 root,
                 whole_total,
@@ -574,34 +594,59 @@ impl SocketTable {
         let least = least_at(&pass, root);
         table.lower_bound = Some(least + offset);
         table.transitions = table.transitions.saturating_add(pass.pairs);
-        // The Pareto pass keeps the points of trees whose T_min fits the roots' budget: first
-        // the covering bound (the optimum wherever the bound is tight, most requests), then, if
-        // no tree is that cheap, the incumbent's T_min, or no budget at all.
-        let (table, filled, pass) =
-            table.pareto_within(pass, root, &roots, least, &deadline, progress)?;
-        let none_fits = filled == Filled::Complete
-            && roots
-                .iter()
-                .all(|&idx| table.trees[root].get(idx).is_empty());
-        let Some(pass) = pass.filter(|_| none_fits) else {
-            return Ok((table, filled));
-        };
-        let mut wider = SocketTable::shell(costs, counts, prune);
-        wider.root_total = root_total;
-        wider.point_cap = table.point_cap;
-        wider.lower_bound = table.lower_bound;
-        wider.transitions = table.transitions;
-        wider.points = table.points;
-        if p.incumbent.is_finite() && p.incumbent - offset > least + SLACK {
-            let budget = p.incumbent - offset;
-            let (wider, filled, _) =
-                wider.pareto_within(*pass, root, &roots, budget, &deadline, progress)?;
-            Ok((wider, filled))
+        // The Pareto pass keeps the points of trees whose score fits the roots' budget: first
+        // the covering bound (the optimum wherever the bound is tight: most requests under
+        // min, many under max), then, while no tree is that cheap, budgets widened towards the
+        // incumbent's score (a sixteenth, a quarter, all of the gap: under max the relaxation
+        // is often a few per cent below the optimum, and a pass costs more the wider its
+        // budget), or no budget at all without an incumbent. A pass within budget B finds
+        // every tree of score ≤ B, so the first that finds one has found the optimum and its
+        // ties.
+        let gap = p.incumbent - offset - least;
+        let mut budgets: Vec<f64> = if gap.is_finite() && gap > SLACK {
+            WIDENING.iter().map(|f| least + f * gap).collect()
         } else {
-            drop(pass);
-            progress.begin("socket DP over count vectors", Some(states as u64));
-            wider.fill_pareto(&deadline, progress)
+            Vec::new()
+        };
+        budgets.insert(0, least);
+        let mut table = table;
+        let mut pass = Some(Box::new(pass));
+        for budget in budgets {
+            let Some(this) = pass.take() else { break };
+            // Fresh tables (and the prune's own incumbent, which a pass lowers to its budget).
+            let (done, filled, back) = table.widened(costs, counts, prune).pareto_within(
+                *this, root, &roots, budget, &deadline, progress,
+            )?;
+            table = done;
+            let none_fits = filled == Filled::Complete
+                && roots
+                    .iter()
+                    .all(|&idx| table.trees[root].get(idx).is_empty());
+            if !none_fits {
+                return Ok((table, filled));
+            }
+            pass = back;
         }
+        drop(pass);
+        let wider = table.widened(costs, counts, prune);
+        if gap.is_finite() && gap > SLACK {
+            // No tree within the incumbent's score (the last budget): none of this box is.
+            return Ok((wider, Filled::Complete));
+        }
+        progress.begin("socket DP over count vectors", Some(states as u64));
+        wider.fill_pareto(&deadline, progress)
+    }
+
+    /// Empty tables for another Pareto pass over the same request, carrying this one's bound,
+    /// work and point count (the passes share one point cap).
+    fn widened(&self, costs: &LineClasses, counts: &[u32], prune: Option<Prune>) -> Self {
+        let mut wider = SocketTable::shell(costs, counts, prune);
+        wider.root_total = self.root_total;
+        wider.point_cap = self.point_cap;
+        wider.lower_bound = self.lower_bound;
+        wider.transitions = self.transitions;
+        wider.points = self.points;
+        wider
     }
 
     /// The backward pass from the budget `budget` (T_min without the offset) of every whole
@@ -696,24 +741,36 @@ impl SocketTable {
     fn dead_group(&self, s: usize, d: usize) -> bool {
         self.budgets
             .as_ref()
-            .is_some_and(|b| b.out_group[s][d] == f64::NEG_INFINITY)
+            .is_some_and(|b| b.out_group[s].iter().all(|g| g[d] == f64::NEG_INFINITY))
     }
 
-    /// Whether a subtree point is over its budget.
-    fn over_tree(&self, sigma: usize, c: usize, min: f64) -> bool {
+    /// Whether a subtree point (T_min, T_max) is over its budget (of its T_min, or under max
+    /// of its T_max).
+    fn over_tree(&self, sigma: usize, c: usize, min: f64, max: f64) -> bool {
         self.budgets
             .as_ref()
-            .is_some_and(|b| min > b.out_tree[sigma][c] + SLACK)
+            .is_some_and(|b| b.score(min, max) > b.out_tree[sigma][c] + SLACK)
     }
 
-    /// Whether a forest point (latest T_min `m`, `k` trees) is over its budget.
-    fn over_group(&self, s: usize, d: usize, m: f64, k: u32) -> bool {
+    /// Whether a forest point (latest T_min `mmin` and T_max `mmax`, `k` trees) is over its
+    /// budget: the budget is the group's, its latest value and k − 1 slopes, under every
+    /// parent (a group table per relation to the parent under max).
+    fn over_group(&self, s: usize, d: usize, mmin: f64, mmax: f64, k: u32) -> bool {
         self.budgets.as_ref().is_some_and(|b| {
-            m + f64::from(k.saturating_sub(1)) * self.costs.socket > b.out_group[s][d] + SLACK
+            let further = f64::from(k.saturating_sub(1));
+            let value = b.score(mmin, mmax);
+            b.out_group[s].iter().enumerate().all(|(kind, budget)| {
+                let slope = b
+                    .prices
+                    .slope_to(&self.costs, covering::Prices::kind_relation(kind));
+                value + further * slope > budget[d] + SLACK
+            })
         })
     }
 
-    /// Whether a partial node point is over its budget.
+    /// Whether a partial node point is over its budget. Under max only a stage no tree of the
+    /// request reaches is: the relaxed value of a partial node (`covering::Prices`) is not a
+    /// function of the point's fields.
     fn over_node(&self, sigma: usize, stage: usize, r: usize, p: &PPoint) -> bool {
         self.budgets.as_ref().is_some_and(|b| {
             let st = self
@@ -721,9 +778,13 @@ impl SocketTable {
                 .encode(p.far.into(), p.near.into(), p.local.into());
             // A state the stage cannot reach has no budget (no tree of the request is there).
             let slots = &b.slots[sigma][stage];
-            slots
-                .of(st)
-                .is_none_or(|i| p.tmin > b.out_nodes[sigma][stage][r * slots.width() + i] + SLACK)
+            slots.of(st).is_none_or(|i| {
+                let budget = b.out_nodes[sigma][stage][r * slots.width() + i];
+                match b.objective {
+                    Objective::Min => p.tmin > budget + SLACK,
+                    _ => budget == f64::NEG_INFINITY,
+                }
+            })
         })
     }
 
@@ -939,7 +1000,7 @@ impl SocketTable {
                         (0.0, 0.0)
                     };
                     if self.hopeless(p.tmin + up_min, max + up_max)
-                        || self.over_tree(sigma, c, p.tmin)
+                        || self.over_tree(sigma, c, p.tmin, max)
                     {
                         continue;
                     }
@@ -974,7 +1035,7 @@ impl SocketTable {
                 continue;
             }
             for (i, t) in self.trees[s].get(d).iter().enumerate() {
-                if self.over_group(s, d, t.min, 1) {
+                if self.over_group(s, d, t.min, t.max, 1) {
                     continue;
                 }
                 insert_g(
@@ -1019,7 +1080,13 @@ impl SocketTable {
                         if self.hopeless(
                             t.min.max(g.mmin) + lv_min + (k - 1.0) * rr,
                             t.max.max(g.mmax) + lv_max + (4.0 * k - 4.0) * rr,
-                        ) || self.over_group(s, d, t.min.max(g.mmin), g.k + 1)
+                        ) || self.over_group(
+                            s,
+                            d,
+                            t.min.max(g.mmin),
+                            t.max.max(g.mmax),
+                            g.k + 1,
+                        )
                         {
                             continue;
                         }
@@ -1527,6 +1594,12 @@ fn relation_index(relation: UnitRelation) -> usize {
 /// T_min), which is all the backward pass needs.
 #[derive(Debug, Clone)]
 struct MinPass {
+    /// What the values are: T_min, or (under [`Objective::Max`]) the relaxation of T_max of
+    /// `covering::Prices`, whose recurrence has the same shape (docs/cla.md §11, "Exact under
+    /// max").
+    objective: Objective,
+    /// The terms of the recurrence (the forward tables' and the backward pass's).
+    prices: covering::Prices,
     tree: Vec<Vec<f64>>,
     /// `forests[s][d · K + k − 1]`: the least latest T_min of k trees on socket s holding d, for
     /// k ≤ K (more trees cannot fit under the incumbent); one row of K per state, as the
@@ -1535,7 +1608,7 @@ struct MinPass {
     /// K, the most trees a group may have.
     most_trees: usize,
     /// `min (M + (k − 1)·R_R)` over the forests of `groups[s][d]`.
-    group_min: Vec<Vec<f64>>,
+    group_min: Vec<Vec<Vec<f64>>>,
     /// `nodes[σ][stage][suffix][r]`, [`Suffix::width`] states (2·S with sockets as units:
     /// remote groups · 2 + local); an empty table is a stage no tree reaches ([`MinPass::node`]).
     nodes: Vec<Vec<Vec<Vec<f64>>>>,
@@ -1551,7 +1624,7 @@ struct MinPass {
     /// `[σ][stage][r · width + slot]` (the stage's reachable suffix states, `slots`); `-∞` where
     /// no tree of least T_min passes.
     out_tree: Vec<Vec<f64>>,
-    out_group: Vec<Vec<f64>>,
+    out_group: Vec<Vec<Vec<f64>>>,
     out_nodes: Vec<Vec<Vec<f64>>>,
     /// `live_nodes[σ][stage][r]`: whether any suffix state of that node stage has a budget.
     live_nodes: Vec<Vec<Vec<bool>>>,
@@ -1562,6 +1635,10 @@ const MAX_FOREST_ENTRIES: usize = 32 << 20;
 
 /// States filled between two progress reports.
 const PROGRESS_STEP: usize = 1024;
+
+/// The budgets of the Pareto passes after one at the covering bound finds no tree: the bound
+/// plus these fractions of its gap to the incumbent's score.
+const WIDENING: [f64; 3] = [1.0 / 16.0, 1.0 / 4.0, 1.0];
 
 /// Slack of the budgets (ns): float sums in another order must not prune an optimum.
 const SLACK: f64 = 1e-6;
@@ -1605,8 +1682,10 @@ impl MinPass {
     /// covering pass over the box, cut at `incumbent` (offset included), within `allowance`
     /// corner pairs and the deadline. `Err(NotBuilt::TooLarge)` when the tables would be over
     /// [`MAX_FOREST_ENTRIES`] (the Pareto pass then runs alone, still exact).
+    #[allow(clippy::too_many_arguments)]
     fn new(
         table: &SocketTable,
+        objective: &Objective,
         counts: &[u32],
         root: usize,
         root_total: usize,
@@ -1615,7 +1694,8 @@ impl MinPass {
         deadline: &Deadline,
     ) -> Result<Self, NotBuilt> {
         let widest = counts.iter().copied().max().unwrap_or(0);
-        let entries = Self::entries(table, &covering::Prices::MIN, counts, widest, incumbent);
+        let prices = covering::Prices::of(objective);
+        let entries = Self::entries(table, &prices, counts, widest, incumbent);
         if entries > MAX_FOREST_ENTRIES as u64 {
             return Err(NotBuilt::TooLarge(entries));
         }
@@ -1626,7 +1706,7 @@ impl MinPass {
             root,
             covering::WholeTrees::Exactly(root_total),
             incumbent,
-            &covering::Prices::MIN,
+            &prices,
             allowance,
             deadline,
         )
@@ -1648,8 +1728,19 @@ impl MinPass {
         };
         let forests = covered.forest_rows();
         Ok(MinPass {
+            objective: *objective,
+            prices,
             alive_trees: alive(&covered.tree),
-            alive_groups: alive(&covered.group_min),
+            alive_groups: covered
+                .group_min
+                .iter()
+                .map(|kinds| {
+                    (0..kinds.first().map_or(0, Vec::len))
+                        .filter(|&d| kinds.iter().any(|g| g[d].is_finite()))
+                        .map(|d| d as u32)
+                        .collect()
+                })
+                .collect(),
             tree: covered.tree,
             forests,
             most_trees: covered.most_trees,
@@ -1663,6 +1754,14 @@ impl MinPass {
             out_nodes: Vec::new(),
             live_nodes: Vec::new(),
         })
+    }
+
+    /// The value of a point (T_min, T_max) that the pass's budgets bound.
+    fn score(&self, min: f64, max: f64) -> f64 {
+        match self.objective {
+            Objective::Min => min,
+            _ => max,
+        }
     }
 
     /// The least T_min so far of node stage (σ, stage) in suffix state `state` at r.
@@ -1694,9 +1793,9 @@ impl MinPass {
         let s_count = t.radix.len();
         let states = t.ranges_len();
         let c = t.costs;
-        let rr = c.socket;
         self.out_tree = vec![vec![f64::NEG_INFINITY; states]; s_count];
-        self.out_group = vec![vec![f64::NEG_INFINITY; states]; s_count];
+        let kinds = self.prices.group_kinds();
+        self.out_group = vec![vec![vec![f64::NEG_INFINITY; states]; kinds]; s_count];
         self.out_nodes = Vec::with_capacity(s_count);
         for sigma in 0..s_count {
             // Up to 128 MiB in all: not to be filled past the deadline.
@@ -1749,12 +1848,11 @@ impl MinPass {
                                 }
                             }
                         }
-                        let x = c.transfer(sigma as u32, stage as u32);
                         let relation = relation_index(c.relation(sigma as u32, stage as u32));
                         // (A few dozen entries: copied so that the budgets can be written.)
                         let steps = self.steps[relation].clone();
-                        let k0 = 2.0 * c.memory + c.local + 2.0 * x;
-                        let gm = &self.group_min[stage];
+                        let kind = self.prices.group_kind(relation);
+                        let gm = &self.group_min[stage][kind];
                         t.candidates(
                             &self.alive_groups[stage],
                             |d| gm[d].is_finite(),
@@ -1784,9 +1882,16 @@ impl MinPass {
                                 } else {
                                     self.node(sigma, stage + 1, prev_state, rest)
                                 };
-                                let fixed = k0 + waits;
-                                let g = fixed + self.group_min[stage][d];
-                                if prev > o + SLACK || g > o + SLACK {
+                                // The group's terms, and what it adds to the stage above (T_max's
+                                // share of A, `covering::Prices`; none under min).
+                                let (fixed, raise) = self.prices.stage_shifts(
+                                    &c,
+                                    sigma as u32,
+                                    stage as u32,
+                                    waits,
+                                );
+                                let g = fixed + self.group_min[stage][kind][d];
+                                if prev + raise > o + SLACK || g > o + SLACK {
                                     continue;
                                 }
                                 if !last {
@@ -1795,21 +1900,25 @@ impl MinPass {
                                     if let Some(j) = above.of(prev_state) {
                                         let slot = &mut self.out_nodes[sigma][stage + 1]
                                             [rest * above.width() + j];
-                                        *slot = slot.max(o);
+                                        *slot = slot.max(o - raise);
                                         self.live_nodes[sigma][stage + 1][rest] = true;
                                     }
                                 }
-                                let slot = &mut self.out_group[stage][d];
+                                let slot = &mut self.out_group[stage][kind][d];
                                 *slot = slot.max(o - fixed);
                             }
                         }
                     }
                 }
             }
-            // Groups: a forest of k trees within budget B has M + (k − 1)·R_R ≤ B.
-            {
+            // Groups: a forest of k trees within budget B has M + (k − 1)·slope ≤ B (R_R under
+            // min; under max 4·x of the parent's relation, one table per relation).
+            for kind in 0..kinds {
+                let rr = self
+                    .prices
+                    .slope_to(&c, covering::Prices::kind_relation(kind));
                 for s in 0..s_count {
-                    let b = self.out_group[s][d];
+                    let b = self.out_group[s][kind][d];
                     if b == f64::NEG_INFINITY {
                         continue;
                     }
@@ -1842,7 +1951,7 @@ impl MinPass {
                         if let Some(k) = fewest {
                             let slot = &mut self.out_tree[s][e];
                             *slot = slot.max(b - k * rr);
-                            let slot = &mut self.out_group[s][d - e];
+                            let slot = &mut self.out_group[s][kind][d - e];
                             *slot = slot.max(b - rr);
                         }
                     }
@@ -1991,14 +2100,15 @@ pub fn optimal(
             counts: counts.to_vec(),
         });
     }
-    // Under Min the covering pass runs even without an incumbent (its bound starts the budgets).
+    // Under min and max the covering pass runs even without an incumbent (its bound starts
+    // the budgets).
     let prune = match (incumbent, objective) {
         (Some(incumbent), _) => Some(Prune {
             objective: *objective,
             incumbent,
         }),
-        (None, Objective::Min) => Some(Prune {
-            objective: Objective::Min,
+        (None, o) if scalar_pass(o) => Some(Prune {
+            objective: *o,
             incumbent: f64::INFINITY,
         }),
         (None, _) => None,

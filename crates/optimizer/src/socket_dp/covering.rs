@@ -272,8 +272,10 @@ pub(super) struct Covered {
     pub forests: Vec<Vec<Vec<f64>>>,
     /// K.
     pub most_trees: usize,
-    /// `group_min[s][d]`: min over k of forests + (k − 1)·R_R; `∞` where d holds no node on s.
-    pub group_min: Vec<Vec<f64>>,
+    /// `group_min[s][kind][d]`: min over k of forests + (k − 1)·slope; `∞` where d holds no
+    /// node on s. One kind (T_min: the slope R_R), or one per relation to the parent in
+    /// [`super::relation_index`] order (T_max: 4·x(σ, s), [`Prices::group_kind`]).
+    pub group_min: Vec<Vec<Vec<f64>>>,
     /// `nodes[σ][stage][suffix][r]`: the least T_min so far of a node on σ whose groups on the
     /// units from `stage` up cover r, with that [`Suffix`] state; empty where no tree reaches
     /// that state (read as `∞`).
@@ -327,9 +329,6 @@ impl Prices {
         Prices { weight }
     }
 
-    /// The terms of T_min.
-    pub(super) const MIN: Prices = Prices { weight: 0.0 };
-
     fn blend(&self, min: f64, max: f64) -> f64 {
         if self.weight == 0.0 {
             min
@@ -343,21 +342,45 @@ impl Prices {
         self.blend(costs.socket, 4.0 * costs.socket)
     }
 
-    /// What a group adds per tree past its first below a parent on a unit of `relation`
-    /// ([`super::relation_index`] order).
-    fn slope_to(&self, costs: &LineClasses, relation: UnitRelation) -> f64 {
+    /// What a group adds per tree past its first below a parent on a unit of `relation`.
+    pub(super) fn slope_to(&self, costs: &LineClasses, relation: UnitRelation) -> f64 {
         self.blend(costs.socket, 4.0 * costs.class(relation))
     }
 
-    /// Whether a group's table depends on its parent's unit (only T_max's slope does).
-    fn per_relation(&self) -> bool {
-        self.weight != 0.0
+    /// How many group tables a unit has: one, or (T_max, whose slope depends on the parent's
+    /// unit) one per relation to the parent.
+    pub(super) fn group_kinds(&self) -> usize {
+        if self.weight != 0.0 {
+            3
+        } else {
+            1
+        }
+    }
+
+    /// Which group table a parent of `relation` ([`super::relation_index`]) reads.
+    pub(super) fn group_kind(&self, relation: usize) -> usize {
+        relation.min(self.group_kinds() - 1)
+    }
+
+    /// The relation of group table `kind` (its slope: [`Prices::slope_to`]).
+    pub(super) fn kind_relation(kind: usize) -> UnitRelation {
+        match kind {
+            0 => UnitRelation::Same,
+            1 => UnitRelation::SameSocket,
+            _ => UnitRelation::OtherSocket,
+        }
     }
 
     /// A node on `sigma` adding its group on unit `s` (one tree) below the groups above s,
     /// whose waits sum to `waits`: (what it adds above the group's slowest tree, its wait and
     /// the waits above included; what it adds to the stage above, T_max's D_s at k = 1).
-    fn stage_shifts(&self, costs: &LineClasses, sigma: u32, s: u32, waits: f64) -> (f64, f64) {
+    pub(super) fn stage_shifts(
+        &self,
+        costs: &LineClasses,
+        sigma: u32,
+        s: u32,
+        waits: f64,
+    ) -> (f64, f64) {
         let x = costs.transfer(sigma, s);
         (
             self.blend(
@@ -554,12 +577,7 @@ pub(super) fn cover(
         .collect();
     // One group table per unit, or (T_max, whose slope depends on the parent's unit) one per
     // relation to the parent.
-    let relations = [
-        UnitRelation::Same,
-        UnitRelation::SameSocket,
-        UnitRelation::OtherSocket,
-    ];
-    let group_kinds = if prices.per_relation() { 3 } else { 1 };
+    let group_kinds = prices.group_kinds();
     let mut groups: Vec<Vec<Stair>> = (0..s_count)
         .map(|_| (0..group_kinds).map(|_| Stair::default()).collect())
         .collect();
@@ -612,7 +630,7 @@ pub(super) fn cover(
             }
             let fs = &forests[s];
             for (kind, group) in groups[s].iter_mut().enumerate() {
-                let slope = prices.slope_to(costs, relations[kind]);
+                let slope = prices.slope_to(costs, Prices::kind_relation(kind));
                 update(
                     group,
                     &|_| cap_child,
@@ -646,7 +664,7 @@ pub(super) fn cover(
                 let cap = cap_node(sigma, stage);
                 let product_cap = cap(whole);
                 let relation = relation_index(costs.relation(sigma as u32, stage as u32));
-                let g = &groups[stage][relation.min(group_kinds - 1)];
+                let g = &groups[stage][prices.group_kind(relation)];
                 let (lower, upper) = nodes[sigma].split_at_mut(stage + 1);
                 let here = &mut lower[stage];
                 let above: &[Stair] = upper.first().map_or(&past_last, |a| a.as_slice());
@@ -758,11 +776,7 @@ pub(super) fn cover(
     let mut tree = Vec::with_capacity(s_count);
     let mut forest_tables = Vec::with_capacity(s_count);
     let mut group_min = Vec::with_capacity(s_count);
-    for ((t, fs), g) in trees
-        .into_iter()
-        .zip(forests)
-        .zip(groups.into_iter().map(|mut kinds| kinds.swap_remove(0)))
-    {
+    for ((t, fs), kinds) in trees.into_iter().zip(forests).zip(groups) {
         let s = tree.len();
         // A table never touched (a unit the box leaves empty, a forest no tree fills) is `∞`.
         let full = |dense: Vec<f64>| {
@@ -772,7 +786,8 @@ pub(super) fn cover(
                 dense
             }
         };
-        let (mut t, mut g) = (full(t.dense), full(g.dense));
+        let mut t = full(t.dense);
+        let mut g: Vec<Vec<f64>> = kinds.into_iter().map(|k| full(k.dense)).collect();
         // Forests stay empty when untouched (`forest_rows` reads them as `∞`).
         let mut fs: Vec<Vec<f64>> = fs.into_iter().map(|f| f.dense).collect();
         for idx in 0..states {
@@ -781,8 +796,10 @@ pub(super) fn cover(
             if held == 0 || t[idx] > cap_t {
                 t[idx] = f64::INFINITY;
             }
-            if held == 0 || g[idx] > cap_child {
-                g[idx] = f64::INFINITY;
+            for g in &mut g {
+                if held == 0 || g[idx] > cap_child {
+                    g[idx] = f64::INFINITY;
+                }
             }
             for (k, f) in (2..).zip(fs.iter_mut()) {
                 if f.is_empty() {
