@@ -112,6 +112,27 @@ fn socket_dp_four_sockets(c: &mut Criterion) {
     g.finish();
 }
 
+/// Under `--objective max` (docs/cla.md §11, "Exact under max"): the scalar pass over the
+/// relaxation of T_max, its budgets, the Pareto pass widened while it finds no tree. Four
+/// sockets of 8 and 10 threads (`xeon-e5-4650-4s` costs; over the default budget before the
+/// relaxation) and two sockets of 32 (E5-2660).
+fn socket_dp_max(c: &mut Criterion) {
+    let mut g = c.benchmark_group("socket-dp-max");
+    g.sample_size(10);
+    for (counts, pricing) in [
+        (vec![32u32, 32], sandy()),
+        (vec![8, 8, 8, 8], e5_4650()),
+        (vec![10, 10, 10, 10], e5_4650()),
+    ] {
+        let label = format!("{}x{}", counts.len(), counts[0]);
+        let s = space_priced(&counts, pricing);
+        g.bench_with_input(BenchmarkId::from_parameter(label), &s, |b, s| {
+            b.iter(|| rooted_trees::optimal(s, TreeSearch::Dp, &Objective::Max).map(|t| t.cost))
+        });
+    }
+    g.finish();
+}
+
 /// The DP over L3 domains (docs/cla.md §13): threads by id fill domains 0, 1, 2, 3 of socket 0,
 /// then domain 4, the first of socket 1 (40 threads: the largest request whose covering tables
 /// fit, once node stages keep only the suffix states they can reach).
@@ -152,6 +173,7 @@ criterion_group!(
     benches,
     socket_dp,
     socket_dp_four_sockets,
+    socket_dp_max,
     socket_dp_over_domains,
     exhaustive_vs_dp
 );

@@ -609,14 +609,13 @@ impl SocketTable {
             Vec::new()
         };
         budgets.insert(0, least);
-        let mut table = table;
         let mut pass = Some(Box::new(pass));
         for budget in budgets {
             let Some(this) = pass.take() else { break };
             // Fresh tables (and the prune's own incumbent, which a pass lowers to its budget).
-            let (done, filled, back) = table.widened(costs, counts, prune).pareto_within(
-                *this, root, &roots, budget, &deadline, progress,
-            )?;
+            let (done, filled, back) = table
+                .widened(costs, counts, prune)
+                .pareto_within(*this, root, &roots, budget, &deadline, progress)?;
             table = done;
             let none_fits = filled == Filled::Complete
                 && roots
@@ -1080,13 +1079,7 @@ impl SocketTable {
                         if self.hopeless(
                             t.min.max(g.mmin) + lv_min + (k - 1.0) * rr,
                             t.max.max(g.mmax) + lv_max + (4.0 * k - 4.0) * rr,
-                        ) || self.over_group(
-                            s,
-                            d,
-                            t.min.max(g.mmin),
-                            t.max.max(g.mmax),
-                            g.k + 1,
-                        )
+                        ) || self.over_group(s, d, t.min.max(g.mmin), t.max.max(g.mmax), g.k + 1)
                         {
                             continue;
                         }
@@ -1884,12 +1877,9 @@ impl MinPass {
                                 };
                                 // The group's terms, and what it adds to the stage above (T_max's
                                 // share of A, `covering::Prices`; none under min).
-                                let (fixed, raise) = self.prices.stage_shifts(
-                                    &c,
-                                    sigma as u32,
-                                    stage as u32,
-                                    waits,
-                                );
+                                let (fixed, raise) =
+                                    self.prices
+                                        .stage_shifts(&c, sigma as u32, stage as u32, waits);
                                 let g = fixed + self.group_min[stage][kind][d];
                                 if prev + raise > o + SLACK || g > o + SLACK {
                                     continue;

@@ -1376,7 +1376,11 @@ fn check_max_search(costs: &TreeCosts, bounds: &[u32], min_n: u32) -> usize {
                 assert!((again.max_ns - got.cost.max_ns).abs() < 1e-6);
                 // Its bound: the relaxation's covering value, at most the optimum.
                 let bound = outcome.lower_bound.unwrap();
-                assert!(bound <= kw.0 + 1e-6, "root {root} {counts:?}: {bound} > {}", kw.0);
+                assert!(
+                    bound <= kw.0 + 1e-6,
+                    "root {root} {counts:?}: {bound} > {}",
+                    kw.0
+                );
                 if incumbent.is_some_and(|i| i > best) && bound < kw.0 - 1e-6 {
                     widened += 1;
                 }
