@@ -2066,8 +2066,9 @@ pub struct DpOutcome {
     /// Transitions (and covering-pass corner pairs) visited.
     pub transitions: u64,
     /// Under [`Objective::Min`], the covering pass's certified lower bound on the T_min (so on
-    /// every score) of every tree of the request, offset included, once that pass completed:
-    /// a stopped search answers with it instead of computing a bound again.
+    /// every score) of every tree of the request, offset included, once that pass completed;
+    /// under [`Objective::Max`] its bound on the T_max (the relaxation's covering value): a
+    /// stopped search answers with it instead of computing a bound again.
     pub lower_bound: Option<f64>,
 }
 
