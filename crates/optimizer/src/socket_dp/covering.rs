@@ -78,10 +78,16 @@ struct Grid {
     /// `clip[s][v]` = min(v, N_s) · stride_s for v in 0..=2·N_s: where a sum of two
     /// components lands in the box.
     clip: Vec<Vec<u32>>,
+    /// When the pass must stop: a product checks it every [`PAIRS_PER_LOOK`] pairs (one
+    /// product of two large corner lists took 20 ms at 4 × 16 under max, past a 1 s limit).
+    deadline: Deadline,
 }
 
+/// Corner pairs a product tries between two looks at the deadline.
+const PAIRS_PER_LOOK: u64 = 1 << 16;
+
 impl Grid {
-    fn new(counts: &[u32]) -> Self {
+    fn new(counts: &[u32], deadline: Deadline) -> Self {
         let n: Vec<usize> = counts.iter().map(|&c| c as usize).collect();
         let mut stride = vec![1usize; n.len()];
         for s in 1..n.len() {
@@ -105,6 +111,7 @@ impl Grid {
             states,
             comps,
             clip,
+            deadline,
         }
     }
 
@@ -173,7 +180,8 @@ impl Grid {
 
     /// Into `out`, every pairwise sum of a corner of `a` (value raised by `shift`) and one of
     /// `b` (sorted by value, raised by `shift_b`), clipped to the box, with the larger value,
-    /// where it lowers `out` and is at most `cap`. Returns (pairs tried, whether `out` changed).
+    /// where it lowers `out` and is at most `cap`. Returns (pairs tried, whether `out` changed);
+    /// stops early once the deadline has passed (the caller then stops the pass).
     #[allow(clippy::too_many_arguments)]
     fn product(
         &self,
@@ -203,6 +211,9 @@ impl Grid {
                     break;
                 }
                 pairs += 1;
+                if pairs.is_multiple_of(PAIRS_PER_LOOK) && self.deadline.passed() {
+                    return (pairs, changed);
+                }
                 let v = va.max(vb);
                 let mut idx = 0usize;
                 for (row, &c) in rows.iter().zip(&y.at).take(s_count) {
@@ -469,7 +480,7 @@ pub(super) fn cover(
     allowance: u64,
     deadline: &Deadline,
 ) -> Result<Covered, CoverStop> {
-    let grid = Grid::new(counts);
+    let grid = Grid::new(counts, *deadline);
     let s_count = grid.units();
     let states = grid.states;
     let suffix = Suffix::new(s_count, costs);
