@@ -227,23 +227,16 @@ pub fn covering_fits_within(
 }
 
 /// The up-front size of [`optimal`] for this objective: the covering pass's
-/// ([`covering_estimate_within`]) under [`Objective::Min`] and [`Objective::Max`], whose Pareto
-/// pass keeps only the points within the budgets that pass gives, and the transition pairs of
-/// the Pareto pass alone ([`estimate`]) under blends.
+/// ([`covering_estimate_within`]; T_min under min, the relaxation of `covering::Prices` under
+/// max and blends), whose Pareto pass keeps only the points within the budgets that pass gives,
+/// when its tables fit; else the transition pairs of the Pareto pass alone ([`estimate`]).
 pub fn estimate_for(costs: &LineClasses, counts: &[u32], objective: &Objective) -> WorkEstimate {
     let widest = counts.iter().copied().max().unwrap_or(0);
-    match objective {
-        o if scalar_pass(o) && covering_fits_within(costs, o, counts, widest, None) => {
-            covering_estimate_within(costs, o, counts, widest, None)
-        }
-        _ => estimate(counts),
+    if covering_fits_within(costs, objective, counts, widest, None) {
+        covering_estimate_within(costs, objective, counts, widest, None)
+    } else {
+        estimate(counts)
     }
-}
-
-/// Whether the exact search under `objective` starts with a scalar pass whose budgets prune its
-/// Pareto pass: T_min under min, the relaxation of T_max (`covering::Prices`) under max.
-fn scalar_pass(objective: &Objective) -> bool {
-    matches!(objective, Objective::Min | Objective::Max)
 }
 
 /// The size of the DP for these counts, in transition pairs (see the module docs), saturating.
@@ -489,10 +482,10 @@ impl SocketTable {
         )
     }
 
-    /// [`SocketTable::build`]; with `root` (the request's root socket) and a [`Prune`] for
-    /// [`Objective::Min`], the covering pass runs first, and the Pareto pass keeps only the
-    /// trees of least T_min on `root`, whole trees holding the box (`root_total` `None`) or
-    /// `root_total` nodes (a free split).
+    /// [`SocketTable::build`]; with `root` (the request's root socket) and a [`Prune`], the
+    /// covering pass runs first (T_min under min; under max and blends the relaxation of
+    /// `covering::Prices`), and the Pareto pass keeps only the trees of least score on `root`,
+    /// whole trees holding the box (`root_total` `None`) or `root_total` nodes (a free split).
     fn build_for(
         costs: &LineClasses,
         counts: &[u32],
@@ -507,11 +500,10 @@ impl SocketTable {
                 counts: counts.to_vec(),
             });
         }
-        // Min and max have a scalar pass (T_min; a relaxation of T_max) whose budgets the
-        // Pareto pass keeps to; a blend has none (its score of a group is not a function of
-        // the group's two maxima).
+        // Every objective has a scalar pass (T_min; a relaxation of T_max, or of a blend)
+        // whose budgets the Pareto pass keeps to.
         let min_request = match (prune, root) {
-            (Some(p), Some(root)) if scalar_pass(&p.objective) => Some((p, root as usize)),
+            (Some(p), Some(root)) => Some((p, root as usize)),
             _ => None,
         };
         match min_request {
@@ -537,7 +529,10 @@ impl SocketTable {
             progress.begin(
                 match p.objective {
                     Objective::Min => "covering pass (least T_min of every count vector)",
-                    _ => "covering pass (least relaxed T_max of every count vector)",
+                    Objective::Max => "covering pass (least relaxed T_max of every count vector)",
+                    Objective::Blend(_) => {
+                        "covering pass (least relaxed blend of every count vector)"
+                    }
                 },
                 None,
             );
@@ -680,7 +675,7 @@ impl SocketTable {
         }
         self.budgets = Some(Box::new(pass));
         progress.begin(
-            "socket DP over count vectors (trees of least T_min)",
+            "socket DP over count vectors (trees within the budgets)",
             Some(whole as u64 + 1),
         );
         let (mut table, filled) = self.fill_pareto(deadline, progress)?;
@@ -757,7 +752,7 @@ impl SocketTable {
     fn over_group(&self, s: usize, d: usize, mmin: f64, mmax: f64, k: u32) -> bool {
         self.budgets.as_ref().is_some_and(|b| {
             let further = f64::from(k.saturating_sub(1));
-            let value = b.score(mmin, mmax);
+            let value = b.forest_score(mmin, mmax);
             b.out_group[s].iter().enumerate().all(|(kind, budget)| {
                 let slope = b
                     .prices
@@ -767,9 +762,9 @@ impl SocketTable {
         })
     }
 
-    /// Whether a partial node point is over its budget. Under max only a stage no tree of the
-    /// request reaches is: the relaxed value of a partial node (`covering::Prices`) is not a
-    /// function of the point's fields.
+    /// Whether a partial node point is over its budget. Under max and blends only a stage no
+    /// tree of the request reaches is: the relaxed value of a partial node (`covering::Prices`)
+    /// is not a function of the point's fields.
     fn over_node(&self, sigma: usize, stage: usize, r: usize, p: &PPoint) -> bool {
         self.budgets.as_ref().is_some_and(|b| {
             let st = self
@@ -1749,11 +1744,24 @@ impl MinPass {
         })
     }
 
-    /// The value of a point (T_min, T_max) that the pass's budgets bound.
+    /// The value of a subtree point (T_min, T_max) that the pass's budgets bound: its score.
     fn score(&self, min: f64, max: f64) -> f64 {
         match self.objective {
             Objective::Min => min,
-            _ => max,
+            Objective::Max => max,
+            Objective::Blend(w) => (1.0 - w) * min + w * max,
+        }
+    }
+
+    /// A lower bound of the value of a forest whose trees' latest T_min is `mmin` and latest
+    /// T_max `mmax`: the latest score of its trees. Exact under min and max; under a blend the
+    /// two maxima may come from different trees, and each tree's blend is at least its T_min
+    /// (T_max ≥ T_min) and at least w times its T_max, so the latest blend is at least
+    /// max(mmin, w·mmax).
+    fn forest_score(&self, mmin: f64, mmax: f64) -> f64 {
+        match self.objective {
+            Objective::Blend(w) => mmin.max(w * mmax),
+            _ => self.score(mmin, mmax),
         }
     }
 
@@ -2091,19 +2099,11 @@ pub fn optimal(
             counts: counts.to_vec(),
         });
     }
-    // Under min and max the covering pass runs even without an incumbent (its bound starts
-    // the budgets).
-    let prune = match (incumbent, objective) {
-        (Some(incumbent), _) => Some(Prune {
-            objective: *objective,
-            incumbent,
-        }),
-        (None, o) if scalar_pass(o) => Some(Prune {
-            objective: *o,
-            incumbent: f64::INFINITY,
-        }),
-        (None, _) => None,
-    };
+    // The covering pass runs even without an incumbent (its bound starts the budgets).
+    let prune = Some(Prune {
+        objective: *objective,
+        incumbent: incumbent.unwrap_or(f64::INFINITY),
+    });
     let (table, filled) =
         SocketTable::build_for(costs, counts, prune, Some(root), None, limits, progress)?;
     let best = match filled {

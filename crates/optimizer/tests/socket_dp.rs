@@ -1328,13 +1328,22 @@ proptest! {
 /// prices to what it says. Returns how many requests had a bound below the optimum (whose
 /// first Pareto pass found no tree, so that the widened passes ran).
 fn check_max_search(costs: &TreeCosts, bounds: &[u32], min_n: u32) -> usize {
+    check_relaxed_search(costs, bounds, min_n, Objective::Max)
+}
+
+/// [`check_max_search`] under any objective (a blend's pass is over the blended relaxation).
+fn check_relaxed_search(
+    costs: &TreeCosts,
+    bounds: &[u32],
+    min_n: u32,
+    objective: Objective,
+) -> usize {
     let classes = LineClasses::from(*costs);
     let mut widened = 0;
     let unlimited = Limits {
         time_limit: None,
         work_budget: u64::MAX,
     };
-    let objective = Objective::Max;
     for counts in every_vector_within(bounds)
         .iter()
         .filter(|c| c.iter().sum::<u32>() >= min_n)
@@ -1400,6 +1409,17 @@ fn the_exact_search_under_max_equals_the_unpruned_dp() {
     check_max_search(&chiplet(2), &[2, 2, 2, 2], 5);
 }
 
+/// The same under blends, whose forests are checked against their budgets by the least blend
+/// their two maxima allow, max(T_min, w·T_max) (`SocketTable::forest_score`).
+#[test]
+fn the_exact_search_under_blends_equals_the_unpruned_dp() {
+    for w in [0.5, 0.1, 0.9] {
+        assert!(check_relaxed_search(&sandy(), &[4, 4], 2, Objective::Blend(w)) > 0);
+        check_relaxed_search(&sandy(), &[3, 3, 3], 2, Objective::Blend(w));
+        check_relaxed_search(&chiplet(2), &[2, 2, 2, 2], 5, Objective::Blend(w));
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(8))]
     /// The same on random machines, with and without L3 domains as units.
@@ -1407,9 +1427,12 @@ proptest! {
     fn the_exact_search_under_max_is_exact_on_random_machines(
         c in machines(),
         d in chiplet_machines(),
+        w in 0.0f64..1.0,
     ) {
         check_max_search(&c, &[3, 3], 2);
         check_max_search(&c, &[2, 2, 2], 4);
         check_max_search(&d, &[2, 1, 2, 1], 4);
+        check_relaxed_search(&c, &[3, 3], 2, Objective::Blend(w));
+        check_relaxed_search(&d, &[2, 1, 2, 1], 4, Objective::Blend(w));
     }
 }

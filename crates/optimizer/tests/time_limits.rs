@@ -82,21 +82,18 @@ fn certificate(t: &TreeOptimum) -> (StopReason, f64, f64) {
 
 /// The law of the regression: with more budget and a time limit that stops the exact search,
 /// the certificate is at least the refusal's. Requests whose exact socket DP is over the
-/// default budget of 10⁸ (so the refusal path answers at the default) but within 10¹²:
-/// - 4 × 10 under `--objective blend:0.5`: its Pareto pass, Π (10+1)(10+2)/2 = 66⁴ ≈ 1.9 · 10⁷
-///   pairs × 16 convolutions ≈ 3.0 · 10⁸ (the reported 64 threads, 4 × 16, are exact under
-///   min, the default, in well under a second in release since the covering pass,
-///   docs/perf.md; the refusal's bound is a covering pass over the whole box, ~1 s in release
-///   and more than the limit here in a test build);
-/// - 2 × 100 (200 threads) under the blend: (101 · 102 / 2)² = 5151² ≈ 2.65 · 10⁷ pairs × 6 ≈
-///   1.6 · 10⁸;
-/// - a free split (`--placement optimal`) of 24 threads over four sockets of 10 under the blend:
-///   its Pareto table covers the box 10⁴, the same 3.0 · 10⁸.
+/// default budget of 10⁸ (so the refusal path answers at the default) but within 10¹²; since
+/// every objective has a covering pass (2026-11-27), those are the boxes whose covering tables
+/// do not fit (`socket_dp::covering_fits`), checked against the Pareto pass's pairs:
+/// - 4 × 20 under `--objective blend:0.5`: 21⁴ = 194,481 count vectors × (4·20 + the node
+///   stages' suffix states) table entries, over the 2²⁵ the covering pass may hold; the Pareto
+///   pass alone, Π (20+1)(20+2)/2 = 231⁴ ≈ 2.8 · 10⁹ pairs × 16 convolutions ≈ 4.6 · 10¹⁰;
+/// - a free split (`--placement optimal`) of 24 threads over four sockets of 20 under the
+///   blend: its tables cover the same box.
 ///
-/// (Under min, and under max since its scalar pass of 2026-11-27, these requests are checked
-/// against the covering pass's estimate and run exactly; blends have no scalar pass. The
-/// fallback this law is about does not depend on the objective; until then the cases were
-/// under max.)
+/// (Until then the cases were 4 × 10, 2 × 100 and a free split over 4 × 10 under max, then
+/// under a blend: each is now checked against the covering pass's estimate and runs
+/// exactly. The fallback this law is about does not depend on the objective.)
 ///
 /// The exact DP of each does not finish in the limit in a test build, while the bound and trees
 /// built before it are what the refusal computes at the default budget. So after the stop the
@@ -108,11 +105,10 @@ fn certificate(t: &TreeOptimum) -> (StopReason, f64, f64) {
 /// times what that work takes in a debug build.
 #[test]
 fn a_time_limit_stop_certifies_at_least_what_the_budget_refusal_does() {
-    let mut free = space(&[10, 10, 4, 0], 0);
-    free.capacity = Some(vec![10, 10, 10, 10]);
+    let mut free = space(&[20, 4, 0, 0], 0);
+    free.capacity = Some(vec![20, 20, 20, 20]);
     let cases = [
-        (space(&[10, 10, 10, 10], 0), Objective::Blend(0.5)),
-        (space(&[100, 100], 1), Objective::Blend(0.5)),
+        (space(&[20, 20, 20, 20], 0), Objective::Blend(0.5)),
         (free, Objective::Blend(0.5)),
     ];
     let default = Limits {
@@ -383,13 +379,15 @@ fn the_preflight_agrees_with_the_search() {
 }
 
 /// The law of `a_time_limit_stop_certifies_at_least_what_the_budget_refusal_does` for what a
-/// user sees, the ranked answer after local search: 40 threads on the four sockets
-/// (16 + 8 + 8 + 8, by id) under `blend:0.5` are refused at the default budget and answered by
-/// the stopgap tree improved by local search. With the budget raised the exact search starts,
-/// and the time limit stops it with no time left for that improvement. Found under max (before
-/// max had its scalar pass and became exact here): the stopped search's tree scored 2,745.5 ns
-/// against the refusal's 2,631.8 ns (checked with the fix disabled), and 2,973.5 against
-/// 2,916.5 at 64 threads in a release build (docs/perf.md). The default budget's answer is now
+/// user sees, the ranked answer after local search: 48 threads on six L3 domains of
+/// `chiplet-2s-4x8-domain-lines` (by id) under `blend:0.5` are refused at the default budget
+/// (their covering tables do not fit, and the Pareto pass alone is over it) and answered by the
+/// stopgap tree improved by local search. With the budget raised the exact search starts,
+/// and the time limit stops it with no time left for that improvement. Found under max on the
+/// four-socket machine (40 threads, before max and blends had their covering pass and became
+/// exact there): the stopped search's tree scored 2,745.5 ns against the refusal's 2,631.8 ns
+/// (checked with the fix disabled), and 2,973.5 against 2,916.5 at 64 threads in a release
+/// build (docs/perf.md). The default budget's answer is now
 /// built first within the same limit, so the stopped search's tree scores at most the
 /// refusal's and its bound is at least the refusal's. The limit leaves the refusal's own work
 /// (about 1.5 s in a debug build) time.
@@ -398,10 +396,10 @@ fn a_raised_budget_never_ranks_a_worse_tree_than_the_default_budget() {
     use modelopt_model::algorithm::ThreadPlacement;
     use modelopt_model::{machine, Collective, Request};
     use modelopt_optimizer::search::{rank, SearchOptions};
-    let m = machine::load("xeon-e5-4650-4s").unwrap();
+    let m = machine::load("chiplet-2s-4x8-domain-lines").unwrap();
     let algorithms = m.algorithms_for(Collective::Bcast);
     let cla = algorithms.iter().find(|a| a.name() == "cla-tree").unwrap();
-    let request = Request::new(Collective::Bcast, 40).unwrap();
+    let request = Request::new(Collective::Bcast, 48).unwrap();
     let mut options = SearchOptions::new(Objective::Blend(0.5), 1);
     options.space.placement = ThreadPlacement::ByThreadId;
     let refused = rank(cla.as_ref(), &request, &options).unwrap();
