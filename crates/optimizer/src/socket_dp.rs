@@ -1794,6 +1794,7 @@ impl MinPass {
         let s_count = t.radix.len();
         let states = t.ranges_len();
         let c = t.costs;
+        let suffix = t.suffix();
         self.out_tree = vec![vec![f64::NEG_INFINITY; states]; s_count];
         let kinds = self.prices.group_kinds();
         self.out_group = vec![vec![vec![f64::NEG_INFINITY; states]; kinds]; s_count];
@@ -1885,9 +1886,13 @@ impl MinPass {
                                 };
                                 // The group's terms, and what it adds to the stage above (T_max's
                                 // share of A, `covering::Prices`; none under min).
-                                let (fixed, raise) =
-                                    self.prices
-                                        .stage_shifts(&c, sigma as u32, stage as u32, waits);
+                                let (fixed, raise) = self.prices.stage_shifts(
+                                    &c,
+                                    sigma as u32,
+                                    stage as u32,
+                                    waits,
+                                    suffix.decode(prev_state),
+                                );
                                 let g = fixed + self.group_min[stage][kind][d];
                                 if prev + raise > o + SLACK || g > o + SLACK {
                                     continue;

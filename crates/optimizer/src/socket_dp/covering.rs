@@ -313,12 +313,13 @@ pub(super) struct Covered {
 /// V_{P∪s} = max(V_P, term'_s + Σ_{t∈P} D_t) + D_s ≥ max(V_P + 2·x_s, term'_s + 2·W_{>s} + D_s),
 /// because every group above holds a tree (D_t ≥ 2·x_t, and Σ_{t∈P} x_t is W_{>s}). So a group
 /// adds, above its slowest child, mem(σ, s) + mem(s, σ) + R_L + 6·x_s + 3·W_{>s} for its first
-/// tree and 4·x_s for each further one, and the stage above it is raised by 2·x_s. Every term
-/// is at most T_max's, and all are non-decreasing in the children's values, so by induction
-/// over the tree the relaxed value of every placed tree is at most its T_max; on one socket it
-/// is T_max itself (2·R_I + R_L + 2·R_R + 4k·R_R per level, §7). What it gives up: the other
-/// groups' fetches and rereads when larger than a group's own, the further trees of groups
-/// above (2·(k_t − 1)·x_t each) and, for the groups below, their shares D_t.
+/// tree and 4·x_s for each further one, and the stage above it is raised by 2·x_s; the maxima
+/// mem(σ, t) and x_t are taken over this group and the groups above it, whose relations the
+/// suffix state knows ([`Prices::stage_shifts`]). Every term is at most T_max's, and all are
+/// non-decreasing in the children's values, so by induction over the tree the relaxed value
+/// of every placed tree is at most its T_max; on one socket it is T_max itself (2·R_I + R_L +
+/// 2·R_R + 4k·R_R per level, §7). What it gives up: the maxima of the groups below, the further
+/// trees of groups above (2·(k_t − 1)·x_t each) and, for the groups below, their shares D_t.
 ///
 /// **Blends.** (1 − w)·max(a, b) + w·max(c, d) ≥ max((1 − w)·a + w·c, (1 − w)·b + w·d), so the
 /// recurrence with every term blended is at most the blended score of every tree: the pass
@@ -383,20 +384,35 @@ impl Prices {
     }
 
     /// A node on `sigma` adding its group on unit `s` (one tree) below the groups above s,
-    /// whose waits sum to `waits`: (what it adds above the group's slowest tree, its wait and
-    /// the waits above included; what it adds to the stage above, T_max's D_s at k = 1).
+    /// whose waits sum to `waits` and which are in suffix state `above` (so many on other
+    /// sockets, on other units of σ's socket, on σ's own unit): (what it adds above the group's
+    /// slowest tree, its wait and the waits above included; what it adds to the stage above,
+    /// T_max's D_s at k = 1). A_max's maxima, mem and x over all the node's groups, are at
+    /// least this group's and those of the groups above: a group on another socket above makes
+    /// them R_QI and R_Q, one on another unit of the socket makes x at least R_D.
     pub(super) fn stage_shifts(
         &self,
         costs: &LineClasses,
         sigma: u32,
         s: u32,
         waits: f64,
+        above: (usize, usize, usize),
     ) -> (f64, f64) {
         let x = costs.transfer(sigma, s);
+        let (far, near, _) = above;
+        let (mut fetch_max, mut x_max) = (costs.fetch(sigma, s), x);
+        if far > 0 {
+            fetch_max = fetch_max.max(costs.remote_memory);
+            x_max = x_max.max(costs.class(UnitRelation::OtherSocket));
+        }
+        if near > 0 {
+            fetch_max = fetch_max.max(costs.memory);
+            x_max = x_max.max(costs.class(UnitRelation::SameSocket));
+        }
         (
             self.blend(
                 2.0 * costs.memory + costs.local + 2.0 * x + waits,
-                costs.fetch(sigma, s) + costs.fetch(s, sigma) + costs.local + 6.0 * x + 3.0 * waits,
+                fetch_max + x_max + costs.fetch(s, sigma) + costs.local + 5.0 * x + 3.0 * waits,
             ),
             self.blend(0.0, 2.0 * x),
         )
@@ -691,7 +707,13 @@ pub(super) fn cover(
                         .map(|&(_, prev, waits)| {
                             (
                                 prev,
-                                prices.stage_shifts(costs, sigma as u32, stage as u32, waits),
+                                prices.stage_shifts(
+                                    costs,
+                                    sigma as u32,
+                                    stage as u32,
+                                    waits,
+                                    suffix.decode(prev),
+                                ),
                             )
                         })
                         .collect();
