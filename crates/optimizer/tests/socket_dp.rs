@@ -1005,6 +1005,35 @@ fn every_vector_within(bounds: &[u32]) -> Vec<Vec<u32>> {
     }
 }
 
+/// The bound of the covering pass over the clip `within` of the request `counts` rooted on
+/// `root` under `objective`, without limits (`socket_dp::clipped_covering_bound`).
+fn clipped_bound(
+    classes: &LineClasses,
+    objective: &Objective,
+    counts: &[u32],
+    within: &[u32],
+    root: u32,
+) -> f64 {
+    let unlimited = Limits {
+        time_limit: None,
+        work_budget: u64::MAX,
+    };
+    socket_dp::clipped_covering_bound(
+        classes,
+        objective,
+        counts,
+        within,
+        root,
+        None,
+        &unlimited,
+        &Progress::none(),
+    )
+    .unwrap()
+    .unwrap()
+    .bound
+    .unwrap()
+}
+
 /// The bound a stopped fixed-split search reports when the request's own covering pass is too
 /// large (`rooted_trees`' truncated bound): the covering value over a clip `w` of the request
 /// `c` (w ≤ c, at least 1 where c is). Every tree of c holds at least w on every unit, so the
@@ -1025,20 +1054,7 @@ fn a_clipped_box_bounds_every_tree_of_the_request() {
     };
     let quiet = Progress::none();
     let sandy_classes: LineClasses = sandy().into();
-    let by_hand = socket_dp::clipped_covering_bound(
-        &sandy_classes,
-        &Objective::Min,
-        &[8, 8],
-        &[1, 1],
-        0,
-        None,
-        &unlimited,
-        &quiet,
-    )
-    .unwrap()
-    .unwrap()
-    .bound
-    .unwrap();
+    let by_hand = clipped_bound(&sandy_classes, &Objective::Min, &[8, 8], &[1, 1], 0);
     assert!((by_hand - 332.6).abs() < 1e-9, "{by_hand}");
     // Not a clip: more than the request, or empty where the request has threads.
     for within in [[9u32, 1], [0, 8], [8, 0]] {
@@ -1072,22 +1088,8 @@ fn a_clipped_box_bounds_every_tree_of_the_request() {
                             .all(|(&w, &c)| w <= c && (w > 0) == (c > 0))
                     })
                     .collect();
-                let bound_of = |w: &[u32]| {
-                    socket_dp::clipped_covering_bound(
-                        &classes,
-                        &Objective::Min,
-                        counts,
-                        w,
-                        root,
-                        None,
-                        &unlimited,
-                        &quiet,
-                    )
-                    .unwrap()
-                    .unwrap()
-                    .bound
-                    .unwrap()
-                };
+                let bound_of =
+                    |w: &[u32]| clipped_bound(&classes, &Objective::Min, counts, w, root);
                 let bounds_by_clip: Vec<f64> = clips.iter().map(|w| bound_of(w)).collect();
                 for (w, &b) in clips.iter().zip(&bounds_by_clip) {
                     assert!(
@@ -1200,23 +1202,13 @@ fn a_clip_of_every_split_bounds_a_free_split() {
     }
 }
 
-/// The exact optimum's score of a request under `objective` (the Pareto pass, unpruned).
+/// The exact optimum's score of a request under `objective`, from the unpruned Pareto table
+/// (no covering pass: its pruning rests on the relaxation these tests check).
 fn exact_score(classes: &LineClasses, counts: &[u32], root: u32, objective: &Objective) -> f64 {
-    let unlimited = Limits {
-        time_limit: None,
-        work_budget: u64::MAX,
-    };
-    let outcome = socket_dp::optimal(
-        classes,
-        counts,
-        root,
-        objective,
-        None,
-        &unlimited,
-        &Progress::none(),
-    )
-    .unwrap();
-    let best = outcome.best.unwrap();
+    let (table, filled) =
+        SocketTable::build(classes, counts, None, &Limits::default(), &Progress::none()).unwrap();
+    assert_eq!(filled, Filled::Complete);
+    let best = table.best(root, counts, objective).unwrap();
     keys(objective, &best.cost).0
 }
 
@@ -1226,11 +1218,6 @@ fn exact_score(classes: &LineClasses, counts: &[u32], root: u32, objective: &Obj
 /// every request within `bounds`, every root and the clips of one node per unit and the whole
 /// request; on one socket (no other group to share A with) it is the exact optimum.
 fn check_relaxed_bound(classes: &LineClasses, bounds: &[u32], objectives: &[Objective]) {
-    let unlimited = Limits {
-        time_limit: None,
-        work_budget: u64::MAX,
-    };
-    let quiet = Progress::none();
     for counts in every_vector_within(bounds)
         .iter()
         .filter(|c| c.iter().sum::<u32>() >= 2)
@@ -1241,13 +1228,7 @@ fn check_relaxed_bound(classes: &LineClasses, bounds: &[u32], objectives: &[Obje
                 let ones: Vec<u32> = counts.iter().map(|&c| c.min(1)).collect();
                 let mut previous = f64::NEG_INFINITY;
                 for clip in [&ones, counts] {
-                    let b = socket_dp::clipped_covering_bound(
-                        classes, objective, counts, clip, root, None, &unlimited, &quiet,
-                    )
-                    .unwrap()
-                    .unwrap()
-                    .bound
-                    .unwrap();
+                    let b = clipped_bound(classes, objective, counts, clip, root);
                     assert!(
                         b <= exact + 1e-6,
                         "{objective} {counts:?} root {root} clip {clip:?}: {b} > {exact}"
@@ -1274,27 +1255,9 @@ fn check_relaxed_bound(classes: &LineClasses, bounds: &[u32], objectives: &[Obje
 /// above), so the blend at w = 0.5 is (332.6 + 782.6) / 2 = 557.6 ns.
 #[test]
 fn a_clipped_box_bounds_every_tree_under_max_and_blends() {
-    let unlimited = Limits {
-        time_limit: None,
-        work_budget: u64::MAX,
-    };
-    let quiet = Progress::none();
     let sandy_classes: LineClasses = sandy().into();
     for (objective, want) in [(Objective::Max, 782.6), (Objective::Blend(0.5), 557.6)] {
-        let by_hand = socket_dp::clipped_covering_bound(
-            &sandy_classes,
-            &objective,
-            &[8, 8],
-            &[1, 1],
-            0,
-            None,
-            &unlimited,
-            &quiet,
-        )
-        .unwrap()
-        .unwrap()
-        .bound
-        .unwrap();
+        let by_hand = clipped_bound(&sandy_classes, &objective, &[8, 8], &[1, 1], 0);
         assert!((by_hand - want).abs() < 1e-9, "{objective}: {by_hand}");
     }
     let objectives = [Objective::Max, Objective::Blend(0.5), Objective::Blend(0.1)];
