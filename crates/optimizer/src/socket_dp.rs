@@ -45,8 +45,15 @@
 //! the largest T_min it may have inside a tree of T_min T̂, and the **Pareto pass** keeps only
 //! points within their budgets, so the tie-break by T_max runs over the few points of optimal
 //! trees. Where T̂ is below every tree (a larger count vector is cheaper, e.g. a relay on the
-//! root's socket), the Pareto pass finds nothing and runs again with the incumbent's T_min as
-//! the budget (or with none): the answer is exact either way.
+//! root's socket), the Pareto pass finds nothing and runs again with wider budgets, up to the
+//! incumbent's T_min (or with none): the answer is exact either way.
+//!
+//! **Under max and blends** the same three passes run on a relaxation of T_max (or of the
+//! blend) with the covering pass's shape (`covering::Prices`, docs/cla.md §11 "Bounds under
+//! max and blends"): its values are lower bounds of every part's real score, so its budgets
+//! are sound for the real Pareto points (subtrees by their score, forests by a lower bound of
+//! their latest score); it is often a few per cent below the optimum, so the widening steps
+//! (`WIDENING`) matter there.
 //!
 //! ## Time limits
 //! Every pass checks the deadline at least once per state (or per covering function), and
@@ -63,7 +70,7 @@
 //! starts: an upper bound on its pairs, not a time prediction. The covering pass's work is the
 //! products of corner lists, unknown beforehand; [`covering_estimate`] bounds its memory and
 //! per-state work (states × (S·K + 2·R), R the suffix states the node stages can reach,
-//! [`Suffix::reachable`]) and [`estimate_for`] chooses which estimate a request is checked
+//! `Suffix::reachable`) and [`estimate_for`] chooses which estimate a request is checked
 //! against.
 
 use crate::limits::{Deadline, Limits, Progress, StopReason, WorkEstimate};
@@ -154,7 +161,7 @@ fn check_table_entries(counts: &[u32]) -> Result<(), SocketDpError> {
 /// before it starts: the entries of their tables, every count vector of the box × (S·K + 2·R),
 /// with K the most trees one group can hold (the widest unit's count: no incumbent is known yet)
 /// and R the suffix states of all node stages together, only those a tree can reach
-/// ([`Suffix::reachable`]: a unit the box leaves empty adds none). The pass's other work, the corner pairs it multiplies,
+/// (`Suffix::reachable`: a unit the box leaves empty adds none). The pass's other work, the corner pairs it multiplies,
 /// depends on the machine and is counted while it runs (at most [`POINTS_PER_BUDGET_UNIT`] × the
 /// budget), as the Pareto pass after it counts its point combinations.
 pub fn covering_estimate(costs: &LineClasses, counts: &[u32]) -> WorkEstimate {
@@ -1456,7 +1463,7 @@ impl Suffix {
             .collect()
     }
 
-    /// [`Suffix::reachable`] of every node stage of the box, `[σ][stage]`.
+    /// `Suffix::reachable` of every node stage of the box, `[σ][stage]`.
     fn slots(&self, costs: &LineClasses, counts: &[u32]) -> Vec<Vec<StageSlots>> {
         (0..counts.len())
             .map(|sigma| {
@@ -1470,7 +1477,7 @@ impl Suffix {
     }
 
     /// The reachable suffix states of all node stages of the box together: Σ over σ and stage
-    /// of [`Suffix::reachable`]'s length, what the node tables of the covering pass and of its
+    /// of `Suffix::reachable`'s length, what the node tables of the covering pass and of its
     /// budgets hold per count vector.
     fn stage_states(&self, costs: &LineClasses, counts: &[u32]) -> u64 {
         (0..counts.len())
