@@ -1777,7 +1777,7 @@ fn search_covers(space: &RootedTreeSpace, counts: &[u32], objective: &Objective)
 ///   split c of n has a clip min(c, m) of at least t nodes ([`least_clipped_total`]), and every
 ///   tree of c covers its clip, which lies above some count vector of t nodes (the root's unit
 ///   non-empty), so the least covering value over those vectors
-///   ([`socket_dp::least_min_of_clipped_splits`]) bounds every split. Measured: 48 threads on
+///   ([`socket_dp::least_score_of_clipped_splits`]) bounds every split. Measured: 48 threads on
 ///   the L3 domains of `chiplet-2s-4x8-domain-lines`, gap 130.0 → 14.1 %.
 ///   When no clip's tables fit (for either kind of split), the older form: a box of
 ///   at most m nodes per unit, read at every count vector of m nodes. Removing a leaf never makes
@@ -1785,16 +1785,18 @@ fn search_covers(space: &RootedTreeSpace, counts: &[u32], objective: &Objective)
 ///   and count, and a group or a level that disappears only removes terms), so removing leaves
 ///   down to m nodes (never the root) leaves a tree of some counts D ≤ `counts` with |D| = m,
 ///   the root on its unit, that costs no more; and the covering value of D is at most the least
-///   T_min of the trees of exactly D ([`socket_dp::least_min_of_total`]). Every split of n
+///   T_min of the trees of exactly D ([`socket_dp::least_score_of_total`]). Every split of n
 ///   within the box reduces so, and the bound holds for every split at once.
 ///
-/// Either way the bound is the request's own covering value when its whole box fits, and it
-/// bounds every objective's score (at least T_min). `None` when no box fits (m ≥ 1 for a fixed
+/// Either way the bound is the request's own covering value when its whole box fits. Under
+/// min it bounds T_min (so every score); under max and blends the pass prices the relaxation
+/// of `objective`'s score (docs/cla.md §11 "Bounds under max and blends"), and every form
+/// above holds for it as written (its terms are non-decreasing in the counts and arrivals too). `None` when no box fits (m ≥ 1 for a fixed
 /// split, m ≥ 2 for a free one), the pricing has no socket-line form, the deadline passes first
 /// or the pass runs out of its corner pairs.
 ///
-/// `incumbent`: the least T_min (offset included) of the request's stopgap trees, real trees of
-/// n nodes within `counts`. The value sought is at most it, so it cuts the covering pass without
+/// `incumbent`: the least score under `objective` (offset included) of the request's stopgap
+/// trees, real trees of n nodes within `counts`. The value sought is at most it, so it cuts the covering pass without
 /// changing the bound (about half the time at 4 × 16).
 #[allow(clippy::too_many_arguments)]
 fn truncated_bound(
@@ -2565,7 +2567,10 @@ pub fn rank_rooted_trees_with(
 /// the answer, else a stopped search answers the better of the two trees (ties: the search's
 /// own) with the larger of their certified bounds. Until max had its scalar pass (2026-11-27)
 /// the default budget refused every such request up front, and only those were built first;
-/// 4 × 16 under max is now admitted and stopped by the default budget's point cap.
+/// 4 × 16 under max is now admitted and stopped by the default budget's point cap. The price:
+/// the default run's time (up to ~10 s where its point cap stops it) comes out of the raised
+/// search's time limit, so a raised search that would just have finished within the limit
+/// may now stop (and answer the better tree with its certificate).
 pub fn rank_rooted_trees_until(
     algorithm: &dyn Algorithm,
     request: &Request,

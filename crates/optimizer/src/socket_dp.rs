@@ -37,7 +37,7 @@
 //!
 //! ## Three passes under [`Objective::Min`] (`docs/cla.md` §11)
 //! T_min alone is a scalar DP (a node's T_min depends on its children only through their least
-//! T_min per group, `MinPass`). For a Min request [`optimal`] runs it first as the **covering
+//! T_min per group, `ScalarPass`). For a Min request [`optimal`] runs it first as the **covering
 //! pass** (`socket_dp/covering.rs`): the least T_min of every state over the trees that hold
 //! *at least* its count vector, a monotone function stored by its corners, so that a
 //! convolution is a product of two corner lists instead of every pair of the box. Its value at the request is a
@@ -69,9 +69,9 @@
 //! survived pruning. [`estimate`] reports the pair count of one Pareto pass before the DP
 //! starts: an upper bound on its pairs, not a time prediction. The covering pass's work is the
 //! products of corner lists, unknown beforehand; [`covering_estimate`] bounds its memory and
-//! per-state work (states × (S·K + 2·R), R the suffix states the node stages can reach,
-//! `Suffix::reachable`) and [`estimate_for`] chooses which estimate a request is checked
-//! against.
+//! per-state work (states × (S·K + 2·R), + 4·S under max and blends, R the suffix states the
+//! node stages can reach, `Suffix::reachable`) and [`estimate_for`] chooses which estimate a
+//! request is checked against.
 
 use crate::limits::{Deadline, Limits, Progress, StopReason, WorkEstimate};
 use crate::objective::Objective;
@@ -158,11 +158,12 @@ fn check_table_entries(counts: &[u32]) -> Result<(), SocketDpError> {
 }
 
 /// The size of the covering pass and its budgets for a request under [`Objective::Min`], known
-/// before it starts: the entries of their tables, every count vector of the box × (S·K + 2·R),
-/// with K the most trees one group can hold (the widest unit's count: no incumbent is known yet)
-/// and R the suffix states of all node stages together, only those a tree can reach
-/// (`Suffix::reachable`: a unit the box leaves empty adds none). The pass's other work, the corner pairs it multiplies,
-/// depends on the machine and is counted while it runs (at most [`POINTS_PER_BUDGET_UNIT`] × the
+/// before it starts: the entries of their tables, every count vector of the box × (S·K + 2·R)
+/// (+ 4·S under max and blends, [`covering_estimate_within`]), with K the most trees one group
+/// can hold (the widest unit's count: no incumbent is known yet) and R the suffix states of all
+/// node stages together, only those a tree can reach (`Suffix::reachable`: a unit the box
+/// leaves empty adds none). The pass's other work, the corner pairs it multiplies, depends on
+/// the machine and is counted while it runs (at most [`POINTS_PER_BUDGET_UNIT`] × the
 /// budget), as the Pareto pass after it counts its point combinations.
 pub fn covering_estimate(costs: &LineClasses, counts: &[u32]) -> WorkEstimate {
     covering_estimate_within(
@@ -198,7 +199,13 @@ pub fn covering_estimate_within(
     let prices = covering::Prices::of(objective);
     let k = covering::most_trees(costs, &prices, widest, incumbent.unwrap_or(f64::INFINITY)) as u64;
     let stages = Suffix::new(within.len(), costs).stage_states(costs, within);
-    let per_state = s.saturating_mul(k).saturating_add(2 * stages);
+    // Under max and blends a unit's group table is kept per relation to the parent, forward
+    // and in the budgets: 2 · S · 2 more entries.
+    let kinds = prices.group_kinds() as u64 - 1;
+    let per_state = s
+        .saturating_mul(k)
+        .saturating_add(2 * stages)
+        .saturating_add(2 * s * kinds);
     WorkEstimate {
         what: "socket-DP table entries (covering pass and budgets)".into(),
         units: box_states(within).saturating_mul(per_state),
@@ -393,7 +400,7 @@ pub struct SocketTable {
     alive_groups: Vec<Vec<u32>>,
     /// For a request under [`Objective::Min`], the covering pass with its budgets: points over
     /// their entry's budget are dropped (dropped again once the table is filled).
-    budgets: Option<Box<MinPass>>,
+    budgets: Option<Box<ScalarPass>>,
     /// For a request under [`Objective::Min`], the covering pass's least T_min at the root
     /// (offset included): a certified lower bound on every tree of the request.
     lower_bound: Option<f64>,
@@ -544,7 +551,7 @@ impl SocketTable {
                 None,
             );
             let allowance = limits.work_budget.saturating_mul(POINTS_PER_BUDGET_UNIT);
-            let built = MinPass::new(
+            let built = ScalarPass::new(
                 &table,
                 &p.objective,
                 counts,
@@ -580,7 +587,7 @@ impl SocketTable {
                 .collect(),
             None => Vec::new(),
         };
-        let least_at = |pass: &MinPass, root: usize| {
+        let least_at = |pass: &ScalarPass, root: usize| {
             roots
                 .iter()
                 .filter_map(|&idx| pass.tree.get(root).and_then(|t| t.get(idx)).copied())
@@ -655,13 +662,13 @@ impl SocketTable {
     /// budgets; the pass is handed back for a wider second try.
     fn pareto_within(
         mut self,
-        mut pass: MinPass,
+        mut pass: ScalarPass,
         root: usize,
         roots: &[usize],
         budget: f64,
         deadline: &Deadline,
         progress: &Progress,
-    ) -> Result<(Self, Filled, Option<Box<MinPass>>), SocketDpError> {
+    ) -> Result<(Self, Filled, Option<Box<ScalarPass>>), SocketDpError> {
         let whole = self.ranges_len() - 1;
         let offset = self.costs.offset();
         if let Some(p) = self.prune.as_mut() {
@@ -1574,8 +1581,9 @@ fn relation_index(relation: UnitRelation) -> usize {
     }
 }
 
-/// The scalar first pass for [`Objective::Min`]: the least T_min of every state, no Pareto sets,
-/// and from it the budgets of the Pareto pass.
+/// The scalar first pass: the least T_min of every state (under max and blends the least of
+/// the relaxation of `covering::Prices`, whose recurrence has the same shape), no Pareto sets,
+/// and from it the budgets of the Pareto pass. Described below for T_min.
 ///
 /// T_min of a node is `max` over its groups of `2 R_I + R_L + x + (M_s + (k_s − 1)·R_R) +
 /// suffix_s` (§7, the terms of [`LineClasses::finish`] with A_min = R_I), where M_s is the latest
@@ -1588,7 +1596,7 @@ fn relation_index(relation: UnitRelation) -> usize {
 /// bounds of those least values (equal to them wherever adding nodes never lowers the least
 /// T_min), which is all the backward pass needs.
 #[derive(Debug, Clone)]
-struct MinPass {
+struct ScalarPass {
     /// What the values are: T_min, or (under [`Objective::Max`]) the relaxation of T_max of
     /// `covering::Prices`, whose recurrence has the same shape (docs/cla.md §11, "Exact under
     /// max").
@@ -1605,7 +1613,7 @@ struct MinPass {
     /// `min (M + (k − 1)·R_R)` over the forests of `groups[s][d]`.
     group_min: Vec<Vec<Vec<f64>>>,
     /// `nodes[σ][stage][suffix][r]`, [`Suffix::width`] states (2·S with sockets as units:
-    /// remote groups · 2 + local); an empty table is a stage no tree reaches ([`MinPass::node`]).
+    /// remote groups · 2 + local); an empty table is a stage no tree reaches ([`ScalarPass::node`]).
     nodes: Vec<Vec<Vec<Vec<f64>>>>,
     /// The suffix transitions of a node stage per relation ([`Suffix::all_steps`]).
     steps: [Vec<(usize, usize, f64)>; 3],
@@ -1615,7 +1623,7 @@ struct MinPass {
     alive_groups: Vec<Vec<u32>>,
     /// Corner pairs the covering pass tried (counted as the table's transitions).
     pairs: u64,
-    /// Budgets of the backward pass ([`MinPass::backward`]), `[σ][c]`, `[s][d]` and
+    /// Budgets of the backward pass ([`ScalarPass::backward`]), `[σ][c]`, `[s][d]` and
     /// `[σ][stage][r · width + slot]` (the stage's reachable suffix states, `slots`); `-∞` where
     /// no tree of least T_min passes.
     out_tree: Vec<Vec<f64>>,
@@ -1638,7 +1646,7 @@ const WIDENING: [f64; 3] = [1.0 / 16.0, 1.0 / 4.0, 1.0];
 /// Slack of the budgets (ns): float sums in another order must not prune an optimum.
 const SLACK: f64 = 1e-6;
 
-/// Why [`MinPass::new`] built no pass.
+/// Why [`ScalarPass::new`] built no pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum NotBuilt {
     /// Its tables would hold this many entries, over [`MAX_FOREST_ENTRIES`].
@@ -1649,10 +1657,10 @@ enum NotBuilt {
     Exhausted,
 }
 
-impl MinPass {
+impl ScalarPass {
     /// The entries of the forward tables and the budgets for these counts and this incumbent:
-    /// states × (S·K + 2·R) (R the reachable suffix states of all node stages,
-    /// [`Suffix::stage_states`]).
+    /// states × (S·K + 2·R), + 4·S under max and blends (R the reachable suffix states of all
+    /// node stages, [`Suffix::stage_states`]).
     /// `widest` is the most nodes one unit of the request holds (`counts`' own widest unit, or
     /// more for a clip of the request), which bounds K.
     fn entries(
@@ -1668,7 +1676,11 @@ impl MinPass {
         let s_count = table.radix.len() as u64;
         let stages = table.suffix().stage_states(&table.costs, counts);
         let k = covering::most_trees(&table.costs, prices, widest, incumbent) as u64;
-        let per_state = s_count.saturating_mul(k).saturating_add(2 * stages);
+        let kinds = prices.group_kinds() as u64 - 1;
+        let per_state = s_count
+            .saturating_mul(k)
+            .saturating_add(2 * stages)
+            .saturating_add(2 * s_count * kinds);
         (table.ranges_len() as u64).saturating_mul(per_state)
     }
 
@@ -1722,7 +1734,7 @@ impl MinPass {
                 .collect()
         };
         let forests = covered.forest_rows();
-        Ok(MinPass {
+        Ok(ScalarPass {
             objective: *objective,
             prices,
             alive_trees: alive(&covered.tree),
@@ -2171,7 +2183,7 @@ fn covered(
     check_table_entries(counts)?;
     let table = SocketTable::shell(costs, counts, None);
     let prices = covering::Prices::of(objective);
-    let entries = MinPass::entries(&table, &prices, counts, widest, incumbent);
+    let entries = ScalarPass::entries(&table, &prices, counts, widest, incumbent);
     if entries > MAX_FOREST_ENTRIES as u64 {
         return Err(SocketDpError::Budget(crate::limits::BudgetExceeded {
             what: "covering-pass table entries".into(),
@@ -2521,15 +2533,21 @@ mod tests {
         }
         let costs = e5_2660();
         assert!(!covering_fits(&costs, &counts));
-        // The covering pass's tables: states × (S·K + 2·R), K the widest count, R the suffix
-        // states the node stages reach. With sockets as units a suffix state is (far, local):
-        // at stage s, a node on σ ≥ s reaches far ≤ S − s − 1 and local ≤ 1, (S − s)·2 states;
+        // The covering pass's tables: states × (S·K + 2·R) under min, K the widest count, R the
+        // suffix states the node stages reach. With sockets as units a suffix state is (far,
+        // local): at stage s, a node on σ ≥ s reaches far ≤ S − s − 1 and local ≤ 1, (S − s)·2 states;
         // one on σ < s far ≤ S − s, local 0, S − s + 1 states. R = Σ_s (S − s)·2(S − s) +
         // s·(S − s + 1). S = 4: 32 + (18 + 4) + (8 + 6) + (2 + 6) = 76. Four sockets of 16
         // (83,521 vectors): 83,521 × (4·16 + 2·76) = 18,040,536 values, under 2^25 =
         // 33,554,432 (and 83,521 × 24 index entries): it fits.
         assert_eq!(covering_estimate(&costs, &[16; 4]).units, 18_040_536);
         assert!(covering_fits(&costs, &[16; 4]));
+        // Under max (and blends) each unit keeps a group table per relation to the parent,
+        // forward and in the budgets: 2 · S · 2 = 16 more per vector, 83,521 × 232.
+        assert_eq!(
+            covering_estimate_within(&costs, &Objective::Max, &[16; 4], 16, None).units,
+            19_376_872
+        );
         // S = 8: R = 128 + 106 + 86 + 68 + 52 + 38 + 26 + 16 = 520. Eight sockets of 2:
         // 6,561 × (8·2 + 2·520) = 6,928,416 fit; of 3: 65,536 × (24 + 1,040) = 69,730,304 do
         // not.

@@ -1260,6 +1260,21 @@ fn a_clipped_box_bounds_every_tree_under_max_and_blends() {
         let by_hand = clipped_bound(&sandy_classes, &objective, &[8, 8], &[1, 1], 0);
         assert!((by_hand - want).abs() < 1e-9, "{objective}: {by_hand}");
     }
+    // Two groups, by hand: [2, 1] rooted on socket 0, whose optimum under max is the root with
+    // one child on each socket. Real T_max: A = max(R_I, R_QI) + 2·(R_R + R_Q) + R_Q = 107 +
+    // 258 + 94 = 459; the local child's group ends at 459 + R_R + R_L + R_I + R_R = 601.3, its
+    // wait 636.3; the remote one's at 459 + R_Q + R_L + R_QI + R_Q = 756.3, its wait
+    // max(636.3, 756.3) + R_Q = 850.3; + R_L = 852.6 ns (a chain through either child costs
+    // more: its child level alone is 780.3 before the root's 175 or 389 above it). The
+    // relaxation takes the remote group first (the higher unit): 0 + R_QI + R_Q + R_QI + R_L
+    // + 5·R_Q = 780.3, raising the stage by 2·R_Q; the local group then gets 107 + 94 (the
+    // maxima, with a remote group above) + R_I + R_L + 5·R_R + 3·R_Q = 730.3, and the stage
+    // max(780.3 + 2·R_R, 730.3) = 850.3, + R_L: the relaxation is exact here. Without the
+    // raise (the local group's share 2·R_R of A, which the remote child's arrival pays too)
+    // it would be 782.6.
+    let two_groups = clipped_bound(&sandy_classes, &Objective::Max, &[2, 1], &[2, 1], 0);
+    assert!((two_groups - 852.6).abs() < 1e-9, "{two_groups}");
+    assert!((exact_score(&sandy_classes, &[2, 1], 0, &Objective::Max) - 852.6).abs() < 1e-9);
     let objectives = [Objective::Max, Objective::Blend(0.5), Objective::Blend(0.1)];
     check_relaxed_bound(&sandy_classes, &[4, 4], &objectives);
     check_relaxed_bound(&sandy_classes, &[3, 3, 3], &objectives);

@@ -7,7 +7,7 @@
 //! trees on σ that hold *at least* c_s nodes on every unit s (they *cover* c; a unit the box
 //! gives no room stays empty), and the same for every forest of k trees on one unit, every
 //! group's `min (M + (k − 1)·R_R)` and every node stage of the parent module's DP. These are the
-//! tables the backward pass (`MinPass::backward`) reads.
+//! tables the backward pass (`ScalarPass::backward`) reads.
 //!
 //! The box may also be a *clip* of a request too large for these tables (every unit at most
 //! the request's count): its whole-box value then bounds the request, whose trees all cover the
@@ -272,7 +272,7 @@ pub(super) enum CoverStop {
     Work,
 }
 
-/// The tables of a complete pass, in the layouts of the parent module's `MinPass` (values
+/// The tables of a complete pass, in the layouts of the parent module's `ScalarPass` (values
 /// without the offset R_L; `∞` where nothing fits under the incumbent).
 #[derive(Debug)]
 pub(super) struct Covered {
@@ -418,7 +418,8 @@ impl Prices {
         )
     }
 
-    /// The least a parent's level adds above a child: [`Prices::shift`] at its least.
+    /// The least a parent's level adds above a child: the first part of
+    /// [`Prices::stage_shifts`] at its least (every class R_R, every fetch R_I, no group above).
     pub(super) fn parent_level(&self, costs: &LineClasses) -> f64 {
         self.blend(
             2.0 * costs.memory + 2.0 * costs.socket + costs.local,
@@ -427,7 +428,7 @@ impl Prices {
     }
 }
 
-/// The most trees a group may hold under `incumbent` (offset included), as `MinPass` counts
+/// The most trees a group may hold under `incumbent` (offset included), as `ScalarPass` counts
 /// them: a group of k trees costs its parent at least lv_min + (k − 1)·slope above its slowest
 /// child (`prices`), and a unit of N nodes roots at most N of them, so at most `widest` (the
 /// most nodes one unit of the request holds; for a pass over a smaller box than the request,
