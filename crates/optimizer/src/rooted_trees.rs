@@ -1179,7 +1179,10 @@ fn free_split(
                     ctl.progress,
                 )?;
                 match filled {
-                    socket_dp::Filled::Complete => Ok(table),
+                    socket_dp::Filled::Complete => Ok((table, None)),
+                    socket_dp::Filled::TiesOpen(reason) => {
+                        Ok((table, Some(ctl.command_reason(reason))))
+                    }
                     socket_dp::Filled::Stopped(reason) => {
                         Err((ctl.command_reason(reason), table.lower_bound()))
                     }
@@ -1188,10 +1191,16 @@ fn free_split(
                 Err((admitted.err().unwrap_or_else(|| ctl.over_budget()), None))
             };
             match built {
-                Ok(table) => {
+                Ok((table, ties_open)) => {
                     for counts in &splits {
                         if let Some(placed) = table.best(root_socket, counts, objective) {
-                            results.push(placed_optimum(&placed, table.transitions)?);
+                            let found = placed_optimum(&placed, table.transitions)?;
+                            results.push(match ties_open {
+                                Some(reason) => {
+                                    ties_unsettled(found, objective, reason, table.lower_bound())
+                                }
+                                None => found,
+                            });
                         }
                     }
                 }
@@ -1534,6 +1543,21 @@ fn placed_optimum(
         trees: transitions,
         exactness: Exactness::Exact,
     })
+}
+
+/// A tree of proven optimal T_max whose tie by T_min was not settled (`socket_dp::Filled::
+/// TiesOpen`), bounded by the search's lower bound, the optimum's T_max: its gap is zero.
+fn ties_unsettled(
+    found: TreeOptimum,
+    objective: &Objective,
+    reason: StopReason,
+    bound: Option<f64>,
+) -> TreeOptimum {
+    let best = score(objective, &found.cost);
+    TreeOptimum {
+        exactness: Exactness::bounded(reason, best, bound),
+        ..found
+    }
 }
 
 /// Largest tree the fallback places with the exact two-socket placement DP (its Pareto sets grow
@@ -1972,7 +1996,7 @@ fn growing_passes(
     affordable: u64,
     mut run: impl FnMut(&[u32]) -> Option<socket_dp::ClippedBound>,
 ) -> Option<f64> {
-    let allowance = affordable.saturating_mul(socket_dp::POINTS_PER_BUDGET_UNIT);
+    let allowance = affordable.saturating_mul(socket_dp::BOUND_PAIRS_PER_BUDGET_UNIT);
     let (mut spent, mut best, mut previous) = (0u64, None::<f64>, None::<(f64, u64)>);
     for within in boxes {
         if let Some((last_states, last_pairs)) = previous {
@@ -2114,7 +2138,16 @@ fn socket_optimum(
     )?;
     let transitions = outcome.transitions;
     if let Some(placed) = outcome.best {
-        return placed_optimum(&placed, transitions);
+        let found = placed_optimum(&placed, transitions)?;
+        return Ok(match outcome.filled {
+            socket_dp::Filled::TiesOpen(reason) => ties_unsettled(
+                found,
+                objective,
+                ctl.command_reason(reason),
+                outcome.lower_bound,
+            ),
+            _ => found,
+        });
     }
     let covered = outcome.lower_bound.is_some();
     let early_bound = in_hand(space, counts, early_bound, outcome.lower_bound)?;
@@ -2144,10 +2177,12 @@ fn socket_optimum(
             t.trees += transitions;
             Ok(t)
         }
-        socket_dp::Filled::Complete => Err(TreeSearchError::NoPlacement {
-            counts: counts.to_vec(),
-            root: root_socket,
-        }),
+        socket_dp::Filled::Complete | socket_dp::Filled::TiesOpen(_) => {
+            Err(TreeSearchError::NoPlacement {
+                counts: counts.to_vec(),
+                root: root_socket,
+            })
+        }
     }
 }
 

@@ -53,11 +53,18 @@
 //! max and blends"): its values are lower bounds of every part's real score, so its budgets
 //! are sound for the real Pareto points (subtrees by their score, forests by a lower bound of
 //! their latest score); it is often a few per cent below the optimum, so the widening steps
-//! (`WIDENING`) matter there.
+//! (`WIDENING`) matter there. Under max those passes compare points by T_max alone (T_min
+//! projected out of the Pareto sets: every pruning rule under max reads T_max only), which
+//! finds the optimum's T_max with a third to a half of the points; one more pass within it,
+//! with full Pareto sets, breaks its ties by T_min. Should that pass stop, the table still
+//! answers a tree of the proven optimal T_max ([`Filled::TiesOpen`]). Every pass that
+//! completes without a tree raises the certified lower bound to its budget.
 //!
 //! ## Time limits
-//! Every pass checks the deadline at least once per state (or per covering function), and
-//! the covering pass counts its corner pairs against the work budget. [`least_score_of_total`]
+//! Every pass checks the deadline at least once per state (or per covering function); the
+//! covering pass counts its corner pairs against the work budget
+//! ([`CORNER_PAIRS_PER_BUDGET_UNIT`]) and the Pareto passes their point combinations
+//! ([`POINTS_PER_BUDGET_UNIT`]), each up to the whole budget. [`least_score_of_total`]
 //! reads the covering tables of the box, so it answers only when the covering pass completed.
 //! A pass whose deadline has passed before it starts allocates nothing.
 //!
@@ -115,6 +122,22 @@ pub enum SocketDpError {
 /// (docs/perf.md).
 pub const POINTS_PER_BUDGET_UNIT: u64 = 4;
 
+/// Corner pairs the covering pass (and its clips) may multiply per unit of the work budget: a
+/// pair is a few comparisons and one store, four to five times cheaper than a Pareto point
+/// combination (measured on four sockets × 16 and 12, 2026-11-27: 1.5–2.0 · 10⁸ pairs a
+/// second under max, blend:0.5 and on five L3 domains), so that a unit of budget buys about as
+/// much time in either pass (10⁸ units: ~10 s each). At 4 a unit, as before, four sockets ×
+/// 16 under max (6.2 · 10⁸ pairs, 3.2 s) were refused by the default budget.
+pub const CORNER_PAIRS_PER_BUDGET_UNIT: u64 = 16;
+
+/// Corner pairs per budget unit of the covering passes that only certify a bound (over clips
+/// of a request the exact search does not run: [`least_score_of_total`],
+/// [`clipped_covering_bound`] and their callers' growing clips). A refused or stopped request
+/// computes that bound on top of its stopgap tree, at a share of the budget, so they keep the
+/// rate they were tuned at: a refusal at the default budget answers in about a second, not
+/// the four the exact pass's rate would allow.
+pub const BOUND_PAIRS_PER_BUDGET_UNIT: u64 = 4;
+
 /// Most index entries the tables of one DP may hold over the states of its box (8 bytes each:
 /// 2 GiB). The tables are allocated for every count vector of the box, S² + 2·S of them, before
 /// any state is filled; a box past this (eight sockets of 10 threads: 11⁸ states × 80 tables)
@@ -163,7 +186,7 @@ fn check_table_entries(counts: &[u32]) -> Result<(), SocketDpError> {
 /// can hold (the widest unit's count: no incumbent is known yet) and R the suffix states of all
 /// node stages together, only those a tree can reach (`Suffix::reachable`: a unit the box
 /// leaves empty adds none). The pass's other work, the corner pairs it multiplies, depends on
-/// the machine and is counted while it runs (at most [`POINTS_PER_BUDGET_UNIT`] × the
+/// the machine and is counted while it runs (at most [`CORNER_PAIRS_PER_BUDGET_UNIT`] × the
 /// budget), as the Pareto pass after it counts its point combinations.
 pub fn covering_estimate(costs: &LineClasses, counts: &[u32]) -> WorkEstimate {
     covering_estimate_within(
@@ -331,27 +354,34 @@ impl<P: Copy> Table<P> {
     }
 }
 
-fn insert_t(set: &mut Vec<TPoint>, p: TPoint) {
-    if set.iter().any(|q| q.min <= p.min && q.max <= p.max) {
+/// Whether the subtree point `q` is as good as `p`: in both bounds, or with T_min projected out
+/// (`by_max`) in T_max alone.
+fn t_dominates(q: &TPoint, p: &TPoint, by_max: bool) -> bool {
+    (by_max || q.min <= p.min) && q.max <= p.max
+}
+
+fn insert_t(set: &mut Vec<TPoint>, p: TPoint, by_max: bool) {
+    if set.iter().any(|q| t_dominates(q, &p, by_max)) {
         return;
     }
-    set.retain(|q| !(p.min <= q.min && p.max <= q.max));
+    set.retain(|q| !t_dominates(&p, q, by_max));
     set.push(p);
 }
 
-fn insert_g(set: &mut Vec<GPoint>, p: GPoint) {
-    if set
-        .iter()
-        .any(|q| q.mmin <= p.mmin && q.mmax <= p.mmax && q.k <= p.k)
-    {
+fn g_dominates(q: &GPoint, p: &GPoint, by_max: bool) -> bool {
+    (by_max || q.mmin <= p.mmin) && q.mmax <= p.mmax && q.k <= p.k
+}
+
+fn insert_g(set: &mut Vec<GPoint>, p: GPoint, by_max: bool) {
+    if set.iter().any(|q| g_dominates(q, &p, by_max)) {
         return;
     }
-    set.retain(|q| !(p.mmin <= q.mmin && p.mmax <= q.mmax && p.k <= q.k));
+    set.retain(|q| !g_dominates(&p, q, by_max));
     set.push(p);
 }
 
-fn p_dominates(q: &PPoint, p: &PPoint) -> bool {
-    q.tmin <= p.tmin
+fn p_dominates(q: &PPoint, p: &PPoint, by_max: bool) -> bool {
+    (by_max || q.tmin <= p.tmin)
         && q.mmax <= p.mmax
         && q.sum <= p.sum
         && q.far <= p.far
@@ -359,11 +389,11 @@ fn p_dominates(q: &PPoint, p: &PPoint) -> bool {
         && q.local <= p.local
 }
 
-fn insert_p(set: &mut Vec<PPoint>, p: PPoint) {
-    if set.iter().any(|q| p_dominates(q, &p)) {
+fn insert_p(set: &mut Vec<PPoint>, p: PPoint, by_max: bool) {
+    if set.iter().any(|q| p_dominates(q, &p, by_max)) {
         return;
     }
-    set.retain(|q| !p_dominates(&p, q));
+    set.retain(|q| !p_dominates(&p, q, by_max));
     set.push(p);
 }
 
@@ -404,6 +434,10 @@ pub struct SocketTable {
     /// For a request under [`Objective::Min`], the covering pass's least T_min at the root
     /// (offset included): a certified lower bound on every tree of the request.
     lower_bound: Option<f64>,
+    /// Points are compared by T_max alone (T_min projected out of the Pareto sets): the
+    /// passes under [`Objective::Max`] that look for the optimum's T_max, before the pass that
+    /// breaks its ties (see [`SocketTable::build_for`]).
+    by_max: bool,
 }
 
 /// A sound cut for one request: the score of an incumbent tree. Every point of every table is a
@@ -448,6 +482,11 @@ pub struct PlacedTree {
 pub enum Filled {
     /// Every state was computed.
     Complete,
+    /// Under [`Objective::Max`]: the search found the optimum's T_max with T_min projected out
+    /// of its Pareto sets, so [`SocketTable::best`] answers a tree of optimal T_max (its cost
+    /// is the tree's own), but the pass that breaks ties among those trees by T_min stopped
+    /// for this reason: another tree of the same T_max may have a lower T_min.
+    TiesOpen(StopReason),
     /// The deadline passed before the states of this many nodes were computed.
     Stopped(StopReason),
 }
@@ -550,7 +589,9 @@ impl SocketTable {
                 },
                 None,
             );
-            let allowance = limits.work_budget.saturating_mul(POINTS_PER_BUDGET_UNIT);
+            let allowance = limits
+                .work_budget
+                .saturating_mul(CORNER_PAIRS_PER_BUDGET_UNIT);
             let built = ScalarPass::new(
                 &table,
                 &p.objective,
@@ -618,22 +659,39 @@ impl SocketTable {
             Vec::new()
         };
         budgets.insert(0, least);
+        // Under max the passes compare points by T_max alone: every pruning rule there reads
+        // T_max only, so a point that is no worse in T_max and in the node stage's other
+        // coordinates serves every tree the dropped one would, and the first pass that finds
+        // a tree has the optimum's T_max, with a third to a half of the points (4 x 16: 316 M
+        // combinations where the full Pareto sets took 1,146 M). One more pass within that
+        // T_max breaks its ties by T_min ([`SocketTable::settle_ties`]).
+        let by_max = p.objective == Objective::Max;
         let mut pass = Some(Box::new(pass));
         for budget in budgets {
             let Some(this) = pass.take() else { break };
             // Fresh tables (and the prune's own incumbent, which a pass lowers to its budget).
-            let (done, filled, back) = table
-                .widened(costs, counts, prune)
-                .pareto_within(*this, root, &roots, budget, &deadline, progress)?;
+            let mut fresh = table.widened(costs, counts, prune);
+            fresh.by_max = by_max;
+            let (done, filled, back) =
+                fresh.pareto_within(*this, root, &roots, budget, &deadline, progress)?;
             table = done;
-            let none_fits = filled == Filled::Complete
-                && roots
-                    .iter()
-                    .all(|&idx| table.trees[root].get(idx).is_empty());
-            if !none_fits {
+            if filled != Filled::Complete {
                 return Ok((table, filled));
             }
-            pass = back;
+            match table.least_score_at(root, &roots, &p.objective) {
+                // No tree of the request scores `budget` or less: the optimum is above it.
+                None => {
+                    let proven = budget + offset;
+                    table.lower_bound = Some(table.lower_bound.map_or(proven, |b| b.max(proven)));
+                    pass = back;
+                }
+                Some(_) if !by_max => return Ok((table, filled)),
+                Some(optimum) => {
+                    return table.settle_ties(
+                        costs, counts, prune, back, root, &roots, optimum, &deadline, progress,
+                    );
+                }
+            }
         }
         drop(pass);
         let wider = table.widened(costs, counts, prune);
@@ -655,6 +713,60 @@ impl SocketTable {
         wider.transitions = self.transitions;
         wider.points = self.points;
         wider
+    }
+
+    /// The least score (without the offset) of the whole trees on `root` at `roots`, `None`
+    /// when the table holds none.
+    fn least_score_at(&self, root: usize, roots: &[usize], objective: &Objective) -> Option<f64> {
+        roots
+            .iter()
+            .flat_map(|&idx| self.trees[root].get(idx))
+            .map(|t| match objective {
+                Objective::Min => t.min,
+                Objective::Max => t.max,
+                Objective::Blend(w) => (1.0 - w) * t.min + w * t.max,
+            })
+            .reduce(f64::min)
+    }
+
+    /// After a pass by T_max alone (`self`) found the optimum's T_max `optimum` (without the
+    /// offset), the pass with full Pareto sets within it: every tree of that T_max, so the tie
+    /// by T_min is exact. The T_max is proven either way (the table's lower bound); if the tie
+    /// pass stops, the T_max-alone table answers, with [`Filled::TiesOpen`].
+    #[allow(clippy::too_many_arguments)]
+    fn settle_ties(
+        mut self,
+        costs: &LineClasses,
+        counts: &[u32],
+        prune: Option<Prune>,
+        pass: Option<Box<ScalarPass>>,
+        root: usize,
+        roots: &[usize],
+        optimum: f64,
+        deadline: &Deadline,
+        progress: &Progress,
+    ) -> Result<(Self, Filled), SocketDpError> {
+        self.lower_bound = Some(optimum + self.costs.offset());
+        let Some(pass) = pass else {
+            return Ok((self, Filled::TiesOpen(deadline.reason())));
+        };
+        let (tied, filled, _) = self
+            .widened(costs, counts, prune)
+            .pareto_within(*pass, root, roots, optimum, deadline, progress)?;
+        let reason = match filled {
+            Filled::Complete if tied.least_score_at(root, roots, &Objective::Max).is_some() => {
+                return Ok((tied, Filled::Complete));
+            }
+            // Every part of the tree found above is within these budgets, so this pass finds
+            // it or one as good; said plainly should it ever not.
+            Filled::Complete => StopReason::NoProof {
+                why: "the pass breaking ties by T_min found no tree of the optimum's T_max",
+            },
+            Filled::Stopped(reason) | Filled::TiesOpen(reason) => reason,
+        };
+        self.points = tied.points;
+        self.transitions = tied.transitions;
+        Ok((self, Filled::TiesOpen(reason)))
     }
 
     /// The backward pass from the budget `budget` (T_min without the offset) of every whole
@@ -824,6 +936,7 @@ impl SocketTable {
             alive_groups: vec![Vec::new(); s_count],
             budgets: None,
             lower_bound: None,
+            by_max: false,
         };
         for i in 0..states {
             let v = table.decode(i);
@@ -1019,6 +1132,7 @@ impl SocketTable {
                             max,
                             node_point: i as u32,
                         },
+                        self.by_max,
                     );
                 }
             }
@@ -1056,6 +1170,7 @@ impl SocketTable {
                         tree_point: i as u32,
                         rest_point: NONE,
                     },
+                    self.by_max,
                 );
             }
             let mut pairs = 0u64;
@@ -1102,6 +1217,7 @@ impl SocketTable {
                                 tree_point: ti as u32,
                                 rest_point: gi as u32,
                             },
+                            self.by_max,
                         );
                     }
                 }
@@ -1166,7 +1282,7 @@ impl SocketTable {
                 // This stage's socket holds no child: the previous stage as it is.
                 if stage + 1 == s_count {
                     if r == 0 {
-                        insert_p(&mut set, empty);
+                        insert_p(&mut set, empty, self.by_max);
                     }
                 } else {
                     for (i, p) in self.nodes[sigma][stage + 1].get(r).iter().enumerate() {
@@ -1181,6 +1297,7 @@ impl SocketTable {
                                 prev_point: i as u32,
                                 ..*p
                             },
+                            self.by_max,
                         );
                     }
                 }
@@ -1237,7 +1354,7 @@ impl SocketTable {
                             {
                                 continue;
                             }
-                            insert_p(&mut set, q);
+                            insert_p(&mut set, q, self.by_max);
                         }
                     }
                 }
@@ -2131,7 +2248,7 @@ pub fn optimal(
     let (table, filled) =
         SocketTable::build_for(costs, counts, prune, Some(root), None, limits, progress)?;
     let best = match filled {
-        Filled::Complete => table.best(root, counts, objective),
+        Filled::Complete | Filled::TiesOpen(_) => table.best(root, counts, objective),
         Filled::Stopped(_) => None,
     };
     Ok(DpOutcome {
@@ -2148,7 +2265,7 @@ pub fn optimal(
 /// box is a clip of the request), after the checks its callers need: `Ok(None)` when the
 /// deadline passed first, a budget refusal when its tables are over the work budget
 /// ([`covering_estimate`]) or over [`MAX_FOREST_ENTRIES`], or when its corner pairs passed
-/// [`POINTS_PER_BUDGET_UNIT`] × the budget.
+/// [`BOUND_PAIRS_PER_BUDGET_UNIT`] × the budget.
 #[allow(clippy::too_many_arguments)]
 fn covered(
     costs: &LineClasses,
@@ -2195,7 +2312,9 @@ fn covered(
     if deadline_passed(&deadline) {
         return Ok(None);
     }
-    let allowance = limits.work_budget.saturating_mul(POINTS_PER_BUDGET_UNIT);
+    let allowance = limits
+        .work_budget
+        .saturating_mul(BOUND_PAIRS_PER_BUDGET_UNIT);
     let what = match objective {
         Objective::Min => "covering pass (least T_min of every count vector)".to_string(),
         _ => format!("covering pass (least relaxed {objective} score of every count vector)"),
@@ -2389,7 +2508,7 @@ pub struct ClippedBound {
     /// The bound (offset included); `None` when no tree covering the clip is within the
     /// incumbent (+ 1e-6 ns).
     pub bound: Option<f64>,
-    /// Corner pairs the pass tried (its work; [`POINTS_PER_BUDGET_UNIT`] a budget unit).
+    /// Corner pairs the pass tried (its work; [`BOUND_PAIRS_PER_BUDGET_UNIT`] a budget unit).
     pub pairs: u64,
 }
 
