@@ -118,8 +118,9 @@ pub enum SocketDpError {
 /// estimate counts transition pairs; the points per pair are known only while filling (one
 /// per pair for a Min request pruned by its covering pass, thousands under `--objective max` on
 /// four sockets), so the pass also counts them and stops with the budget's reason. Measured:
-/// 3.6–4.4 · 10⁷ combinations a second, so the default budget of 10⁸ stops within ~10 s
-/// (docs/perf.md).
+/// 3.6–4.4 · 10⁷ combinations a second under min, 2–2.6 · 10⁷ under max and blends on four
+/// sockets (larger Pareto sets make each insertion dearer), so the default budget of 10⁸
+/// stops the Pareto passes within 10–20 s (docs/perf.md).
 pub const POINTS_PER_BUDGET_UNIT: u64 = 4;
 
 /// Corner pairs the covering pass (and its clips) may multiply per unit of the work budget: a
