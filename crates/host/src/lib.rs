@@ -6,7 +6,7 @@
 //!   limit. Every reader takes a root path, so tests run on fake sysfs trees.
 //! - [`affinity`]: the CPUs this process may use and thread pinning (`sched_setaffinity`).
 //! - [`mem`]: cache-line-aligned buffers and the operations that force M, E, S, I.
-//! - [`bench`]: the seeds' benchmarks (seed 000 §1.3.1, ch. 2–3; seed 001 §2), each pinned, with
+//! - [`bench`](mod@bench): the seeds' benchmarks (seed 000 §1.3.1, ch. 2–3; seed 001 §2), each pinned, with
 //!   warm-up, states forced before every sample, and the timer's overhead subtracted.
 //! - [`stats`]: medians, MADs, quartiles, robust CV, and least-squares fits (nalgebra SVD) of the
 //!   seeds' models with R².
