@@ -402,3 +402,41 @@ fn an_over_budget_answer_is_improved_never_worsened_and_keeps_its_bound() {
     // And the bound holds: it is below the answer.
     assert!(improved <= ranked.best[0].score);
 }
+
+/// Under max, a search whose tie pass stops answers a tree of the optimum's T_max, bounded by it
+/// (gap 0), and ranking keeps that score: 64 threads of the four-socket machine at the default
+/// budget (docs/cla.md §11, "Under max, T_max alone first, then the tie"), against the same
+/// request with budget enough to settle the tie, whose T_max must be the same and whose T_min
+/// no larger. About 25 s and 50 s in a release build, far more in debug:
+/// `cargo test --release -p modelopt-optimizer --test cla_trees -- --ignored`.
+#[test]
+#[ignore = "a minute in a release build; run with --release -- --ignored"]
+fn under_max_an_open_tie_keeps_the_optimal_score_with_a_zero_gap() {
+    let m = machine::load("xeon-e5-4650-4s").unwrap();
+    let algorithms = m.algorithms_for(Collective::Bcast);
+    let a = algorithms.iter().find(|a| a.name() == "cla-tree").unwrap();
+    let request = Request::new(Collective::Bcast, 64).unwrap();
+    let mut options = modelopt_optimizer::SearchOptions::new(Objective::Max, 1);
+    let modelopt_model::Space::RootedTrees(space) = a.space(&request, &options.space).unwrap()
+    else {
+        panic!("cla-tree must offer a rooted-tree space");
+    };
+    let open = rooted_trees::rank_rooted_trees(a.as_ref(), &request, &options, &space).unwrap();
+    let modelopt_optimizer::Exactness::Bounded {
+        stopped: modelopt_optimizer::StopReason::WorkBudget { .. },
+        lower_bound: Some(bound),
+        gap_percent: Some(gap),
+    } = open.exactness
+    else {
+        panic!(
+            "an open tie at the default budget, got {:?}",
+            open.exactness
+        );
+    };
+    assert!(gap.abs() < 1e-9 && (bound - open.best[0].score).abs() < 1e-9);
+    options.limits.work_budget = 300_000_000;
+    let settled = rooted_trees::rank_rooted_trees(a.as_ref(), &request, &options, &space).unwrap();
+    assert!(settled.exact());
+    assert!((settled.best[0].score - open.best[0].score).abs() < 1e-9);
+    assert!(settled.best[0].cost.min_ns <= open.best[0].cost.min_ns + 1e-9);
+}
