@@ -432,8 +432,10 @@ pub struct SocketTable {
     /// For a request under [`Objective::Min`], the covering pass with its budgets: points over
     /// their entry's budget are dropped (dropped again once the table is filled).
     budgets: Option<Box<ScalarPass>>,
-    /// For a request under [`Objective::Min`], the covering pass's least T_min at the root
-    /// (offset included): a certified lower bound on every tree of the request.
+    /// For one request ([`SocketTable::build_for`] with a root), a certified lower bound on the
+    /// score of every tree of the request (offset included): the covering pass's value at the
+    /// root, raised to the budget of every Pareto pass that completed without a tree, and
+    /// under max to the optimum's T_max once a pass by T_max alone found it.
     lower_bound: Option<f64>,
     /// Points are compared by T_max alone (T_min projected out of the Pareto sets): the
     /// passes under [`Objective::Max`] that look for the optimum's T_max, before the pass that
@@ -1484,10 +1486,11 @@ impl SocketTable {
         Suffix::new(self.radix.len(), &self.costs)
     }
 
-    /// For a request under [`Objective::Min`] whose covering pass completed (docs/cla.md §11):
-    /// its least T_min at the root, offset included, a certified lower bound on the T_min (and
-    /// so on every score) of every tree and placement of the request, known even when the
-    /// Pareto pass after it stopped.
+    /// For a request whose covering pass completed (docs/cla.md §11): a certified lower bound
+    /// on the objective's score of every tree and placement of the request, offset included
+    /// (the covering value at the root, raised by the Pareto passes that found no tree within
+    /// their budgets; see [`DpOutcome::lower_bound`]), known even when a Pareto pass after it
+    /// stopped.
     pub fn lower_bound(&self) -> Option<f64> {
         self.lower_bound
     }
@@ -2215,10 +2218,12 @@ pub struct DpOutcome {
     pub filled: Filled,
     /// Transitions (and covering-pass corner pairs) visited.
     pub transitions: u64,
-    /// Under [`Objective::Min`], the covering pass's certified lower bound on the T_min (so on
-    /// every score) of every tree of the request, offset included, once that pass completed;
-    /// under [`Objective::Max`] its bound on the T_max (the relaxation's covering value): a
-    /// stopped search answers with it instead of computing a bound again.
+    /// Once the covering pass completed, a certified lower bound on the objective's score of
+    /// every tree of the request, offset included: the covering value (T_min under min, the
+    /// relaxation under max and blends), raised to the budget of every Pareto pass that
+    /// completed without a tree, and under max to the optimum's T_max once a pass by T_max
+    /// alone found it ([`Filled::TiesOpen`]). A stopped search answers with it instead of
+    /// computing a bound again.
     pub lower_bound: Option<f64>,
 }
 
