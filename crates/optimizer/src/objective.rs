@@ -31,11 +31,17 @@ impl Objective {
                 .throughput_bytes_per_s
                 .filter(|t| *t > 0.0)
                 .map(|t| 1e9 / t),
-            Metric::Latency => Some(match *self {
-                Objective::Min => cost.min_ns,
-                Objective::Max => cost.max_ns,
-                Objective::Blend(w) => (1.0 - w) * cost.min_ns + w * cost.max_ns,
-            }),
+            Metric::Latency => Some(self.of_range(cost.min_ns, cost.max_ns)),
+        }
+    }
+
+    /// The latency score of a cost range from `min` to `max` (best and worst case, ns): what
+    /// the searches compare partial and whole trees by.
+    pub fn of_range(&self, min: f64, max: f64) -> f64 {
+        match *self {
+            Objective::Min => min,
+            Objective::Max => max,
+            Objective::Blend(w) => (1.0 - w) * min + w * max,
         }
     }
 

@@ -459,13 +459,7 @@ pub struct Prune {
 
 impl Prune {
     fn hopeless(&self, offset: f64, min: f64, max: f64) -> bool {
-        let (lo, hi) = (offset + min, offset + max);
-        let score = match self.objective {
-            Objective::Min => lo,
-            Objective::Max => hi,
-            Objective::Blend(w) => (1.0 - w) * lo + w * hi,
-        };
-        score > self.incumbent + 1e-6
+        self.objective.of_range(offset + min, offset + max) > self.incumbent + 1e-6
     }
 }
 
@@ -724,11 +718,7 @@ impl SocketTable {
         roots
             .iter()
             .flat_map(|&idx| self.trees[root].get(idx))
-            .map(|t| match objective {
-                Objective::Min => t.min,
-                Objective::Max => t.max,
-                Objective::Blend(w) => (1.0 - w) * t.min + w * t.max,
-            })
+            .map(|t| objective.of_range(t.min, t.max))
             .reduce(f64::min)
     }
 
@@ -1886,11 +1876,7 @@ impl ScalarPass {
 
     /// The value of a subtree point (T_min, T_max) that the pass's budgets bound: its score.
     fn score(&self, min: f64, max: f64) -> f64 {
-        match self.objective {
-            Objective::Min => min,
-            Objective::Max => max,
-            Objective::Blend(w) => (1.0 - w) * min + w * max,
-        }
+        self.objective.of_range(min, max)
     }
 
     /// A lower bound of the value of a forest whose trees' latest T_min is `mmin` and latest
