@@ -136,6 +136,40 @@ impl Run {
     }
 }
 
+impl Run {
+    /// A TOML inline table for a measured value of a farther class (`key`) that the machine
+    /// file must not price below the nearer class `near` (`near_key`; the loader refuses a
+    /// farther line cheaper than a nearer one). A median at or above it is written as
+    /// measured. One below it means the two classes are not distinguishable on this host (on a
+    /// VM two vCPUs may be hardware threads of one core, whose lines are local to both), so the
+    /// value written is the nearer class's, and the entry keeps its own measurement (benchmark,
+    /// samples, spread) with a note giving the measured median; a warning says so.
+    fn param_at_least(&mut self, v: &Value, key: &str, near: &Value, near_key: &str) -> String {
+        if v.value >= near.value {
+            return self.param(v);
+        }
+        let note = format!(
+            "measured median {} ns, below {near_key} ({} ns): the two are not distinguishable on this host, so {key} is written as {near_key}'s value (a farther line cannot be cheaper)",
+            num(v.value),
+            num(near.value)
+        );
+        self.warn(format!("{key}: {note}"));
+        let raised = Value {
+            value: near.value,
+            benchmark: v.benchmark.clone(),
+            source: v.source.clone(),
+            summary: v.summary,
+            samples: v.samples,
+            r2: v.r2,
+        };
+        let mut out = self.param(&raised);
+        // `param` ends its table with " }": the note goes before it.
+        out.truncate(out.len() - 2);
+        let _ = write!(out, ", note = {} }}", quote(&note));
+        out
+    }
+}
+
 /// A TOML inline table for an estimated value (not measured here), with the reason.
 fn estimate(value: f64, source: &str, note: &str) -> String {
     format!(
@@ -709,18 +743,19 @@ fn measure(
         "# Seed 001 §2.1 classes. R_R is the `{}` class (E state).",
         remote_class.key()
     );
-    let _ = writeln!(
-        t,
-        "[line]\nlocal = {}\nremote = {}",
-        run.param(r_l),
-        run.param(r_r)
-    );
+    let local = run.param(r_l);
+    let remote = run.param_at_least(r_r, "line.remote", r_l, "line.local");
+    let _ = writeln!(t, "[line]\nlocal = {local}\nremote = {remote}");
     if let Some(q) = r_q {
-        let _ = writeln!(t, "remote_socket = {}", run.param(q));
+        // Ordered against the value written for R_R (raised to R_L if it had to be).
+        let near = if r_r.value >= r_l.value { r_r } else { r_l };
+        let remote_socket = run.param_at_least(q, "line.remote_socket", near, "line.remote");
+        let _ = writeln!(t, "remote_socket = {remote_socket}");
     }
     let _ = writeln!(t, "invalid = {}", run.param(&invalid));
     if let Some(qi) = &invalid_remote {
-        let _ = writeln!(t, "invalid_remote_socket = {}", run.param(qi));
+        let far = run.param_at_least(qi, "line.invalid_remote_socket", &invalid, "line.invalid");
+        let _ = writeln!(t, "invalid_remote_socket = {far}");
     }
     let _ = writeln!(t, "\n# Seed 001 Eq. 1: T_m(n, N) = q + o·N + c·n·N.");
     t.push_str(&multi_line_table(run, "intra_socket", &intra));
@@ -1072,6 +1107,61 @@ fn contention_entry(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_farther_class_measured_below_a_nearer_one_is_written_at_its_value_with_a_note() {
+        let mut run = Run {
+            host: "test CPU".into(),
+            when: "2026-11-27T00:00:00Z".into(),
+            cfg: Config::QUICK,
+            timer: TimerInfo {
+                overhead_ns: 0.0,
+                resolution_ns: 1.0,
+                samples: 1,
+            },
+            threshold: 0.1,
+            warnings: Vec::new(),
+            bar: None,
+        };
+        let of = |samples: &[f64]| {
+            let s = modelopt_host::stats::Summary::of(samples).unwrap();
+            Value {
+                value: s.median,
+                benchmark: "read".into(),
+                source: "modelopt calibrate: test".into(),
+                summary: Some(s),
+                samples: s.n,
+                r2: None,
+            }
+        };
+        // The case CI met on a VM: R_L median 2.125 ns, R_R median 2.0 ns.
+        let local = of(&[2.0, 2.125, 2.125, 2.25]);
+        let remote = of(&[1.875, 2.0, 2.0, 2.125]);
+        assert_eq!((local.value, remote.value), (2.125, 2.0));
+        let written = run.param_at_least(&remote, "line.remote", &local, "line.local");
+        assert!(
+            written.starts_with("{ value = 2.125, unit = \"ns\""),
+            "{written}"
+        );
+        assert!(
+            written.ends_with(", note = \"measured median 2.000 ns, below line.local (2.125 ns): the two are not distinguishable on this host, so line.remote is written as line.local's value (a farther line cannot be cheaper)\" }"),
+            "{written}"
+        );
+        assert!(written.contains("benchmark = \"read\""), "{written}");
+        assert_eq!(run.warnings.len(), 1);
+        // At or above the nearer class: written as measured, no note, no warning.
+        let farther = of(&[20.0, 21.0, 22.0]);
+        let written = run.param_at_least(&farther, "line.remote", &local, "line.local");
+        assert_eq!(written, run.param(&farther));
+        assert!(!written.contains("note"));
+        assert_eq!(run.warnings.len(), 1);
+        // The written entry loads: the value is ordered, the note is a known field.
+        let toml_text = format!(
+            "[line]\nremote = {}\n",
+            run.param_at_least(&remote, "line.remote", &local, "line.local")
+        );
+        assert!(toml_text.parse::<toml::Table>().is_ok(), "{toml_text}");
+    }
 
     #[test]
     fn utc_dates_by_hand() {

@@ -60,13 +60,24 @@ fn quick_calibration_of_two_cpus_loads_is_positive_ordered_and_honest() {
     let r_l = get("line.local").unwrap();
     let r_r = get("line.remote").unwrap();
     let r_i = get("line.invalid").unwrap();
-    // R_L (own L1) is far below R_R (another core) on every machine.
-    assert!(
-        r_l.value < r_r.value,
-        "R_L {} !< R_R {}",
-        r_l.value,
-        r_r.value
-    );
+    // R_L (own L1) is far below R_R (another core) wherever the two CPUs are separate cores;
+    // on a VM whose two vCPUs are at that moment hardware threads of one core the reads are
+    // alike, and a median of R_R below R_L is written at R_L with a note that says so.
+    let remote_line = text.lines().find(|l| l.starts_with("remote = ")).unwrap();
+    if remote_line.contains("note = ") {
+        assert_eq!(r_r.value, r_l.value, "{remote_line}");
+        assert!(
+            remote_line.contains("not distinguishable on this host"),
+            "{remote_line}"
+        );
+    } else {
+        assert!(
+            r_l.value < r_r.value,
+            "R_L {} !< R_R {}",
+            r_l.value,
+            r_r.value
+        );
+    }
     // R_R < R_I wherever the measurement can tell them apart.
     let sd = |r: &modelopt_model::spec::ParamRow| r.stdev.unwrap_or(0.0);
     assert!(
