@@ -5,7 +5,7 @@ A thin layer over the modelopt Rust library: the same checked request and the sa
 """
 
 import os
-from typing import Any, Dict, Iterable, Iterator, List, Optional
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
 __version__: str
 
@@ -111,6 +111,7 @@ def tune(
     search: str = "auto",
     budget: Optional[int] = None,
     time_limit: Optional[float] = None,
+    memory_limit: Optional[Union[int, str]] = None,
 ) -> Result:
     """Tune a collective: the CLI's ``modelopt COLLECTIVE -m M -n THREADS --format json``.
 
@@ -119,8 +120,11 @@ def tune(
     on ccNUMA machines): ``root`` thread, ``placement`` ``"by-thread-id"`` or ``"optimal"``
     (the search chooses how many threads run on each socket, or L3 domain), ``search``
     ``"auto"``, ``"exhaustive"`` or ``"dp"``. Limits: ``budget`` (work units; larger searches
-    are refused up front) and ``time_limit`` in seconds (the best found by then, not exact).
-    The CLI's ``--root``, ``--placement``, ``--search``, ``--budget``, ``--time-limit``.
+    are refused up front), ``time_limit`` in seconds (the best found by then, not exact) and
+    ``memory_limit`` (bytes, or text such as ``"4G"``; default 2 GiB: a search whose tables
+    need more answers with its best tree, its gap and what it would need).
+    The CLI's ``--root``, ``--placement``, ``--search``, ``--budget``, ``--time-limit``,
+    ``--memory-limit``.
     Releases the GIL while searching. Raises ``ModelOptError`` on bad input.
     """
 
@@ -137,6 +141,7 @@ def sweep(
     search: str = "auto",
     budget: Optional[int] = None,
     time_limit: Optional[float] = None,
+    memory_limit: Optional[Union[int, str]] = None,
 ) -> Sweep:
     """Sweep thread counts x sizes (default ``[0]``); at most 100,000 points per call. The
     search options are ``tune``'s; ``time_limit`` (seconds) holds for the whole sweep."""

@@ -138,14 +138,16 @@ modelopt_result *modelopt_tune_with(const modelopt_machine *machine,
 
 /*
  `modelopt_tune_with` for rooted trees (the `cla-tree` algorithms of ccNUMA machines) and
- with the search's limits, the CLI's `--root`, `--placement`, `--search`, `--budget` and
- `--time-limit`: `root` the root thread (negative: thread 0); `placement`
+ with the search's limits, the CLI's `--root`, `--placement`, `--search`, `--budget`,
+ `--time-limit` and `--memory-limit`: `root` the root thread (negative: thread 0); `placement`
  `"by-thread-id"` or `"optimal"` (the search chooses how many threads run on each socket,
  or L3 domain; the JSON then names each thread's `domain` on machines with L3 domains);
  `search` `"auto"`, `"exhaustive"` or `"dp"`; `budget` in work units (0: the default
  10^8), a larger search refused up front with its estimate; `time_limit_s` seconds (0: none;
- the best found by then, not exact). Strings NULL for the defaults; buffers E, latency, one
- small item, no extrapolation.
+ the best found by then, not exact); `memory_limit` the most memory the search's tables may
+ take, as the CLI writes it (`"8G"`, `"512M"`, bytes; NULL: 2 GiB; a search that needs more
+ answers with its best tree and gap, its JSON `stopped` saying what it needs). Strings NULL
+ for the defaults; buffers E, latency, one small item, no extrapolation.
 
  # Safety
  `machine` is NULL or a live handle; each string is NULL or NUL-terminated; `err` is NULL or
@@ -160,6 +162,7 @@ modelopt_result *modelopt_tune_tree(const modelopt_machine *machine,
                                     const char *search,
                                     uint64_t budget,
                                     double time_limit_s,
+                                    const char *memory_limit,
                                     uint32_t top,
                                     modelopt_error **err);
 

@@ -292,14 +292,16 @@ pub unsafe extern "C" fn modelopt_tune_with(
 }
 
 /// `modelopt_tune_with` for rooted trees (the `cla-tree` algorithms of ccNUMA machines) and
-/// with the search's limits, the CLI's `--root`, `--placement`, `--search`, `--budget` and
-/// `--time-limit`: `root` the root thread (negative: thread 0); `placement`
+/// with the search's limits, the CLI's `--root`, `--placement`, `--search`, `--budget`,
+/// `--time-limit` and `--memory-limit`: `root` the root thread (negative: thread 0); `placement`
 /// `"by-thread-id"` or `"optimal"` (the search chooses how many threads run on each socket,
 /// or L3 domain; the JSON then names each thread's `domain` on machines with L3 domains);
 /// `search` `"auto"`, `"exhaustive"` or `"dp"`; `budget` in work units (0: the default
 /// 10^8), a larger search refused up front with its estimate; `time_limit_s` seconds (0: none;
-/// the best found by then, not exact). Strings NULL for the defaults; buffers E, latency, one
-/// small item, no extrapolation.
+/// the best found by then, not exact); `memory_limit` the most memory the search's tables may
+/// take, as the CLI writes it (`"8G"`, `"512M"`, bytes; NULL: 2 GiB; a search that needs more
+/// answers with its best tree and gap, its JSON `stopped` saying what it needs). Strings NULL
+/// for the defaults; buffers E, latency, one small item, no extrapolation.
 ///
 /// # Safety
 /// `machine` is NULL or a live handle; each string is NULL or NUL-terminated; `err` is NULL or
@@ -316,6 +318,7 @@ pub unsafe extern "C" fn modelopt_tune_tree(
     search: *const c_char,
     budget: u64,
     time_limit_s: f64,
+    memory_limit: *const c_char,
     top: u32,
     err: *mut *mut modelopt_error,
 ) -> *mut modelopt_result {
@@ -332,6 +335,11 @@ pub unsafe extern "C" fn modelopt_tune_tree(
             options.tree_search = parsed(search, "--search", Default::default())?;
             if budget > 0 {
                 options.limits.work_budget = budget;
+            }
+            // `memory_limit` is NULL or NUL-terminated (the caller's guarantee).
+            if let Some(memory) = text(memory_limit, "--memory-limit")? {
+                options.limits.memory_limit = limits::memory_limit_bytes(memory)
+                    .map_err(|e| format!("--memory-limit: {e}"))?;
             }
             if time_limit_s != 0.0 {
                 options.limits.time_limit = Some(

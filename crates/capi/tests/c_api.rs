@@ -375,6 +375,7 @@ fn rooted_tree_options_and_limits_reach_the_search() {
                 search.as_ptr(),
                 budget,
                 limit,
+                ptr::null(),
                 1,
                 err,
             )
@@ -471,8 +472,49 @@ fn rooted_tree_options_and_limits_reach_the_search() {
         let text = message(err);
         assert!(text.contains(needle) && !text.contains('\n'), "{text}");
     }
+    // --memory-limit: 48 threads on the four sockets need 45,507,096 bytes of tables (worked
+    // out in the CLI test a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need),
+    // so 40M answers with what they need, not exact; a bad size is the flag's message.
+    let four = load("xeon-e5-4650-4s");
+    let with_memory = |memory: &str, err| {
+        let memory = CString::new(memory).unwrap();
+        let placement = CString::new("by-thread-id").unwrap();
+        unsafe {
+            modelopt_tune_tree(
+                four,
+                MODELOPT_BCAST,
+                48,
+                ptr::null(),
+                -1,
+                placement.as_ptr(),
+                ptr::null(),
+                0,
+                0.0,
+                memory.as_ptr(),
+                1,
+                err,
+            )
+        }
+    };
+    let r = with_memory("40M", &mut err);
+    assert!(!r.is_null() && err.is_null());
+    let v = json(r);
+    assert_eq!(v["exact"], false);
+    assert_eq!(
+        v["stopped"],
+        serde_json::json!({"reason": "memory-limit", "limit": 41_943_040u64, "needed": 45_507_096u64})
+    );
+    unsafe { modelopt_result_free(r) };
+    let r = with_memory("4X", &mut err);
+    assert!(r.is_null());
+    let text = message(err);
+    assert!(
+        text.contains("--memory-limit") && !text.contains('\n'),
+        "{text}"
+    );
     unsafe {
         modelopt_machine_free(chiplet);
         modelopt_machine_free(sandy);
+        modelopt_machine_free(four);
     }
 }

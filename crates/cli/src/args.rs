@@ -99,6 +99,11 @@ pub struct SearchFlags {
     /// refused up front with their estimated size.
     #[arg(long, allow_negative_numbers = true)]
     pub budget: Option<u64>,
+    /// Most memory a search's tables and kept points may take, e.g. 8G or 512M (binary
+    /// units; default 2G). A search that needs more is answered with its best tree and
+    /// certified gap, saying what it would need.
+    #[arg(long, value_parser = parse_memory, allow_negative_numbers = true)]
+    pub memory_limit: Option<u64>,
 }
 
 /// Rooted-tree spaces (the `cla-tree` algorithms of ccNUMA machines).
@@ -295,6 +300,11 @@ pub fn parse_range(s: &str) -> Result<(u32, u32), String> {
         return Err(format!("range `{s}` is empty"));
     }
     Ok((lo, hi))
+}
+
+/// A memory limit: bytes, or a number with K, M, G or T ([`modelopt_optimizer::limits::memory_limit_bytes`]).
+pub fn parse_memory(s: &str) -> Result<u64, String> {
+    modelopt_optimizer::limits::memory_limit_bytes(crate::job::clip(s).as_ref())
 }
 
 /// Seconds as a positive decimal number, at most a week.

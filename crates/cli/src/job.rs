@@ -90,7 +90,10 @@ pub fn job_error(e: modelopt_optimizer::JobError) -> anyhow::Error {
         JobError::Tune {
             error: TuneError::Rows { rows, .. },
             ..
-        } => format!(" (ask for fewer with --top {})", rows.max_rows),
+        } => format!(
+            " (ask for fewer with --top {}, or raise --memory-limit)",
+            rows.max_rows
+        ),
         _ => String::new(),
     };
     anyhow::anyhow!("{}{hint}", modelopt_optimizer::job::one_line(&e))
@@ -131,18 +134,25 @@ pub fn note_estimates(machine: &Machine) {
     }
 }
 
-/// The limits of `--time-limit` and `--budget` (the default budget when not given).
-pub fn limits_of(time_limit: Option<std::time::Duration>, budget: Option<u64>) -> Limits {
+/// The limits of `--time-limit`, `--budget` and `--memory-limit` (the defaults when not
+/// given).
+pub fn limits_of(
+    time_limit: Option<std::time::Duration>,
+    budget: Option<u64>,
+    memory_limit: Option<u64>,
+) -> Limits {
+    let default = Limits::default();
     Limits {
         time_limit,
-        work_budget: budget.unwrap_or(Limits::default().work_budget),
+        work_budget: budget.unwrap_or(default.work_budget),
+        memory_limit: memory_limit.unwrap_or(default.memory_limit),
     }
 }
 
 impl SearchFlags {
     /// The limits every search of this command obeys.
     pub fn limits(&self) -> Limits {
-        limits_of(self.time_limit, self.budget)
+        limits_of(self.time_limit, self.budget, self.memory_limit)
     }
 
     /// The search options, built once from the flags: keep `top` configurations per algorithm.

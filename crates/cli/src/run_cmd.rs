@@ -249,12 +249,16 @@ pub struct HostFlags {
     /// the collective commands' --budget).
     #[arg(long, allow_negative_numbers = true)]
     pub budget: Option<u64>,
+    /// Most memory the optimizer's searches for the `optimal` candidate may keep (as the
+    /// collective commands' --memory-limit).
+    #[arg(long, value_parser = crate::args::parse_memory, allow_negative_numbers = true)]
+    pub memory_limit: Option<u64>,
 }
 
 impl HostFlags {
     /// The limits of the optimizer's searches.
     pub fn limits(&self) -> Limits {
-        crate::job::limits_of(self.time_limit, self.budget)
+        crate::job::limits_of(self.time_limit, self.budget, self.memory_limit)
     }
 }
 

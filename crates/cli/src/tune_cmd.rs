@@ -198,13 +198,19 @@ fn render_text(machine: &Machine, report: &Report) -> String {
         let gap = report.gap_percent.map_or_else(String::new, |g| {
             format!("; at most {g:.1}% above the optimum")
         });
-        let hint = if matches!(
-            report.stopped,
-            Some(modelopt_optimizer::StopReason::NoProof { .. })
-        ) {
-            "the best found by a heuristic"
-        } else {
-            "the best found so far; raise --time-limit or --budget for an exact answer"
+        let hint = match report.stopped {
+            Some(modelopt_optimizer::StopReason::NoProof { .. }) => {
+                "the best found by a heuristic".to_string()
+            }
+            Some(modelopt_optimizer::StopReason::MemoryLimit { needed: 0, .. }) => {
+                "the best found by a heuristic; raise --memory-limit (and --budget) for an exact answer".to_string()
+            }
+            Some(modelopt_optimizer::StopReason::MemoryLimit { needed, .. }) => format!(
+                "the best found by a heuristic; a --memory-limit above {} (its tables; the points it keeps come on top) and a --budget that admits the search may give an exact answer",
+                modelopt_optimizer::limits::format_bytes(needed).replace(" MiB", "M").replace(" GiB", "G")
+            ),
+            _ => "the best found so far; raise --time-limit or --budget for an exact answer"
+                .to_string(),
         };
         // A gap of zero proves the score optimal after all (the bound holds for every
         // configuration); only the tie-break by the other bound is left unproven.

@@ -1376,27 +1376,91 @@ fn the_look_ahead_of_a_long_sweep_is_bounded_too() {
 }
 
 #[test]
+fn a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need() {
+    // 48 threads by id on xeon-e5-4650-4s: 8 cores of each of the 4 sockets, then the
+    // hardware threads of sockets 0 and 1, so counts [16, 16, 8, 8] and 17·17·9·9 = 23,409
+    // count vectors. The covering pass's tables: per vector S·K + 2·R = 4·16 + 2·76 = 216
+    // entries of 8 bytes (R = 76 suffix states, every socket holding threads; K = 16, the
+    // widest socket) and 2·4 bytes of components; the Pareto tables' index: (4² + 2·4) = 24
+    // entries of 8 bytes and 4·4 bytes of components. 23,409 × (1,728 + 8 + 192 + 16) =
+    // 23,409 × 1,944 = 45,507,096 bytes (43.4 MiB). The Pareto pass alone would visit
+    // (17·18/2)²·(9·10/2)² = 153²·45² ≈ 4.7·10⁷ pairs × 16 convolutions ≈ 7.6·10⁸, over the
+    // default budget of 10⁸: under 40 MiB (41,943,040 bytes) the answer is bounded and says
+    // what the tables need; under the default 2 GiB it is exact.
+    let args = |memory: Option<&str>, format: &str| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "bcast",
+            "-m",
+            "xeon-e5-4650-4s",
+            "-n",
+            "48",
+            "--algorithm",
+            "cla-tree",
+            "--format",
+            format,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if let Some(m) = memory {
+            a.extend(["--memory-limit".to_string(), m.to_string()]);
+        }
+        a
+    };
+    let json = |memory: Option<&str>| -> serde_json::Value {
+        let out = modelopt().args(args(memory, "json")).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let refused = json(Some("40M"));
+    assert_eq!(refused["exact"], false, "{refused}");
+    assert_eq!(refused["stopped"]["reason"], "memory-limit", "{refused}");
+    assert_eq!(refused["stopped"]["limit"], 41_943_040u64, "{refused}");
+    assert_eq!(refused["stopped"]["needed"], 45_507_096u64, "{refused}");
+    assert!(refused["gap_percent"].as_f64().is_some(), "{refused}");
+    let exact = json(None);
+    assert_eq!(exact["exact"], true, "{exact}");
+    assert!(exact["t_min_ns"].as_f64() <= refused["t_min_ns"].as_f64());
+    // The text names the need, rounded up to whole MiB, and the flag to raise.
+    let text = modelopt().args(args(Some("40M"), "text")).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("its tables would take 44 MiB, over the memory limit of 40 MiB"),
+        "{text}"
+    );
+    assert!(text.contains("a --memory-limit above 44M"), "{text}");
+    // Limits that are not sizes, or below 1 MiB: one line, exit 2.
+    for bad in ["0", "1048575", "4X", "-1", "G", "1e9"] {
+        let a = args(Some(bad), "text");
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        fails_with(&refs, "--memory-limit");
+    }
+}
+
+#[test]
 fn a_search_no_budget_can_admit_says_so_instead_of_asking_for_more_budget() {
-    // Each case is refused by a fixed cap, not by the work budget, so the answer is the
-    // heuristic one with reason "no-proof", whatever --budget says; before, they said "the work
+    // Each case is refused by something no work budget changes, so the answer is the
+    // heuristic one with that reason, whatever --budget says; before, they said "the work
     // budget was used up; raise --budget", and the first even failed with an error asking for a
     // budget it had been given.
     // 1. 64 threads by id on chiplet-2s-4x8-domain-lines fill its 8 L3 domains: the exact DP's
-    //    tables index 9^8 = 43,046,721 count vectors × (8² + 2·8) = 80 tables =
-    //    3,443,737,680 entries, over the cap of 2^28 = 268,435,456.
+    //    tables index 9^8 = 43,046,721 count vectors × (8² + 2·8) = 80 tables of 8 bytes and
+    //    8 components of 4 bytes a vector: 43,046,721 × 672 = 28,927,396,512 bytes before the
+    //    covering pass's own, over the default memory limit of 2 GiB ("memory-limit", with
+    //    what the tables would need).
     // 2. 24 threads by id on chiplet-2s-4x8 (one line per socket, graph-priced) fill domains
     //    0–2: 743,724,984 rooted trees (OEIS A000081) × 23!/(7!·8!·8!)/2! = 1,577,585,295
     //    labelings (domains 1 and 2 interchangeable) = 1.17·10¹⁸ placed trees, each priced at
     //    100 units an operation of a graph of more than 24 operations: past 2^64 ≈ 1.8·10¹⁹.
     let cases: [(&str, &str, &str); 2] = [
-        (
-            "chiplet-2s-4x8-domain-lines",
-            "64",
-            "would not fit in memory",
-        ),
-        ("chiplet-2s-4x8", "24", "past a 64-bit count"),
+        ("chiplet-2s-4x8-domain-lines", "64", "memory-limit"),
+        ("chiplet-2s-4x8", "24", "no-proof"),
     ];
-    for (machine, threads, why) in cases {
+    for (machine, threads, reason) in cases {
         for budget in ["100000000", "10000000000000000"] {
             let out = modelopt()
                 .args([
@@ -1420,12 +1484,19 @@ fn a_search_no_budget_can_admit_says_so_instead_of_asking_for_more_budget() {
             assert!(out.status.success(), "{machine} {budget}: {stderr}");
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
             assert_eq!(v["exact"], false, "{machine} {budget}");
-            assert_eq!(
-                v["stopped"]["reason"], "no-proof",
-                "{machine} {budget}: {v}"
-            );
-            let said = v["stopped"]["why"].as_str().unwrap_or_default();
-            assert!(said.contains(why), "{machine} {budget}: {said}");
+            assert_eq!(v["stopped"]["reason"], reason, "{machine} {budget}: {v}");
+            if reason == "memory-limit" {
+                assert_eq!(v["stopped"]["limit"], 2u64 << 30, "{v}");
+                let needed = v["stopped"]["needed"].as_u64().unwrap_or_default();
+                assert!(needed > 28_927_396_512, "{v}");
+                assert!(stderr.is_empty() || !stderr.contains("error"), "{stderr}");
+            } else {
+                let said = v["stopped"]["why"].as_str().unwrap_or_default();
+                assert!(
+                    said.contains("past a 64-bit count"),
+                    "{machine} {budget}: {said}"
+                );
+            }
             assert!(v["gap_percent"].as_f64().is_some(), "{machine} {budget}");
         }
     }

@@ -163,6 +163,17 @@ proptest! {
     }
 
     #[test]
+    fn memory_limit_flag(memory in size_text()) {
+        // On a rooted-tree search (four sockets of 12, one per E5-4650 socket), which reads
+        // the limit: accepted values answer (exact, or bounded with their need), others exit
+        // 2 in one line.
+        runs_cleanly(&[
+            s("bcast"), s("--machine"), s("xeon-e5-4650-4s"), s("--threads"), s("12"),
+            s("--algorithm"), s("cla-tree"), format!("--memory-limit={memory}"),
+        ])?;
+    }
+
+    #[test]
     fn fix_flag(fix in fix_text()) {
         runs_cleanly(&[
             s("bcast"), s("--machine"), s("scc"), s("--threads"), s("8"), s("--size"), s("64"),

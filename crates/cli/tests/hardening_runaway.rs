@@ -105,7 +105,9 @@ fn cla_tree_at_4096_threads_answers_within_budget_with_a_certified_gap() {
 fn top_100000_with_any_ordering_is_refused_before_it_allocates() {
     // Issue 12: `reduce --machine xeon-phi --threads 100000 --extrapolate --ordering any` grew
     // to 4 GB and aborted with --top 100000: every kept row is a tree of up to 99,999 levels.
-    // 8 bytes a level: 799,992 bytes a row; 1 GiB holds 1,342 rows.
+    // 8 bytes a level: 799,992 bytes a row; the default memory limit of 2 GiB holds
+    // 2,147,483,648 / 799,992 = 2,684 rows (1,342 under the 1 GiB cap before
+    // --memory-limit), and --memory-limit 1G gives 1,073,741,824 / 799,992 = 1,342 again.
     let e = refused(&[
         "reduce",
         "-m",
@@ -118,8 +120,23 @@ fn top_100000_with_any_ordering_is_refused_before_it_allocates() {
         "--top",
         "100000",
     ]);
+    assert!(e.contains("at most 2684 rows fit"), "{e}");
+    assert!(e.contains("--top 2684, or raise --memory-limit"), "{e}");
+    let e = refused(&[
+        "reduce",
+        "-m",
+        "xeon-phi",
+        "--threads",
+        "100000",
+        "--extrapolate",
+        "--ordering",
+        "any",
+        "--top",
+        "100000",
+        "--memory-limit",
+        "1G",
+    ]);
     assert!(e.contains("at most 1342 rows fit"), "{e}");
-    assert!(e.contains("--top 1342"), "{e}");
 }
 
 #[test]

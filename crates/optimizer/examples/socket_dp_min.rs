@@ -35,6 +35,7 @@ fn main() {
     let limits = Limits {
         time_limit: None,
         work_budget: u64::MAX,
+        ..Limits::default()
     };
     let found = socket_dp::covering_bound(
         &costs.into(),

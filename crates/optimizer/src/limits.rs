@@ -1,8 +1,8 @@
 //! Limits of a search and why it stopped.
 //!
 //! Every search in this crate knows how large it is before it starts ([`WorkEstimate`]), obeys the
-//! caller's [`Limits`] (a wall-clock time limit and a work budget counted in priced candidates or
-//! DP states), reports progress through a [`ProgressSink`], and says why it ended
+//! caller's [`Limits`] (a wall-clock time limit, a work budget counted in priced candidates or
+//! DP states, and a memory limit on what it keeps), reports progress through a [`ProgressSink`], and says why it ended
 //! ([`StopReason`], after egg's `StopReason`). A search stopped early returns the best found so
 //! far, marked not exact ([`Exactness::Bounded`]) with a certified lower bound when it has one.
 //!
@@ -12,7 +12,8 @@ use serde::Serialize;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// How much a search may do. The default has no time limit and the default work budget.
+/// How much a search may do. The default has no time limit, the default work budget and the
+/// default memory limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Limits {
     /// Wall-clock limit; when it passes, the search stops and returns the best found so far.
@@ -20,18 +21,82 @@ pub struct Limits {
     /// Largest amount of work (candidates priced, or DP states) a search may start. A search whose
     /// estimate exceeds it refuses up front ([`BudgetExceeded`]) instead of running for hours.
     pub work_budget: u64,
+    /// Most bytes a search may keep: the tables of the socket DP and its covering pass (sized
+    /// before they are allocated), the Pareto points it stores (counted while it fills), and a
+    /// ranking's kept rows ([`check_rows`]). A search that would need more is refused before it
+    /// starts, or stops when its points pass it, with [`StopReason::MemoryLimit`]; it is not a
+    /// limit on the whole process (the machine file, the output and small buffers are outside).
+    pub memory_limit: u64,
 }
 
 /// The default work budget: about ten seconds of pricing on one core for the cheapest models;
 /// larger searches are refused up front with their size (raise it with `--budget`).
 pub const DEFAULT_WORK_BUDGET: u64 = 100_000_000;
 
+/// The default memory limit: 2 GiB (what the socket DP's index alone was allowed before the
+/// limit could be set, 2²⁸ entries of 8 bytes). Raise it with `--memory-limit`.
+pub const DEFAULT_MEMORY_LIMIT: u64 = 2 << 30;
+
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             time_limit: None,
             work_budget: DEFAULT_WORK_BUDGET,
+            memory_limit: DEFAULT_MEMORY_LIMIT,
         }
+    }
+}
+
+/// The least memory limit a caller may set: 1 MiB (below it no table of any search fits).
+pub const MIN_MEMORY_LIMIT: u64 = 1 << 20;
+
+/// A memory limit as written on a command line or passed to a binding, checked once for every
+/// front end: a whole number of bytes, or a number (fractions allowed) with a binary unit `K`,
+/// `M`, `G` or `T` (also `KiB`, `MiB`, `GiB`, `TiB`; 1K = 1,024 bytes), at least
+/// [`MIN_MEMORY_LIMIT`] and at most 2⁶⁴ − 1 bytes.
+pub fn memory_limit_bytes(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let split = trimmed
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kib" => 10,
+        "m" | "mib" => 20,
+        "g" | "gib" => 30,
+        "t" | "tib" => 40,
+        _ => {
+            return Err(format!(
+                "{text:?}: give bytes, or a number with K, M, G or T (binary: 1K = 1024 bytes), e.g. 4G"
+            ))
+        }
+    };
+    let value: f64 = number.parse().map_err(|_| {
+        format!("{text:?}: give bytes, or a number with K, M, G or T (binary: 1K = 1024 bytes), e.g. 4G")
+    })?;
+    let bytes = value * (1u64 << shift) as f64;
+    // 2^64 as f64 is exact; every finite value below it converts without saturating.
+    if !(bytes.is_finite() && bytes < 18_446_744_073_709_551_616.0) {
+        return Err(format!("{text:?}: over 2^64 bytes"));
+    }
+    let bytes = bytes as u64;
+    if bytes < MIN_MEMORY_LIMIT {
+        return Err(format!(
+            "{text:?}: give at least 1M (1,048,576 bytes); no search's tables fit in less"
+        ));
+    }
+    Ok(bytes)
+}
+
+/// `bytes` for people: MiB below 10 GiB, else GiB, rounded up (a need is never understated).
+pub fn format_bytes(bytes: u64) -> String {
+    const MIB: u64 = 1 << 20;
+    const GIB: u64 = 1 << 30;
+    if bytes < 10 * GIB {
+        format!("{} MiB", bytes.div_ceil(MIB))
+    } else {
+        format!("{} GiB", bytes.div_ceil(GIB))
     }
 }
 
@@ -72,6 +137,33 @@ impl Limits {
     }
 }
 
+impl Limits {
+    /// Refuse tables of `bytes` over the memory limit.
+    pub fn check_memory(&self, what: &str, bytes: u64) -> Result<(), MemoryExceeded> {
+        if bytes > self.memory_limit {
+            Err(MemoryExceeded {
+                what: what.to_string(),
+                bytes,
+                limit: self.memory_limit,
+            })
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// A search refused because what it would keep exceeds the memory limit.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{what} would take {}, over the memory limit of {} (raise it with --memory-limit)", format_bytes(*.bytes), format_bytes(*.limit))]
+pub struct MemoryExceeded {
+    /// What would be kept.
+    pub what: String,
+    /// Its size, bytes (saturating).
+    pub bytes: u64,
+    /// The limit in force, bytes.
+    pub limit: u64,
+}
+
 /// A search's size, known before it starts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WorkEstimate {
@@ -93,18 +185,15 @@ pub struct BudgetExceeded {
     pub budget: u64,
 }
 
-/// Memory a ranking may hold for its kept rows: 1 GiB.
-pub const RANKING_MEMORY_LIMIT: u64 = 1 << 30;
-
 /// Bytes a kept tree row holds per tree level (its degree, stored in the ranking's key and in
 /// its value: 2 × 4 bytes).
 const BYTES_PER_KEPT_LEVEL: u64 = 8;
 
-/// A ranking refused before it starts because its kept rows could exceed
-/// [`RANKING_MEMORY_LIMIT`]: a tree of n threads may have up to n − 1 levels (a chain), so
+/// A ranking refused before it starts because its kept rows could exceed the memory limit
+/// ([`Limits::memory_limit`]): a tree of n threads may have up to n − 1 levels (a chain), so
 /// keeping many rows of a large tree space is a memory blow-up, not a slow search.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("keeping the best {rows} trees of up to {levels} levels each could take {} MiB, over the {} MiB limit; at most {max_rows} rows fit", .bytes / (1 << 20), RANKING_MEMORY_LIMIT / (1 << 20))]
+#[error("keeping the best {rows} trees of up to {levels} levels each could take {}, over the memory limit of {}; at most {max_rows} rows fit", format_bytes(*.bytes), format_bytes(*.limit))]
 pub struct RowsExceeded {
     /// Rows asked for.
     pub rows: u64,
@@ -112,21 +201,23 @@ pub struct RowsExceeded {
     pub levels: u64,
     /// Worst-case bytes of the kept rows.
     pub bytes: u64,
+    /// The memory limit, bytes.
+    pub limit: u64,
     /// The most rows that fit the limit.
     pub max_rows: u64,
 }
 
-/// Refuse to keep `rows` trees of up to `levels` levels when they could exceed
-/// [`RANKING_MEMORY_LIMIT`].
-pub fn check_rows(rows: u64, levels: u64) -> Result<(), RowsExceeded> {
+/// Refuse to keep `rows` trees of up to `levels` levels when they could exceed `limit` bytes.
+pub fn check_rows(rows: u64, levels: u64, limit: u64) -> Result<(), RowsExceeded> {
     let per_row = levels.max(1).saturating_mul(BYTES_PER_KEPT_LEVEL);
     let bytes = rows.saturating_mul(per_row);
-    if bytes > RANKING_MEMORY_LIMIT {
+    if bytes > limit {
         Err(RowsExceeded {
             rows,
             levels,
             bytes,
-            max_rows: RANKING_MEMORY_LIMIT / per_row,
+            limit,
+            max_rows: limit / per_row,
         })
     } else {
         Ok(())
@@ -186,6 +277,15 @@ pub enum StopReason {
         /// The budget.
         budget: u64,
     },
+    /// What the search keeps would pass the memory limit: its tables, sized before they are
+    /// allocated (`needed`, bytes), or its Pareto points, counted while it filled (`needed` 0:
+    /// unknown, more than the limit).
+    MemoryLimit {
+        /// The limit, bytes.
+        limit: u64,
+        /// What the tables would take, bytes; 0 when the points passed the limit while filling.
+        needed: u64,
+    },
     /// The search of this space cannot prove an optimum, whatever its budget or time (the
     /// result is the best a heuristic found).
     NoProof {
@@ -204,6 +304,17 @@ impl std::fmt::Display for StopReason {
             StopReason::WorkBudget { budget } => {
                 write!(f, "the work budget of {budget} was used up")
             }
+            StopReason::MemoryLimit { limit, needed: 0 } => write!(
+                f,
+                "the points it keeps passed the memory limit of {}",
+                format_bytes(*limit)
+            ),
+            StopReason::MemoryLimit { limit, needed } => write!(
+                f,
+                "its tables would take {}, over the memory limit of {}",
+                format_bytes(*needed),
+                format_bytes(*limit)
+            ),
             StopReason::NoProof { why } => write!(f, "this search cannot prove an optimum: {why}"),
         }
     }
@@ -320,6 +431,7 @@ mod tests {
         let limits = Limits {
             time_limit: None,
             work_budget: 100,
+            ..Limits::default()
         };
         let small = WorkEstimate {
             what: "trees".into(),
@@ -354,12 +466,50 @@ mod tests {
     fn kept_rows_are_limited_by_their_worst_case_memory() {
         // 100,000 threads: up to 99,999 levels × 8 bytes = 799,992 bytes a row; 1 GiB holds
         // 1,073,741,824 / 799,992 = 1,342 rows (floor).
-        let e = check_rows(100_000, 99_999).unwrap_err();
+        let gib = 1 << 30;
+        let e = check_rows(100_000, 99_999, gib).unwrap_err();
         assert_eq!(e.max_rows, 1_342);
-        assert!(check_rows(1_342, 99_999).is_ok());
-        assert!(check_rows(1_343, 99_999).is_err());
+        assert!(check_rows(1_342, 99_999, gib).is_ok());
+        assert!(check_rows(1_343, 99_999, gib).is_err());
+        // The default 2 GiB: 2,147,483,648 / 799,992 = 2,684.4, so 2,684 rows
+        // (2,684 × 799,992 = 2,147,178,528 bytes; one more row is 2,147,978,520).
+        let default = Limits::default().memory_limit;
+        assert!(check_rows(2_684, 99_999, default).is_ok());
+        assert_eq!(
+            check_rows(2_685, 99_999, default).unwrap_err().max_rows,
+            2_684
+        );
         // A thousand rows of a 64-thread tree: 1000 × 63 × 8 bytes, far below.
-        assert!(check_rows(1_000, 63).is_ok());
+        assert!(check_rows(1_000, 63, gib).is_ok());
+    }
+
+    #[test]
+    fn memory_limits_read_bytes_and_binary_units() {
+        assert_eq!(memory_limit_bytes("4G"), Ok(4 << 30));
+        assert_eq!(memory_limit_bytes("4GiB"), Ok(4 << 30));
+        assert_eq!(memory_limit_bytes(" 512m "), Ok(512 << 20));
+        assert_eq!(memory_limit_bytes("1.5G"), Ok(3 << 29));
+        assert_eq!(memory_limit_bytes("1048576"), Ok(1 << 20));
+        assert_eq!(memory_limit_bytes("16T"), Ok(16 << 40));
+        // Below 1 MiB, not a number, a negative, an unknown unit, past 2^64: refused.
+        for bad in [
+            "1048575",
+            "0",
+            "-4G",
+            "4X",
+            "G",
+            "",
+            "nan",
+            "inf",
+            "1e3G",
+            "20000000T",
+        ] {
+            assert!(memory_limit_bytes(bad).is_err(), "{bad}");
+        }
+        assert_eq!(format_bytes(2 << 30), "2048 MiB");
+        assert_eq!(format_bytes(3400 << 20), "3400 MiB");
+        assert_eq!(format_bytes((3400 << 20) + 1), "3401 MiB");
+        assert_eq!(format_bytes((16 << 30) + 1), "17 GiB");
     }
 
     #[test]
@@ -367,6 +517,7 @@ mod tests {
         let d = Limits {
             time_limit: Some(Duration::ZERO),
             work_budget: 1,
+            ..Limits::default()
         }
         .deadline();
         assert!(d.passed());

@@ -132,6 +132,9 @@ pub enum TreeSearchError {
     /// Even the cheapest answer the search could give is over the work budget.
     #[error(transparent)]
     Budget(#[from] BudgetExceeded),
+    /// What the search would keep is over the memory limit.
+    #[error(transparent)]
+    Memory(#[from] crate::limits::MemoryExceeded),
     /// The objective does not score latency, the only metric of the tree search.
     #[error("the rooted-tree search optimizes latency only")]
     NotLatency,
@@ -186,6 +189,7 @@ impl From<socket_dp::SocketDpError> for TreeSearchError {
     fn from(e: socket_dp::SocketDpError) -> Self {
         match e {
             socket_dp::SocketDpError::Budget(b) => TreeSearchError::Budget(b),
+            socket_dp::SocketDpError::Memory(m) => TreeSearchError::Memory(m),
             other => TreeSearchError::SocketDp(other),
         }
     }
@@ -325,11 +329,13 @@ struct SideSearch {
 }
 
 impl SideSearch {
-    fn new() -> Self {
+    /// No time limit and no work budget of its own; the caller's memory limit.
+    fn new(memory_limit: u64) -> Self {
         SideSearch {
             limits: Limits {
                 time_limit: None,
                 work_budget: u64::MAX,
+                memory_limit,
             },
             progress: Progress::none(),
         }
@@ -353,11 +359,11 @@ impl<'a> Control<'a> {
         }
     }
 
-    /// The limits of a part that starts now: the time left and the same budget.
+    /// The limits of a part that starts now: the time left, the same budget and memory limit.
     fn remaining(&self) -> Limits {
         Limits {
             time_limit: self.deadline.remaining(),
-            work_budget: self.limits.work_budget,
+            ..*self.limits
         }
     }
 
@@ -550,6 +556,7 @@ fn exhaustive_in(
             limits: &Limits {
                 time_limit: None,
                 work_budget: u64::MAX,
+                ..Limits::default()
             },
             deadline: Deadline::never(),
             progress: &Progress::none(),
@@ -1007,29 +1014,69 @@ pub fn runs_to_budget(
 }
 
 /// Whether the socket DP over the box `counts` may start under `limits`, and if not why: its
-/// tables would not fit in memory whatever the budget (`NoProof`: asking for more budget would
-/// not help), or its up-front estimate is over the work budget (`WorkBudget`).
+/// tables would not fit in the memory limit (`MemoryLimit`, with what they would take: asking
+/// for more budget would not help), or its up-front estimate is over the work budget
+/// (`WorkBudget`). When the covering pass does not fit in memory, the estimate is the Pareto
+/// pass's alone, far larger; if that is over the budget while the covering pass itself is
+/// within it, the memory is what to raise, and the reason says how much the covering pass
+/// needs (when the covering pass is over the budget too, the budget is named first, as it
+/// would be with memory to spare).
 fn dp_admits(
     space: &RootedTreeSpace,
     counts: &[u32],
     objective: &Objective,
     limits: &Limits,
 ) -> Result<(), StopReason> {
-    if !socket_dp::tables_fit(counts) {
-        return Err(StopReason::NoProof {
-            why: "the exact DP's tables over these thread counts would not fit in memory (over 2^28 index entries, whatever the work budget)",
-        });
+    let index = socket_dp::table_bytes(counts);
+    let widest = counts.iter().copied().max().unwrap_or(0);
+    let classes = space.pricing.line_classes();
+    let with_covering = classes.map_or(index, |classes| {
+        socket_dp::covering_memory_within(&classes, objective, counts, widest, None)
+    });
+    let over_memory = |needed: u64| {
+        if needed >= BEYOND_ANY_MEMORY {
+            StopReason::NoProof {
+                why: "the exact DP's tables over these thread counts would take more than a petabyte of memory",
+            }
+        } else {
+            StopReason::MemoryLimit {
+                limit: limits.memory_limit,
+                needed,
+            }
+        }
+    };
+    if !socket_dp::tables_fit(counts, limits.memory_limit) {
+        return Err(over_memory(with_covering.max(index)));
     }
     if limits
-        .check(&socket_dp_estimate(space, counts, objective))
+        .check(&socket_dp_estimate(
+            space,
+            counts,
+            objective,
+            limits.memory_limit,
+        ))
         .is_err()
     {
+        let covering_within_budget = classes.is_some_and(|classes| {
+            limits
+                .check(&socket_dp::covering_estimate_within(
+                    &classes, objective, counts, widest, None,
+                ))
+                .is_ok()
+        });
+        if with_covering > limits.memory_limit && covering_within_budget {
+            return Err(over_memory(with_covering));
+        }
         return Err(StopReason::WorkBudget {
             budget: limits.work_budget,
         });
     }
     Ok(())
 }
+
+/// Tables past this many bytes (a pebibyte) are reported as beyond any memory rather than as a
+/// limit to raise.
+const BEYOND_ANY_MEMORY: u64 = 1 << 50;
 
 /// The up-front size of the socket DP for fixed counts under `objective`
 /// ([`socket_dp::estimate_for`]; the Pareto pass's pairs when the pricing has no socket-line
@@ -1038,9 +1085,10 @@ fn socket_dp_estimate(
     space: &RootedTreeSpace,
     counts: &[u32],
     objective: &Objective,
+    memory_limit: u64,
 ) -> WorkEstimate {
     match space.pricing.line_classes() {
-        Some(classes) => socket_dp::estimate_for(&classes, counts, objective),
+        Some(classes) => socket_dp::estimate_for(&classes, counts, objective, memory_limit),
         None => socket_dp::estimate(counts),
     }
 }
@@ -1132,7 +1180,7 @@ fn free_split(
             // `socket_optimum`: after a stop it answers at once, and as well as the refusal.
             // The trees are the table's incumbent; the bound is left to the covering pass when
             // the search starts with one (a share of 0 computes none).
-            let share = if search_covers(space, &box_counts, objective) {
+            let share = if search_covers(space, &box_counts, objective, ctl.limits.memory_limit) {
                 0
             } else {
                 stopgap_share(ctl.limits)
@@ -1345,7 +1393,7 @@ fn split_incumbent(
     ctl: &Control,
 ) -> Result<Option<f64>, TreeSearchError> {
     let n = space.threads;
-    let side = SideSearch::new();
+    let side = SideSearch::new(ctl.limits.memory_limit);
     let plain = side.control(ctl.deadline);
     let mut incumbent: Option<f64> = None;
     for levels in [
@@ -1768,12 +1816,17 @@ fn recurrence_bound(space: &RootedTreeSpace, counts: &[u32]) -> Result<f64, Tree
 /// stop inside it leaves only the recurrences, which bound T_min: measured at 4 × 16 under max,
 /// `--time-limit 1` reported a gap of 448.5 % that way against 29.8 % with the refusal's bound
 /// built first (its clips are smaller passes, done within the limit).
-fn search_covers(space: &RootedTreeSpace, counts: &[u32], objective: &Objective) -> bool {
+fn search_covers(
+    space: &RootedTreeSpace,
+    counts: &[u32],
+    objective: &Objective,
+    memory_limit: u64,
+) -> bool {
     *objective == Objective::Min
         && space
             .pricing
             .line_classes()
-            .is_some_and(|classes| socket_dp::covering_fits(&classes, counts))
+            .is_some_and(|classes| socket_dp::covering_fits(&classes, counts, memory_limit))
 }
 
 /// A certified lower bound on every tree and placement of `counts` from the covering pass
@@ -1866,9 +1919,15 @@ fn truncated_bound(
     // at the incumbent), within the share.
     let widest = counts.iter().copied().max().unwrap_or(0);
     let fits_clip = |b: &[u32]| {
-        socket_dp::covering_fits_within(&classes, objective, b, widest, incumbent)
-            && socket_dp::covering_estimate_within(&classes, objective, b, widest, incumbent).units
-                <= affordable
+        socket_dp::covering_fits_within(
+            &classes,
+            objective,
+            b,
+            widest,
+            incumbent,
+            ctl.limits.memory_limit,
+        ) && socket_dp::covering_estimate_within(&classes, objective, b, widest, incumbent).units
+            <= affordable
     };
     let order: Vec<usize> = std::iter::once(root_socket as usize)
         .chain((0..counts.len()).filter(|&u| u != root_socket as usize))
@@ -1951,7 +2010,7 @@ fn truncated_bound(
     }
     // No clip fits: a box of m ≥ 2 nodes per unit, read at a smaller total.
     let fits = |b: &[u32]| {
-        socket_dp::covering_fits(&classes, b)
+        socket_dp::covering_fits(&classes, b, ctl.limits.memory_limit)
             && socket_dp::covering_estimate(&classes, b).units <= affordable
     };
     let m = largest(2, &fits)?;
@@ -2116,15 +2175,17 @@ fn socket_optimum(
     // Under a time limit the refusal's bound is built first, unless the search's own covering
     // pass gives it (computing it twice cost 0.3 s of 0.9 at 4 × 16).
     let early_bound = match ctl.limits.time_limit {
-        Some(_) if !search_covers(space, counts, objective) => Some(stopgap_bound(
-            space,
-            counts,
-            root_socket,
-            objective,
-            ctl,
-            stopgap_share(ctl.limits),
-            Some(stopgap.score(objective)),
-        )?),
+        Some(_) if !search_covers(space, counts, objective, ctl.limits.memory_limit) => {
+            Some(stopgap_bound(
+                space,
+                counts,
+                root_socket,
+                objective,
+                ctl,
+                stopgap_share(ctl.limits),
+                Some(stopgap.score(objective)),
+            )?)
+        }
         _ => None,
     };
     let outcome = socket_dp::optimal(
@@ -2963,6 +3024,7 @@ mod tests {
         Limits {
             time_limit,
             work_budget,
+            ..Limits::default()
         }
     }
 
@@ -3180,12 +3242,28 @@ mod tests {
 
     #[test]
     fn a_socket_dp_over_the_budget_answers_a_placed_tree_with_a_certified_gap() {
-        // 2 × 300 threads: (301·302/2)² · 6 ≈ 1.2·10^10 socket-DP transitions > 10^8. The
-        // fallback places the one-socket DP tree (600·599/2 = 179,700 pairs, within budget);
-        // its bound is at least the recurrence's (the truncated DP can only raise it).
+        // 2 × 300 threads at a budget of 10^7: the covering pass's tables hold 301² = 90,601
+        // count vectors × (S·K + 2·R) = (2·300 + 2·12) = 56,535,024 entries (R = 12 suffix
+        // states on two sockets: 8 + 4), and the Pareto pass alone (301·302/2)² · 6 ≈ 1.2·10^10
+        // transitions, both over it. The fallback places the one-socket DP tree (600·599/2 =
+        // 179,700 pairs, within budget); its bound is at least the recurrence's (the truncated
+        // DP can only raise it). (At the default budget of 10^8 the covering pass starts, since
+        // its tables fit the memory limit, and stops at its corner-pair allowance: 8.5 s in a
+        // release build, docs/perf.md.)
         let space = two_sockets(300);
         let t0 = std::time::Instant::now();
-        let found = optimal(&space, TreeSearch::Dp, &Objective::Min).unwrap();
+        let limits = Limits {
+            work_budget: 10_000_000,
+            ..Limits::default()
+        };
+        let found = optimal_with(
+            &space,
+            TreeSearch::Dp,
+            &Objective::Min,
+            &limits,
+            &Progress::none(),
+        )
+        .unwrap();
         assert!(t0.elapsed().as_secs() < 30);
         assert_eq!(found.levels.len(), 600);
         assert_eq!(found.sockets.iter().filter(|&&s| s == 1).count(), 300);

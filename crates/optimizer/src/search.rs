@@ -485,7 +485,11 @@ pub fn rank_until(
         Space::LevelDegrees { threads, ordering } => {
             // A tree of n threads has up to n − 1 levels (a chain of degree 1 is in every
             // ordering), and each kept row holds its degrees.
-            crate::limits::check_rows(options.keep() as u64, u64::from(threads.saturating_sub(1)))?;
+            crate::limits::check_rows(
+                options.keep() as u64,
+                u64::from(threads.saturating_sub(1)),
+                options.limits.memory_limit,
+            )?;
             let tree = LevelDegrees {
                 threads: *threads,
                 ordering: *ordering,

@@ -112,6 +112,9 @@ pub enum SocketDpError {
     /// The state space is over the work budget.
     #[error(transparent)]
     Budget(#[from] crate::limits::BudgetExceeded),
+    /// The tables are over the memory limit.
+    #[error(transparent)]
+    Memory(#[from] crate::limits::MemoryExceeded),
 }
 
 /// Pareto point combinations the pass may try per unit of the work budget. The up-front
@@ -139,11 +142,14 @@ pub const CORNER_PAIRS_PER_BUDGET_UNIT: u64 = 16;
 /// the four the exact pass's rate would allow.
 pub const BOUND_PAIRS_PER_BUDGET_UNIT: u64 = 4;
 
-/// Most index entries the tables of one DP may hold over the states of its box (8 bytes each:
-/// 2 GiB). The tables are allocated for every count vector of the box, S² + 2·S of them, before
-/// any state is filled; a box past this (eight sockets of 10 threads: 11⁸ states × 80 tables)
-/// is refused here, whatever the work budget, instead of exhausting memory.
-pub const MAX_TABLE_ENTRIES: u64 = 1 << 28;
+/// Bytes of one index entry of the Pareto tables: the range of a state's points in its table's
+/// arena, two `u32`. The tables are allocated for every count vector of the box, S² + 2·S of
+/// them, before any state is filled, so a box past the memory limit (eight sockets of 10
+/// threads: 11⁸ states × 80 tables × 8 bytes, 1.4 GB) is refused before it is allocated.
+const BYTES_PER_INDEX_ENTRY: u64 = 8;
+
+/// Bytes of one entry of the covering pass's tables and of its budgets (an `f64`).
+const BYTES_PER_COVERING_ENTRY: u64 = 8;
 
 /// The count vectors of the box `counts`: Π (c_s + 1), saturating.
 pub fn box_states(counts: &[u32]) -> u64 {
@@ -152,7 +158,7 @@ pub fn box_states(counts: &[u32]) -> u64 {
         .fold(1u64, |acc, &c| acc.saturating_mul(u64::from(c) + 1))
 }
 
-/// The index entries of a DP's tables over the box `counts` (see [`MAX_TABLE_ENTRIES`]).
+/// The index entries of a DP's tables over the box `counts` (see [`BYTES_PER_INDEX_ENTRY`]).
 fn table_entries(counts: &[u32]) -> WorkEstimate {
     let s = counts.len() as u64;
     WorkEstimate {
@@ -161,24 +167,39 @@ fn table_entries(counts: &[u32]) -> WorkEstimate {
     }
 }
 
-/// Whether the Pareto tables' index over the box `counts` fits [`MAX_TABLE_ENTRIES`]: a box
-/// that does not is refused whatever the work budget, so a caller says so instead of asking
-/// for more budget.
-pub fn tables_fit(counts: &[u32]) -> bool {
-    table_entries(counts).units <= MAX_TABLE_ENTRIES
+/// The bytes of the Pareto tables' index over the box `counts`, allocated before any state is
+/// filled: every entry of [`table_entries`] and every count vector's components (`u32`),
+/// saturating. Their points come on top, counted while they are stored.
+pub fn table_bytes(counts: &[u32]) -> u64 {
+    let s = counts.len() as u64;
+    table_entries(counts)
+        .units
+        .saturating_mul(BYTES_PER_INDEX_ENTRY)
+        .saturating_add(box_states(counts).saturating_mul(4 * s))
 }
 
-/// Refuse a box whose tables are over [`MAX_TABLE_ENTRIES`].
-fn check_table_entries(counts: &[u32]) -> Result<(), SocketDpError> {
-    let entries = table_entries(counts);
-    if entries.units > MAX_TABLE_ENTRIES {
-        return Err(SocketDpError::Budget(crate::limits::BudgetExceeded {
-            what: entries.what,
-            estimate: entries.units,
-            budget: MAX_TABLE_ENTRIES,
-        }));
-    }
+/// Whether the Pareto tables' index over the box `counts` fits in `memory_limit` bytes
+/// ([`table_bytes`]): a box that does not is refused whatever the work budget, so a caller
+/// says so instead of asking for more budget.
+pub fn tables_fit(counts: &[u32], memory_limit: u64) -> bool {
+    table_bytes(counts) <= memory_limit
+}
+
+/// Refuse a box whose tables' index is over the memory limit.
+fn check_table_bytes(counts: &[u32], limits: &Limits) -> Result<(), SocketDpError> {
+    limits.check_memory(
+        "the socket DP's tables over these counts",
+        table_bytes(counts),
+    )?;
     Ok(())
+}
+
+/// The bytes of the covering pass's tables and budgets of `entries` entries
+/// ([`covering_estimate_within`]) over the box `within`, saturating.
+fn covering_bytes(entries: u64, within: &[u32]) -> u64 {
+    entries
+        .saturating_mul(BYTES_PER_COVERING_ENTRY)
+        .saturating_add(box_states(within).saturating_mul(2 * within.len() as u64))
 }
 
 /// The size of the covering pass and its budgets for a request under [`Objective::Min`], known
@@ -236,17 +257,18 @@ pub fn covering_estimate_within(
     }
 }
 
-/// Whether the covering pass over the box `counts` fits in memory: the Pareto tables' index
-/// ([`MAX_TABLE_ENTRIES`]) and its own tables ([`covering_estimate`], at most `MAX_FOREST_ENTRIES`
-/// values). A caller choosing how large a pass to run (a truncated bound) asks this first, since
-/// a pass that does not fit is refused.
-pub fn covering_fits(costs: &LineClasses, counts: &[u32]) -> bool {
+/// Whether the covering pass over the box `counts` fits in `memory_limit` bytes together with
+/// the Pareto tables' index ([`table_bytes`] + its own tables, [`covering_estimate`] entries
+/// of 8 bytes). A caller choosing how large a pass to run (a truncated bound) asks this first,
+/// since a pass that does not fit is refused.
+pub fn covering_fits(costs: &LineClasses, counts: &[u32], memory_limit: u64) -> bool {
     covering_fits_within(
         costs,
         &Objective::Min,
         counts,
         counts.iter().copied().max().unwrap_or(0),
         None,
+        memory_limit,
     )
 }
 
@@ -258,19 +280,38 @@ pub fn covering_fits_within(
     within: &[u32],
     widest: u32,
     incumbent: Option<f64>,
+    memory_limit: u64,
 ) -> bool {
-    table_entries(within).units <= MAX_TABLE_ENTRIES
-        && covering_estimate_within(costs, objective, within, widest, incumbent).units
-            <= MAX_FOREST_ENTRIES as u64
+    covering_memory_within(costs, objective, within, widest, incumbent) <= memory_limit
+}
+
+/// The bytes the covering pass over the box `within` keeps with the Pareto tables' index
+/// (the sizes of [`covering_fits_within`]), saturating: what `--memory-limit` must allow for
+/// the exact search to run its covering pass.
+pub fn covering_memory_within(
+    costs: &LineClasses,
+    objective: &Objective,
+    within: &[u32],
+    widest: u32,
+    incumbent: Option<f64>,
+) -> u64 {
+    let entries = covering_estimate_within(costs, objective, within, widest, incumbent).units;
+    table_bytes(within).saturating_add(covering_bytes(entries, within))
 }
 
 /// The up-front size of [`optimal`] for this objective: the covering pass's
 /// ([`covering_estimate_within`]; T_min under min, the relaxation of `covering::Prices` under
 /// max and blends), whose Pareto pass keeps only the points within the budgets that pass gives,
-/// when its tables fit; else the transition pairs of the Pareto pass alone ([`estimate`]).
-pub fn estimate_for(costs: &LineClasses, counts: &[u32], objective: &Objective) -> WorkEstimate {
+/// when its tables fit in `memory_limit` bytes; else the transition pairs of the Pareto pass
+/// alone ([`estimate`]).
+pub fn estimate_for(
+    costs: &LineClasses,
+    counts: &[u32],
+    objective: &Objective,
+    memory_limit: u64,
+) -> WorkEstimate {
     let widest = counts.iter().copied().max().unwrap_or(0);
-    if covering_fits_within(costs, objective, counts, widest, None) {
+    if covering_fits_within(costs, objective, counts, widest, None, memory_limit) {
         covering_estimate_within(costs, objective, counts, widest, None)
     } else {
         estimate(counts)
@@ -423,6 +464,12 @@ pub struct SocketTable {
     /// The Pareto pass stops (work budget) past this many point combinations:
     /// [`POINTS_PER_BUDGET_UNIT`] × the work budget.
     point_cap: u64,
+    /// The Pareto pass stops (memory limit) once its points take more than this many bytes
+    /// ([`SocketTable::arena_bytes`]): the memory limit less the index and the covering
+    /// pass's tables, and less the points of a table kept beside it (the tie pass).
+    memory_cap: u64,
+    /// The memory limit this table was built under, for the stop reason.
+    memory_limit: u64,
     /// The components of every count vector, `comps[idx · S + s]`.
     comps: Vec<u32>,
     /// Per socket s, the count vectors whose subtree set `T(s, ·)` is not empty, in fill order.
@@ -557,10 +604,15 @@ impl SocketTable {
             _ => None,
         };
         match min_request {
-            Some((p, _)) => limits.check(&estimate_for(costs, counts, &p.objective))?,
+            Some((p, _)) => limits.check(&estimate_for(
+                costs,
+                counts,
+                &p.objective,
+                limits.memory_limit,
+            ))?,
             None => limits.check(&estimate(counts))?,
         }
-        check_table_entries(counts)?;
+        check_table_bytes(counts, limits)?;
         let deadline = limits.deadline();
         let mut table = SocketTable::shell(costs, counts, prune);
         if deadline_passed(&deadline) {
@@ -569,6 +621,8 @@ impl SocketTable {
         }
         table.root_total = root_total;
         table.point_cap = limits.work_budget.saturating_mul(POINTS_PER_BUDGET_UNIT);
+        table.memory_limit = limits.memory_limit;
+        table.memory_cap = limits.memory_limit.saturating_sub(table_bytes(counts));
         let states = table.ranges_len();
         // The count vectors a whole tree may hold: the box (a fixed split), or every vector of
         // `root_total` nodes with the root's socket non-empty (a free split).
@@ -597,11 +651,16 @@ impl SocketTable {
                 whole_total,
                 p.incumbent,
                 allowance,
+                table.memory_cap,
                 &deadline,
             );
             progress.finish();
             match built {
-                Ok(pass) => scalar = Some((p, root, pass)),
+                Ok(pass) => {
+                    // Its tables and budgets stay while the Pareto passes run.
+                    table.memory_cap = table.memory_cap.saturating_sub(pass.bytes);
+                    scalar = Some((p, root, pass));
+                }
                 Err(NotBuilt::Stopped) => {
                     return Ok((table, Filled::Stopped(deadline.reason())));
                 }
@@ -611,8 +670,9 @@ impl SocketTable {
                     };
                     return Ok((table, Filled::Stopped(reason)));
                 }
-                // The Pareto pass alone, still exact.
-                Err(NotBuilt::TooLarge(_)) => {}
+                // The Pareto pass alone, still exact (its points are held to the memory
+                // limit while it fills).
+                Err(NotBuilt::TooLarge) => {}
             }
         }
         let s_count = counts.len();
@@ -666,8 +726,10 @@ impl SocketTable {
         let mut pass = Some(Box::new(pass));
         for budget in budgets {
             let Some(this) = pass.take() else { break };
-            // Fresh tables (and the prune's own incumbent, which a pass lowers to its budget).
+            // Fresh tables (and the prune's own incumbent, which a pass lowers to its budget);
+            // the last pass's points are freed before this one stores its own.
             let mut fresh = table.widened(costs, counts, prune);
+            drop(table);
             fresh.by_max = by_max;
             let (done, filled, back) =
                 fresh.pareto_within(*this, root, &roots, budget, &deadline, progress)?;
@@ -706,6 +768,8 @@ impl SocketTable {
         let mut wider = SocketTable::shell(costs, counts, prune);
         wider.root_total = self.root_total;
         wider.point_cap = self.point_cap;
+        wider.memory_cap = self.memory_cap;
+        wider.memory_limit = self.memory_limit;
         wider.lower_bound = self.lower_bound;
         wider.transitions = self.transitions;
         wider.points = self.points;
@@ -743,9 +807,11 @@ impl SocketTable {
         let Some(pass) = pass else {
             return Ok((self, Filled::TiesOpen(deadline.reason())));
         };
-        let (tied, filled, _) = self
-            .widened(costs, counts, prune)
-            .pareto_within(*pass, root, roots, optimum, deadline, progress)?;
+        // This table answers if the tie pass stops, so its points stay beside that pass's.
+        let mut tie = self.widened(costs, counts, prune);
+        tie.memory_cap = tie.memory_cap.saturating_sub(self.arena_bytes());
+        let (tied, filled, _) =
+            tie.pareto_within(*pass, root, roots, optimum, deadline, progress)?;
         let reason = match filled {
             Filled::Complete if tied.least_score_at(root, roots, &Objective::Max).is_some() => {
                 return Ok((tied, Filled::Complete));
@@ -822,6 +888,13 @@ impl SocketTable {
                 filled = Filled::Stopped(self.points_exhausted());
                 break;
             }
+            if self.arena_bytes() > self.memory_cap {
+                filled = Filled::Stopped(StopReason::MemoryLimit {
+                    limit: self.memory_limit,
+                    needed: 0,
+                });
+                break;
+            }
             if deadline_passed(deadline) {
                 filled = Filled::Stopped(deadline.reason());
                 break;
@@ -832,6 +905,19 @@ impl SocketTable {
         }
         progress.finish();
         Ok((self, filled))
+    }
+
+    /// The bytes the Pareto points of every table hold (their arenas' capacity: what is
+    /// allocated, not only what is used). A pass reads it after every state, so it passes
+    /// [`SocketTable::memory_cap`] by at most one state's points and one arena's growth.
+    fn arena_bytes(&self) -> u64 {
+        fn bytes<P>(table: &Table<P>) -> u64 {
+            (table.points.capacity() as u64).saturating_mul(std::mem::size_of::<P>() as u64)
+        }
+        let trees: u64 = self.trees.iter().map(bytes).sum();
+        let groups: u64 = self.groups.iter().map(bytes).sum();
+        let nodes: u64 = self.nodes.iter().flatten().map(bytes).sum();
+        trees.saturating_add(groups).saturating_add(nodes)
     }
 
     /// The stop reason once [`SocketTable::points`] passed its cap: the work budget the cap was
@@ -924,6 +1010,8 @@ impl SocketTable {
             transitions: 0,
             points: 0,
             point_cap: u64::MAX,
+            memory_cap: u64::MAX,
+            memory_limit: u64::MAX,
             comps: Vec::with_capacity(states * s_count),
             alive_trees: vec![Vec::new(); s_count],
             alive_groups: vec![Vec::new(); s_count],
@@ -1734,6 +1822,9 @@ struct ScalarPass {
     alive_groups: Vec<Vec<u32>>,
     /// Corner pairs the covering pass tried (counted as the table's transitions).
     pairs: u64,
+    /// The bytes of these tables and their budgets, as sized before the pass (counted
+    /// against the memory limit while the Pareto passes run beside them).
+    bytes: u64,
     /// Budgets of the backward pass ([`ScalarPass::backward`]), `[σ][c]`, `[s][d]` and
     /// `[σ][stage][r · width + slot]` (the stage's reachable suffix states, `slots`); `-∞` where
     /// no tree of least T_min passes.
@@ -1743,9 +1834,6 @@ struct ScalarPass {
     /// `live_nodes[σ][stage][r]`: whether any suffix state of that node stage has a budget.
     live_nodes: Vec<Vec<Vec<bool>>>,
 }
-
-/// Largest tables of the covering pass and its budgets (f64 entries, 256 MiB).
-const MAX_FOREST_ENTRIES: usize = 32 << 20;
 
 /// States filled between two progress reports.
 const PROGRESS_STEP: usize = 1024;
@@ -1760,8 +1848,8 @@ const SLACK: f64 = 1e-6;
 /// Why [`ScalarPass::new`] built no pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum NotBuilt {
-    /// Its tables would hold this many entries, over [`MAX_FOREST_ENTRIES`].
-    TooLarge(u64),
+    /// Its tables would take more than the memory left to it.
+    TooLarge,
     /// The deadline passed.
     Stopped,
     /// The covering pass tried more corner pairs than its allowance.
@@ -1798,8 +1886,8 @@ impl ScalarPass {
     /// The pass for a request rooted on `root` whose whole trees hold `root_total` nodes (the
     /// box of `counts` for a fixed split, every split of the threads for a free one): the
     /// covering pass over the box, cut at `incumbent` (offset included), within `allowance`
-    /// corner pairs and the deadline. `Err(NotBuilt::TooLarge)` when the tables would be over
-    /// [`MAX_FOREST_ENTRIES`] (the Pareto pass then runs alone, still exact).
+    /// corner pairs and the deadline. `Err(NotBuilt::TooLarge)` when the tables would take more
+    /// than `memory` bytes (the Pareto pass then runs alone, still exact).
     #[allow(clippy::too_many_arguments)]
     fn new(
         table: &SocketTable,
@@ -1809,13 +1897,15 @@ impl ScalarPass {
         root_total: usize,
         incumbent: f64,
         allowance: u64,
+        memory: u64,
         deadline: &Deadline,
     ) -> Result<Self, NotBuilt> {
         let widest = counts.iter().copied().max().unwrap_or(0);
         let prices = covering::Prices::of(objective);
         let entries = Self::entries(table, &prices, counts, widest, incumbent);
-        if entries > MAX_FOREST_ENTRIES as u64 {
-            return Err(NotBuilt::TooLarge(entries));
+        let bytes = covering_bytes(entries, counts);
+        if bytes > memory {
+            return Err(NotBuilt::TooLarge);
         }
         let mut covered = covering::cover(
             &table.costs,
@@ -1867,6 +1957,7 @@ impl ScalarPass {
             steps: table.suffix().all_steps(&table.costs),
             slots: table.suffix().slots(&table.costs, counts),
             pairs: covered.pairs,
+            bytes,
             out_tree: Vec::new(),
             out_group: Vec::new(),
             out_nodes: Vec::new(),
@@ -2256,7 +2347,7 @@ pub fn optimal(
 /// at most `widest` trees (the widest unit of the request: of `counts` itself, or more when the
 /// box is a clip of the request), after the checks its callers need: `Ok(None)` when the
 /// deadline passed first, a budget refusal when its tables are over the work budget
-/// ([`covering_estimate`]) or over [`MAX_FOREST_ENTRIES`], or when its corner pairs passed
+/// ([`covering_estimate`]), a memory refusal when they are over the memory limit, or when its corner pairs passed
 /// [`BOUND_PAIRS_PER_BUDGET_UNIT`] × the budget.
 #[allow(clippy::too_many_arguments)]
 fn covered(
@@ -2289,17 +2380,14 @@ fn covered(
         widest,
         Some(incumbent).filter(|i| i.is_finite()),
     ))?;
-    check_table_entries(counts)?;
+    check_table_bytes(counts, limits)?;
     let table = SocketTable::shell(costs, counts, None);
     let prices = covering::Prices::of(objective);
     let entries = ScalarPass::entries(&table, &prices, counts, widest, incumbent);
-    if entries > MAX_FOREST_ENTRIES as u64 {
-        return Err(SocketDpError::Budget(crate::limits::BudgetExceeded {
-            what: "covering-pass table entries".into(),
-            estimate: entries,
-            budget: MAX_FOREST_ENTRIES as u64,
-        }));
-    }
+    limits.check_memory(
+        "the covering pass's tables over these counts",
+        table_bytes(counts).saturating_add(covering_bytes(entries, counts)),
+    )?;
     let deadline = limits.deadline();
     if deadline_passed(&deadline) {
         return Ok(None);
@@ -2573,6 +2661,7 @@ mod tests {
         let unlimited = Limits {
             time_limit: None,
             work_budget: u64::MAX,
+            ..Limits::default()
         };
         let counts = [70_000u32, 1];
         let got = covering_bound(
@@ -2583,9 +2672,10 @@ mod tests {
             &unlimited,
             &Progress::none(),
         );
-        assert!(matches!(got, Err(SocketDpError::Budget(_))), "{got:?}");
+        // Its entries are not even countable (u64::MAX, saturating), so no memory holds them.
+        assert!(matches!(got, Err(SocketDpError::Memory(_))), "{got:?}");
         assert_eq!(covering_estimate(&e5_2660(), &counts).units, u64::MAX);
-        assert!(!covering_fits(&e5_2660(), &counts));
+        assert!(!covering_fits(&e5_2660(), &counts, u64::MAX - 1));
     }
 
     /// The E5-2660's line classes (seed 001 §2.1).
@@ -2614,15 +2704,17 @@ mod tests {
 
     #[test]
     fn a_box_whose_tables_exceed_memory_is_refused_before_allocating() {
-        // Eight sockets of 10: 11^8 = 214,358,881 count vectors × (64 + 16) tables =
-        // 1.7·10^10 index entries (137 GB), over MAX_TABLE_ENTRIES = 2^28, whatever the work
-        // budget. The refusal comes before any table exists (the test would run out of memory
-        // otherwise).
+        // Eight sockets of 10: 11^8 = 214,358,881 count vectors × (64 + 16) tables of 8-byte
+        // index entries, and 8 components of 4 bytes a vector: 214,358,881 × (640 + 32) =
+        // 144,049,168,032 bytes (134 GiB), over the default memory limit of 2 GiB, whatever
+        // the work budget. The refusal comes before any table exists (the test would run out
+        // of memory otherwise).
         let counts = [10u32; 8];
         assert_eq!(box_states(&counts), 214_358_881);
         let unlimited = Limits {
             time_limit: None,
             work_budget: u64::MAX,
+            ..Limits::default()
         };
         let err = least_score_of_total(
             &e5_2660(),
@@ -2636,23 +2728,30 @@ mod tests {
         )
         .unwrap_err();
         match err {
-            SocketDpError::Budget(b) => {
-                assert_eq!(b.estimate, 214_358_881 * 80);
-                assert_eq!(b.budget, MAX_TABLE_ENTRIES);
+            SocketDpError::Memory(m) => {
+                assert_eq!(m.bytes, 144_049_168_032);
+                assert_eq!(m.limit, 2 << 30);
             }
             other => panic!("{other:?}"),
         }
+        assert_eq!(table_bytes(&counts), 144_049_168_032);
         let costs = e5_2660();
-        assert!(!covering_fits(&costs, &counts));
+        let default = Limits::default().memory_limit;
+        assert!(!covering_fits(&costs, &counts, default));
         // The covering pass's tables: states × (S·K + 2·R) under min, K the widest count, R the
         // suffix states the node stages reach. With sockets as units a suffix state is (far,
         // local): at stage s, a node on σ ≥ s reaches far ≤ S − s − 1 and local ≤ 1, (S − s)·2 states;
         // one on σ < s far ≤ S − s, local 0, S − s + 1 states. R = Σ_s (S − s)·2(S − s) +
         // s·(S − s + 1). S = 4: 32 + (18 + 4) + (8 + 6) + (2 + 6) = 76. Four sockets of 16
-        // (83,521 vectors): 83,521 × (4·16 + 2·76) = 18,040,536 values, under 2^25 =
-        // 33,554,432 (and 83,521 × 24 index entries): it fits.
+        // (83,521 vectors): 83,521 × (4·16 + 2·76) = 18,040,536 values of 8 bytes and 2·4
+        // bytes of components a vector, 144,324,288 + 668,168 = 144,992,456 bytes; with the
+        // index, 83,521 × (24·8 + 4·4) = 17,372,368 bytes, 162,364,824 in all (155 MiB): it
+        // fits the default 2 GiB, and a limit of exactly that, not one byte less.
         assert_eq!(covering_estimate(&costs, &[16; 4]).units, 18_040_536);
-        assert!(covering_fits(&costs, &[16; 4]));
+        assert_eq!(table_bytes(&[16; 4]), 17_372_368);
+        assert!(covering_fits(&costs, &[16; 4], default));
+        assert!(covering_fits(&costs, &[16; 4], 162_364_824));
+        assert!(!covering_fits(&costs, &[16; 4], 162_364_823));
         // Under max (and blends) each unit keeps a group table per relation to the parent,
         // forward and in the budgets: 2 · S · 2 = 16 more per vector, 83,521 × 232.
         assert_eq!(
@@ -2660,12 +2759,16 @@ mod tests {
             19_376_872
         );
         // S = 8: R = 128 + 106 + 86 + 68 + 52 + 38 + 26 + 16 = 520. Eight sockets of 2:
-        // 6,561 × (8·2 + 2·520) = 6,928,416 fit; of 3: 65,536 × (24 + 1,040) = 69,730,304 do
-        // not.
+        // 6,561 × (8·2 + 2·520) = 6,928,416 entries fit; of 3: 65,536 × (24 + 1,040) =
+        // 69,730,304 entries, 557,842,432 bytes, + 65,536 × 16 of components and the index's
+        // 65,536 × (80·8 + 8·4) = 44,040,192: 602,931,200 bytes, within 2 GiB, not 512 MiB.
         assert_eq!(covering_estimate(&costs, &[2; 8]).units, 6_928_416);
-        assert!(covering_fits(&costs, &[2; 8]));
+        assert!(covering_fits(&costs, &[2; 8], default));
         assert_eq!(covering_estimate(&costs, &[3; 8]).units, 69_730_304);
-        assert!(!covering_fits(&costs, &[3; 8]));
+        assert!(covering_fits(&costs, &[3; 8], default));
+        assert!(covering_fits(&costs, &[3; 8], 602_931_200));
+        assert!(!covering_fits(&costs, &[3; 8], 602_931_199));
+        assert!(!covering_fits(&costs, &[3; 8], 512 << 20));
     }
 
     #[test]
@@ -2695,13 +2798,16 @@ mod tests {
         assert!(widths(5).iter().all(|&w| w == 0));
         // σ = 1: 16 + 12 + 6 + 4 + 2 + 3 = 43; σ = 3 as σ = 2: 45. R = 39 + 43 + 45 + 45 + 33 =
         // 205, and the tables hold 9^5 × (8·8 + 2·205) = 59,049 × 474 = 27,989,226 values,
-        // under 2^25: the covering pass runs (with all 8·8·40 stage states it would be
-        // 59,049 × 5,184 = 306,110,016, refused).
+        // 223,913,808 bytes, + 59,049 × 16 of components = 224,858,592, and the index
+        // 59,049 × (80·8 + 8·4) = 39,680,928: 264,539,520 bytes, within the default 2 GiB
+        // (with all 8·8·40 stage states it would be 59,049 × 5,184 = 306,110,016 values,
+        // 2,448,880,128 bytes: over it).
         assert_eq!(widths(1).iter().sum::<usize>(), 43);
         assert_eq!(widths(3).iter().sum::<usize>(), 45);
         assert_eq!(suffix.stage_states(&costs, &counts), 205);
         assert_eq!(covering_estimate(&costs, &counts).units, 27_989_226);
-        assert!(covering_fits(&costs, &counts));
+        assert!(covering_fits(&costs, &counts, 264_539_520));
+        assert!(!covering_fits(&costs, &counts, 264_539_519));
         // Every state listed is one a node can reach: the empty state at every stage of a
         // unit with room.
         let slots = suffix.slots(&costs, &counts);

@@ -316,7 +316,7 @@ proptest! {
         let request = Request::new(Collective::Bcast, n).unwrap();
         let exact = rank(&algorithm, &request, &options(Objective::Min)).unwrap().best[0].score;
         let mut opts = options(Objective::Min);
-        opts.limits = Limits { time_limit: None, work_budget: budget };
+        opts.limits = Limits { time_limit: None, work_budget: budget, ..Limits::default() };
         let stopped = rank(&algorithm, &request, &opts).unwrap();
         match stopped.exactness {
             Exactness::Exact => prop_assert!((stopped.best[0].score - exact).abs() < 1e-6),

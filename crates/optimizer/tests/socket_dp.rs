@@ -284,6 +284,7 @@ fn over_budget_is_refused_with_the_estimate() {
     let limits = Limits {
         time_limit: None,
         work_budget: 1000,
+        ..Limits::default()
     };
     let err = SocketTable::build(&sandy().into(), &[64, 64], None, &limits, &Progress::none())
         .unwrap_err();
@@ -303,6 +304,7 @@ fn a_time_limit_returns_the_best_found_with_a_certified_gap() {
     let limits = Limits {
         time_limit: Some(Duration::ZERO),
         work_budget: u64::MAX,
+        ..Limits::default()
     };
     let found = rooted_trees::optimal_with(
         &space(&[8, 8], 0),
@@ -388,6 +390,7 @@ fn check_free_split_under_min(costs: &TreeCosts, bounds: &[u32], max_n: usize) {
     let unlimited = Limits {
         time_limit: None,
         work_budget: u64::MAX,
+        ..Limits::default()
     };
     let min = Objective::Min;
     for n in 2..=max_n {
@@ -528,6 +531,7 @@ fn exact_min(
     let unlimited = Limits {
         time_limit: None,
         work_budget: u64::MAX,
+        ..Limits::default()
     };
     let outcome = socket_dp::optimal(
         classes,
@@ -563,6 +567,7 @@ fn check_scalar_pass(costs: &TreeCosts, max_n: usize, sockets: u32, tight: bool)
     let unlimited = Limits {
         time_limit: None,
         work_budget: u64::MAX,
+        ..Limits::default()
     };
     let quiet = Progress::none();
     for n in 2..=max_n {
@@ -677,6 +682,7 @@ fn the_least_min_of_a_smaller_total_is_the_least_fixed_split_optimum_and_a_bound
     let unlimited = Limits {
         time_limit: None,
         work_budget: u64::MAX,
+        ..Limits::default()
     };
     let quiet = Progress::none();
     let classes: LineClasses = sandy().into();
@@ -761,6 +767,7 @@ fn the_pareto_pass_counts_its_point_combinations_against_the_budget() {
     let tight = Limits {
         time_limit: None,
         work_budget: budget,
+        ..Limits::default()
     };
     let (table, filled) =
         SocketTable::build(&classes, &counts, None, &tight, &Progress::none()).unwrap();
@@ -773,6 +780,7 @@ fn the_pareto_pass_counts_its_point_combinations_against_the_budget() {
     let loose = Limits {
         time_limit: None,
         work_budget: u64::MAX,
+        ..Limits::default()
     };
     let (whole, filled) =
         SocketTable::build(&classes, &counts, None, &loose, &Progress::none()).unwrap();
@@ -858,6 +866,7 @@ fn a_covering_bound_below_every_tree_is_widened_to_the_optimum() {
     let unlimited = Limits {
         time_limit: None,
         work_budget: u64::MAX,
+        ..Limits::default()
     };
     let quiet = Progress::none();
     let counts = [2u32, 0, 1, 1];
@@ -951,6 +960,7 @@ fn a_free_split_below_its_covering_bound_is_widened() {
     let unlimited = Limits {
         time_limit: None,
         work_budget: u64::MAX,
+        ..Limits::default()
     };
     let quiet = Progress::none();
     let fixed = |c: &[u32]| exact_min(&classes, c, 1, None).cost;
@@ -1017,6 +1027,7 @@ fn clipped_bound(
     let unlimited = Limits {
         time_limit: None,
         work_budget: u64::MAX,
+        ..Limits::default()
     };
     socket_dp::clipped_covering_bound(
         classes,
@@ -1051,6 +1062,7 @@ fn a_clipped_box_bounds_every_tree_of_the_request() {
     let unlimited = Limits {
         time_limit: None,
         work_budget: u64::MAX,
+        ..Limits::default()
     };
     let quiet = Progress::none();
     let sandy_classes: LineClasses = sandy().into();
@@ -1134,6 +1146,7 @@ fn a_clip_of_every_split_bounds_a_free_split() {
     let unlimited = Limits {
         time_limit: None,
         work_budget: u64::MAX,
+        ..Limits::default()
     };
     let quiet = Progress::none();
     let by_hand = socket_dp::least_score_of_clipped_splits(
@@ -1324,6 +1337,7 @@ fn check_relaxed_search(
     let unlimited = Limits {
         time_limit: None,
         work_budget: u64::MAX,
+        ..Limits::default()
     };
     for counts in every_vector_within(bounds)
         .iter()
@@ -1445,6 +1459,7 @@ fn under_max_a_stopped_tie_pass_answers_the_optimum_with_a_zero_gap() {
         let limits = Limits {
             time_limit: None,
             work_budget: budget,
+            ..Limits::default()
         };
         socket_dp::optimal(
             &classes,

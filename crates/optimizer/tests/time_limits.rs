@@ -9,7 +9,9 @@
 use modelopt_model::ccnuma::bcast::TreeCosts;
 use modelopt_model::placed_tree::{LineClasses, RootedTreeSpace};
 use modelopt_model::Metric;
-use modelopt_optimizer::limits::{Limits, Progress, StopReason, DEFAULT_WORK_BUDGET};
+use modelopt_optimizer::limits::{
+    Limits, Progress, StopReason, DEFAULT_MEMORY_LIMIT, DEFAULT_WORK_BUDGET,
+};
 use modelopt_optimizer::rooted_trees::{self, TreeOptimum, TreeSearch};
 use modelopt_optimizer::socket_dp;
 use modelopt_optimizer::{Exactness, Objective};
@@ -51,11 +53,25 @@ fn space(counts: &[u32], root_socket: u32) -> RootedTreeSpace {
 /// was enough for the smaller boxes used before).
 const LAW_LIMIT: Duration = Duration::from_secs(15);
 
+/// The memory limit of the law test (see there).
+const LAW_MEMORY: u64 = 256 << 20;
+
 fn run(
     space: &RootedTreeSpace,
     objective: &Objective,
     time_limit: Option<Duration>,
     budget: u64,
+) -> TreeOptimum {
+    run_within(space, objective, time_limit, budget, DEFAULT_MEMORY_LIMIT)
+}
+
+/// [`run`] under a memory limit of `memory` bytes.
+fn run_within(
+    space: &RootedTreeSpace,
+    objective: &Objective,
+    time_limit: Option<Duration>,
+    budget: u64,
+    memory: u64,
 ) -> TreeOptimum {
     rooted_trees::optimal_with(
         space,
@@ -64,6 +80,7 @@ fn run(
         &Limits {
             time_limit,
             work_budget: budget,
+            memory_limit: memory,
         },
         &Progress::none(),
     )
@@ -86,10 +103,12 @@ fn certificate(t: &TreeOptimum) -> (StopReason, f64, f64) {
 /// the certificate is at least the refusal's. Requests whose exact socket DP is over the
 /// default budget of 10⁸ (so the refusal path answers at the default) but within 10¹²; since
 /// every objective has a covering pass (2026-11-27), those are the boxes whose covering tables
-/// do not fit (`socket_dp::covering_fits`), checked against the Pareto pass's pairs:
-/// - 4 × 20 under `--objective blend:0.5`: 21⁴ = 194,481 count vectors × (4·20 + the node
-///   stages' suffix states) table entries, over the 2²⁵ the covering pass may hold; the Pareto
-///   pass alone, Π (20+1)(20+2)/2 = 231⁴ ≈ 2.8 · 10⁹ pairs × 16 convolutions ≈ 4.6 · 10¹⁰;
+/// do not fit in memory (`socket_dp::covering_fits`), checked against the Pareto pass's pairs.
+/// The law is run under a memory limit of 256 MiB ([`LAW_MEMORY`], the covering pass's fixed
+/// cap before the limit could be set), which keeps these boxes small enough for a test:
+/// - 4 × 20 under `--objective blend:0.5`: 21⁴ = 194,481 count vectors × (4·20 + 2·76 + 16)
+///   = 48,231,288 entries of 8 bytes (386 MB), over it; the Pareto pass alone,
+///   Π (20+1)(20+2)/2 = 231⁴ ≈ 2.8 · 10⁹ pairs × 16 convolutions ≈ 4.6 · 10¹⁰;
 /// - a free split (`--placement optimal`) of 24 threads over four sockets of 20 under the
 ///   blend: its tables cover the same box.
 ///
@@ -116,6 +135,7 @@ fn a_time_limit_stop_certifies_at_least_what_the_budget_refusal_does() {
     let default = Limits {
         time_limit: None,
         work_budget: DEFAULT_WORK_BUDGET,
+        memory_limit: LAW_MEMORY,
     };
     for (s, objective) in cases {
         let counts = s.capacity.clone().unwrap_or_else(|| s.nodes_per_socket());
@@ -125,10 +145,18 @@ fn a_time_limit_stop_certifies_at_least_what_the_budget_refusal_does() {
             &objective,
             &default
         ));
-        let refused = run(&s, &objective, None, DEFAULT_WORK_BUDGET);
+        let refused = run_within(&s, &objective, None, DEFAULT_WORK_BUDGET, LAW_MEMORY);
         let (why, refused_lb, refused_gap) = certificate(&refused);
-        assert!(matches!(why, StopReason::WorkBudget { .. }), "{why:?}");
-        let stopped = run(&s, &objective, Some(LAW_LIMIT), 1_000_000_000_000);
+        // Refused for its memory: the covering pass does not fit, and the Pareto pass alone
+        // is over the budget, so the limit to raise is the memory.
+        assert!(matches!(why, StopReason::MemoryLimit { .. }), "{why:?}");
+        let stopped = run_within(
+            &s,
+            &objective,
+            Some(LAW_LIMIT),
+            1_000_000_000_000,
+            LAW_MEMORY,
+        );
         let score = |t: &TreeOptimum| objective.score(&t.cost, Metric::Latency).unwrap();
         assert!(score(&stopped) <= score(&refused) + 1e-9);
         if stopped.exact() {
@@ -211,6 +239,7 @@ fn the_least_min_of_t_nodes_never_decreases_with_t() {
     let unlimited = Limits {
         time_limit: None,
         work_budget: u64::MAX,
+        ..Limits::default()
     };
     let quiet = Progress::none();
     let counts = [4u32, 4, 4, 4];
@@ -262,6 +291,7 @@ fn a_time_limit_is_obeyed() {
             &Limits {
                 time_limit: Some(limit),
                 work_budget: 1_000_000_000_000,
+                ..Limits::default()
             },
             &Progress::none(),
         )
@@ -382,8 +412,10 @@ fn the_preflight_agrees_with_the_search() {
 
 /// The law of `a_time_limit_stop_certifies_at_least_what_the_budget_refusal_does` for what a
 /// user sees, the ranked answer after local search: 48 threads on six L3 domains of
-/// `chiplet-2s-4x8-domain-lines` (by id) under `blend:0.5` are refused at the default budget
-/// (their covering tables do not fit, and the Pareto pass alone is over it) and answered by the
+/// `chiplet-2s-4x8-domain-lines` (by id) under `blend:0.5` are refused at the default limits
+/// (their covering tables, 3.4 GB, do not fit in the default 2 GiB, and both the Pareto pass
+/// alone and the covering pass are over the budget: the reason names the budget) and answered
+/// by the
 /// stopgap tree improved by local search. With the budget raised the exact search starts,
 /// and the time limit stops it with no time left for that improvement. Found under max on the
 /// four-socket machine (40 threads, before max and blends had their covering pass and became
@@ -461,6 +493,7 @@ fn a_refused_fixed_split_is_bounded_by_the_largest_clip_that_fits() {
     let unlimited = Limits {
         time_limit: None,
         work_budget: u64::MAX,
+        ..Limits::default()
     };
     let quiet = Progress::none();
     let clipped = socket_dp::clipped_covering_bound(
@@ -534,6 +567,7 @@ fn a_refused_free_split_is_bounded_by_a_clip_of_every_split() {
     let unlimited = Limits {
         time_limit: None,
         work_budget: u64::MAX,
+        ..Limits::default()
     };
     let at_three = socket_dp::least_score_of_clipped_splits(
         &classes,

@@ -374,6 +374,7 @@ struct TreeOptions<'a, 'py> {
     search: &'a str,
     budget: Option<&'a Bound<'py, PyAny>>,
     time_limit: Option<f64>,
+    memory_limit: Option<&'a Bound<'py, PyAny>>,
 }
 
 /// Search options from the Python arguments, each checked as the CLI checks its flag.
@@ -388,6 +389,15 @@ fn search_options(
     options.tree_search = parse("search", tree.search)?;
     if let Some(budget) = tree.budget {
         options.limits.work_budget = unsigned("budget", budget)?;
+    }
+    if let Some(memory) = tree.memory_limit {
+        // Bytes as an int, or the CLI's text ("4G"); both checked by the CLI's rule.
+        let text = match memory.extract::<String>() {
+            Ok(text) => text,
+            Err(_) => unsigned::<u64>("memory_limit", memory)?.to_string(),
+        };
+        options.limits.memory_limit = limits::memory_limit_bytes(&text)
+            .map_err(|e| ModelOptError::new_err(format!("memory_limit: {e}")))?;
     }
     options.limits.time_limit = tree
         .time_limit
@@ -409,7 +419,7 @@ fn search_options(
 #[pyo3(signature = (
     machine, collective, threads, size=None, state="E", metric="latency", objective="min",
     top=None, algorithm=None, fix=None, extrapolate=false, root=None, placement="by-thread-id",
-    search="auto", budget=None, time_limit=None
+    search="auto", budget=None, time_limit=None, memory_limit=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn tune(
@@ -430,6 +440,7 @@ fn tune(
     search: &str,
     budget: Option<&Bound<'_, PyAny>>,
     time_limit: Option<f64>,
+    memory_limit: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyResult_> {
     let collective: Collective = parse("collective", collective)?;
     let threads = integer("threads", threads)?;
@@ -456,6 +467,7 @@ fn tune(
             search,
             budget,
             time_limit,
+            memory_limit,
         },
     )?;
     options.fixed = fixed;
@@ -483,8 +495,8 @@ fn tune(
 /// per algorithm and point, `winner` marking the best at each point. Thread counts above the
 /// machine's `max_threads` are skipped unless `extrapolate=True`.
 ///
-/// `objective`, `algorithm` (one, or all), `root`, `placement`, `search`, `budget` and
-/// `time_limit` are `tune`'s; the time limit holds for the whole sweep (rows finished by then
+/// `objective`, `algorithm` (one, or all), `root`, `placement`, `search`, `budget`,
+/// `time_limit` and `memory_limit` are `tune`'s; the time limit holds for the whole sweep (rows finished by then
 /// stand, and `stats["stopped"]` says why it ended early).
 ///
 /// The GIL is released while the sweep runs. At most 100,000 points per call.
@@ -492,7 +504,7 @@ fn tune(
 #[pyo3(name = "sweep", signature = (
     machine, collective, threads, sizes=None, extrapolate=false, objective="min",
     algorithm=None, root=None, placement="by-thread-id", search="auto", budget=None,
-    time_limit=None
+    time_limit=None, memory_limit=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn sweep_fn(
@@ -509,6 +521,7 @@ fn sweep_fn(
     search: &str,
     budget: Option<&Bound<'_, PyAny>>,
     time_limit: Option<f64>,
+    memory_limit: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PySweep> {
     let collective: Collective = parse("collective", collective)?;
     let objective: Objective = parse("objective", objective)?;
@@ -527,6 +540,7 @@ fn sweep_fn(
             search,
             budget,
             time_limit,
+            memory_limit,
         },
     )?;
     let machine = Arc::clone(&machine.machine);
