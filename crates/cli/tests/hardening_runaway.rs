@@ -108,7 +108,7 @@ fn top_100000_with_any_ordering_is_refused_before_it_allocates() {
     // 8 bytes a level: 799,992 bytes a row; the default memory limit of 2 GiB holds
     // 2,147,483,648 / 799,992 = 2,684 rows (1,342 under the 1 GiB cap before
     // --memory-limit), and --memory-limit 1G gives 1,073,741,824 / 799,992 = 1,342 again.
-    let e = refused(&[
+    let args = [
         "reduce",
         "-m",
         "xeon-phi",
@@ -119,23 +119,11 @@ fn top_100000_with_any_ordering_is_refused_before_it_allocates() {
         "any",
         "--top",
         "100000",
-    ]);
+    ];
+    let e = refused(&args);
     assert!(e.contains("at most 2684 rows fit"), "{e}");
     assert!(e.contains("--top 2684, or raise --memory-limit"), "{e}");
-    let e = refused(&[
-        "reduce",
-        "-m",
-        "xeon-phi",
-        "--threads",
-        "100000",
-        "--extrapolate",
-        "--ordering",
-        "any",
-        "--top",
-        "100000",
-        "--memory-limit",
-        "1G",
-    ]);
+    let e = refused(&[&args[..], &["--memory-limit", "1G"]].concat());
     assert!(e.contains("at most 1342 rows fit"), "{e}");
 }
 
