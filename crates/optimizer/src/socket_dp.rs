@@ -630,14 +630,20 @@ impl SocketTable {
             root_total.map_or_else(|| counts.iter().map(|&c| c as usize).sum(), |n| n as usize);
         let mut scalar = None;
         if let Some((p, root)) = min_request {
+            // What the pass will hold, said as it starts (a terminal shows it on the bar).
+            let widest = counts.iter().copied().max().unwrap_or(0);
+            let prices = covering::Prices::of(&p.objective);
+            let entries = ScalarPass::entries(&table, &prices, counts, widest, p.incumbent);
+            let tables = crate::limits::format_bytes(
+                table_bytes(counts).saturating_add(covering_bytes(entries, counts)),
+            );
+            let what = match p.objective {
+                Objective::Min => "least T_min",
+                Objective::Max => "least relaxed T_max",
+                Objective::Blend(_) => "least relaxed blend",
+            };
             progress.begin(
-                match p.objective {
-                    Objective::Min => "covering pass (least T_min of every count vector)",
-                    Objective::Max => "covering pass (least relaxed T_max of every count vector)",
-                    Objective::Blend(_) => {
-                        "covering pass (least relaxed blend of every count vector)"
-                    }
-                },
+                &format!("covering pass ({what} of every count vector; tables {tables})"),
                 None,
             );
             let allowance = limits

@@ -280,6 +280,42 @@ fn dp_equals_exhaustive_search_on_the_e5_2660_split() {
 }
 
 #[test]
+fn the_pareto_points_are_held_to_the_memory_limit() {
+    // 4 + 4 threads: 5² = 25 count vectors, S² + 2·S = 8 index entries of 8 bytes and 2
+    // components of 4 bytes each: 25 × 72 = 1,800 bytes of index.
+    let counts = [4u32, 4];
+    assert_eq!(socket_dp::table_bytes(&counts), 1_800);
+    let build = |memory_limit: u64| {
+        let limits = Limits {
+            memory_limit,
+            ..Limits::default()
+        };
+        SocketTable::build(&sandy().into(), &counts, None, &limits, &Progress::none())
+    };
+    // Under 1,799 bytes the index itself is refused, before anything is allocated.
+    match build(1_799) {
+        Err(socket_dp::SocketDpError::Memory(m)) => assert_eq!((m.bytes, m.limit), (1_800, 1_799)),
+        other => panic!("{other:?}"),
+    }
+    // 256 bytes beside the index: the points (24 bytes a subtree point, 32 a group point, 40
+    // a node stage's) pass it within a few states, and the pass stops with the reason.
+    let (_, filled) = build(1_800 + 256).unwrap();
+    assert_eq!(
+        filled,
+        Filled::Stopped(StopReason::MemoryLimit {
+            limit: 2_056,
+            needed: 0
+        })
+    );
+    // With the default limit the table completes, and its points take far more than 256 bytes
+    // (so the stop above was the limit's).
+    let (table, filled) = build(Limits::default().memory_limit).unwrap();
+    assert_eq!(filled, Filled::Complete);
+    let points: usize = table.sizes().iter().map(|&(total, _)| total).sum();
+    assert!(points * 24 > 256, "{points}");
+}
+
+#[test]
 fn over_budget_is_refused_with_the_estimate() {
     let limits = Limits {
         time_limit: None,
