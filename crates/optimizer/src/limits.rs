@@ -86,7 +86,30 @@ pub fn memory_limit_bytes(text: &str) -> Result<u64, String> {
             "{text:?}: give at least 1M (1,048,576 bytes); no search's tables fit in less"
         ));
     }
+    // Tables are allocated up to the limit: one past the machine's memory would end in a
+    // failed allocation (an abort) or the kernel's OOM killer, not in an answer.
+    if let Some(total) = host_memory_bytes().filter(|&total| bytes > total) {
+        return Err(format!(
+            "{text:?}: more than this machine's memory ({total} bytes); give at most {}M",
+            total >> 20
+        ));
+    }
     Ok(bytes)
+}
+
+/// This machine's memory (`MemTotal` of `/proc/meminfo`), or `None` where it cannot be read
+/// (then a memory limit is not checked against it).
+fn host_memory_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line
+        .trim_start_matches("MemTotal:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    kib.checked_mul(1024)
 }
 
 /// `bytes` for people: MiB below 10 GiB, else GiB, rounded up (a need is never understated).
@@ -490,7 +513,16 @@ mod tests {
         assert_eq!(memory_limit_bytes(" 512m "), Ok(512 << 20));
         assert_eq!(memory_limit_bytes("1.5G"), Ok(3 << 29));
         assert_eq!(memory_limit_bytes("1048576"), Ok(1 << 20));
-        assert_eq!(memory_limit_bytes("16T"), Ok(16 << 40));
+        // Past this machine's memory (where /proc/meminfo says it): refused.
+        match host_memory_bytes() {
+            Some(total) => {
+                assert!(memory_limit_bytes("16T").is_err());
+                let text = format!("{total}");
+                assert_eq!(memory_limit_bytes(&text), Ok(total));
+                assert!(memory_limit_bytes(&format!("{}", total + 1)).is_err());
+            }
+            None => assert_eq!(memory_limit_bytes("16T"), Ok(16 << 40)),
+        }
         // Below 1 MiB, not a number, a negative, an unknown unit, past 2^64: refused.
         for bad in [
             "1048575",

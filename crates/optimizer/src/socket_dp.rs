@@ -172,6 +172,10 @@ fn table_entries(counts: &[u32]) -> WorkEstimate {
 /// saturating. Their points come on top, counted while they are stored.
 pub fn table_bytes(counts: &[u32]) -> u64 {
     let s = counts.len() as u64;
+    if box_states(counts) > u64::from(u32::MAX) {
+        // Count vectors are indexed by `u32`: no memory holds such a box here.
+        return u64::MAX;
+    }
     table_entries(counts)
         .units
         .saturating_mul(BYTES_PER_INDEX_ENTRY)
@@ -901,6 +905,12 @@ impl SocketTable {
                 });
                 break;
             }
+            if self.largest_arena() > MAX_ARENA_POINTS {
+                filled = Filled::Stopped(StopReason::NoProof {
+                    why: "a Pareto table passed 2^31 points, past what its u32 index addresses",
+                });
+                break;
+            }
             if deadline_passed(deadline) {
                 filled = Filled::Stopped(deadline.reason());
                 break;
@@ -924,6 +934,15 @@ impl SocketTable {
         let groups: u64 = self.groups.iter().map(bytes).sum();
         let nodes: u64 = self.nodes.iter().flatten().map(bytes).sum();
         trees.saturating_add(groups).saturating_add(nodes)
+    }
+
+    /// The most points one table's arena holds (its ranges are `u32`: see
+    /// [`MAX_ARENA_POINTS`]).
+    fn largest_arena(&self) -> usize {
+        let trees = self.trees.iter().map(|t| t.points.len());
+        let groups = self.groups.iter().map(|t| t.points.len());
+        let nodes = self.nodes.iter().flatten().map(|t| t.points.len());
+        trees.chain(groups).chain(nodes).max().unwrap_or(0)
     }
 
     /// The stop reason once [`SocketTable::points`] passed its cap: the work budget the cap was
@@ -1847,6 +1866,11 @@ const PROGRESS_STEP: usize = 1024;
 /// The budgets of the Pareto passes after one at the covering bound finds no tree: the bound
 /// plus these fractions of its gap to the incumbent's score.
 const WIDENING: [f64; 3] = [1.0 / 16.0, 1.0 / 4.0, 1.0];
+
+/// Most points one Pareto table's arena may hold: its ranges are `u32`, and one state adds far
+/// fewer than 2³¹ points, so a pass that stops once a table passes 2³¹ never wraps an index
+/// (reachable only under a memory limit of ~50 GB or more: 2³¹ points of 24 bytes or more).
+const MAX_ARENA_POINTS: usize = 1 << 31;
 
 /// Slack of the budgets (ns): float sums in another order must not prune an optimum.
 const SLACK: f64 = 1e-6;

@@ -106,7 +106,7 @@ pub(crate) fn collect(sweep: &Sweep<'_>, label: &str) -> (Vec<Row>, SweepStats) 
         None => "; --time-limit SECONDS bounds it".to_string(),
     };
     // Long work says so before it starts, also when stderr is not a terminal (no bar): many
-    // points, or points whose exact search is over the work budget or a fixed cap (each then searches until
+    // points, or points whose exact search is over the work budget, the memory limit or a fixed cap (each then searches until
     // the budget is spent, up to ~10 s on the bundled machines, and is answered with a gap).
     if total > LONG_SWEEP_POINTS {
         eprintln!("note: {label} tunes {total} points{limit}");
@@ -120,8 +120,9 @@ pub(crate) fn collect(sweep: &Sweep<'_>, label: &str) -> (Vec<Row>, SweepStats) 
             format!("{} of its {total} points", over.points)
         };
         eprintln!(
-            "note: {label}: {count} cannot be proven optimal within the work budget of {} (their exact search is over it, or over a fixed cap that no budget raises); each searches until the budget is spent (up to ~10 s a point at the default budget) and is answered NOT proven optimal{limit}",
-            sweep.search.limits.work_budget
+            "note: {label}: {count} cannot be proven optimal within the work budget of {} and the memory limit of {} (their exact search is over one of them, or over a fixed cap that neither raises); each searches until the budget is spent (up to ~10 s a point at the default budget) and is answered NOT proven optimal{limit}",
+            sweep.search.limits.work_budget,
+            modelopt_optimizer::limits::format_bytes(sweep.search.limits.memory_limit)
         );
     }
     let progress = crate::job::progress();
