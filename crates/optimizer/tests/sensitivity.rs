@@ -289,12 +289,20 @@ fn the_time_limit_holds_for_the_whole_analysis() {
     // The chunk in flight when the limit passes answers at once (stopgap trees): a margin for
     // a debug build on a busy machine.
     assert!(took < limit + std::time::Duration::from_secs(4), "{took:?}");
-    for r in &ranges {
-        for edge in [&r.lower, &r.upper].into_iter().flatten() {
-            assert!(matches!(edge.limit, Limit::Stopped { .. }), "{r:?}");
-            assert!(edge.factor > 0.0);
-        }
-    }
+    // The limit cut the scans short: an edge found before it passed stands (a release build
+    // finds the lower edge of line.remote, overtaken at a factor of 0.998, within 0.5 s), the
+    // others say they stopped.
+    let edges: Vec<_> = ranges
+        .iter()
+        .flat_map(|r| [&r.lower, &r.upper].into_iter().flatten())
+        .collect();
+    assert!(edges.iter().all(|edge| edge.factor > 0.0), "{ranges:?}");
+    assert!(
+        edges
+            .iter()
+            .any(|edge| matches!(edge.limit, Limit::Stopped { .. })),
+        "{ranges:?}"
+    );
     assert!(mc.stopped.is_some());
     assert_eq!(mc.samples, 0);
     assert!(mc.candidates.is_empty());
