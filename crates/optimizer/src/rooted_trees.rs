@@ -1000,7 +1000,7 @@ pub fn runs_to_budget(
                 },
                 many => {
                     return many > MAX_LISTED_SPLITS as u64
-                        || dp_admits(space, &box_counts, objective, limits).is_err()
+                        || dp_admits(space, &box_counts, objective, limits, None).is_err()
                 }
             }
         }
@@ -1010,7 +1010,7 @@ pub fn runs_to_budget(
         // One socket: the exhaustive pass or the one-socket DP, each exact or refused.
         return false;
     }
-    dp_admits(space, &counts, objective, limits).is_err()
+    dp_admits(space, &counts, objective, limits, None).is_err()
 }
 
 /// Whether the socket DP over the box `counts` may start under `limits`, and if not why: its
@@ -1020,18 +1020,22 @@ pub fn runs_to_budget(
 /// pass's alone, far larger; if that is over the budget while the covering pass itself is
 /// within it, the memory is what to raise, and the reason says how much the covering pass
 /// needs (when the covering pass is over the budget too, the budget is named first, as it
-/// would be with memory to spare).
+/// would be with memory to spare). Without an `incumbent` (a tree's score), a group of the
+/// covering pass is sized for as many trees as the widest unit holds; with one, for as many
+/// as can beat it, as the pass sizes its tables (two sockets of 512 threads: 2.2 GB without,
+/// 239 MB under a tree of 1,600 ns; `socket_dp`'s unit test works it out).
 fn dp_admits(
     space: &RootedTreeSpace,
     counts: &[u32],
     objective: &Objective,
     limits: &Limits,
+    incumbent: Option<f64>,
 ) -> Result<(), StopReason> {
     let index = socket_dp::table_bytes(counts);
     let widest = counts.iter().copied().max().unwrap_or(0);
     let classes = space.pricing.line_classes();
     let with_covering = classes.map_or(index, |classes| {
-        socket_dp::covering_memory_within(&classes, objective, counts, widest, None)
+        socket_dp::covering_memory_within(&classes, objective, counts, widest, incumbent)
     });
     let over_memory = |needed: u64| {
         if needed >= BEYOND_ANY_MEMORY {
@@ -1054,13 +1058,14 @@ fn dp_admits(
             counts,
             objective,
             limits.memory_limit,
+            incumbent,
         ))
         .is_err()
     {
         let covering_within_budget = classes.is_some_and(|classes| {
             limits
                 .check(&socket_dp::covering_estimate_within(
-                    &classes, objective, counts, widest, None,
+                    &classes, objective, counts, widest, incumbent,
                 ))
                 .is_ok()
         });
@@ -1086,9 +1091,12 @@ fn socket_dp_estimate(
     counts: &[u32],
     objective: &Objective,
     memory_limit: u64,
+    incumbent: Option<f64>,
 ) -> WorkEstimate {
     match space.pricing.line_classes() {
-        Some(classes) => socket_dp::estimate_for(&classes, counts, objective, memory_limit),
+        Some(classes) => {
+            socket_dp::estimate_for(&classes, counts, objective, memory_limit, incumbent)
+        }
         None => socket_dp::estimate(counts),
     }
 }
@@ -1169,7 +1177,7 @@ fn free_split(
             // The table answers only for the splits read from it: all of them, or none (too
             // many to list: no budget helps, as when the tables would not fit in memory).
             let admitted = if complete {
-                dp_admits(space, &box_counts, objective, ctl.limits)
+                dp_admits(space, &box_counts, objective, ctl.limits, None)
             } else {
                 Err(StopReason::NoProof {
                     why: "the splits of the threads over the machine's units (sockets or L3 domains) are too many to list, whatever the work budget",
@@ -2215,11 +2223,22 @@ fn socket_optimum(
     objective: &Objective,
     ctl: &Control,
 ) -> Result<TreeOptimum, TreeSearchError> {
-    if let Err(reason) = dp_admits(space, counts, objective, ctl.limits) {
-        return fallback(space, counts, root_socket, objective, ctl, reason);
-    }
-    // The DP is within budget here, so n is small and the simple trees take microseconds.
-    let stopgap = stopgap_tree(space, counts, root_socket, objective, ctl)?;
+    let stopgap = match dp_admits(space, counts, objective, ctl.limits, None) {
+        // The DP is within budget here, so n is small and the simple trees take microseconds.
+        Ok(()) => stopgap_tree(space, counts, root_socket, objective, ctl)?,
+        // Sized without an incumbent, a group of the covering pass holds as many trees as the
+        // widest unit; with the stopgap tree's score, only as many as can beat it, which is
+        // what the pass allocates. Asked again with it.
+        Err(StopReason::MemoryLimit { .. }) => {
+            let stopgap = stopgap_tree(space, counts, root_socket, objective, ctl)?;
+            let incumbent = Some(stopgap.score(objective));
+            if let Err(reason) = dp_admits(space, counts, objective, ctl.limits, incumbent) {
+                return fallback(space, counts, root_socket, objective, ctl, reason);
+            }
+            stopgap
+        }
+        Err(reason) => return fallback(space, counts, root_socket, objective, ctl, reason),
+    };
     // Under a time limit the refusal's bound is built first, unless the search's own covering
     // pass gives it (computing it twice cost 0.3 s of 0.9 at 4 × 16).
     let early_bound = match ctl.limits.time_limit {

@@ -307,16 +307,18 @@ pub fn covering_memory_within(
 /// ([`covering_estimate_within`]; T_min under min, the relaxation of `covering::Prices` under
 /// max and blends), whose Pareto pass keeps only the points within the budgets that pass gives,
 /// when its tables fit in `memory_limit` bytes; else the transition pairs of the Pareto pass
-/// alone ([`estimate`]).
+/// alone ([`estimate`]). With the `incumbent`'s score (offset included), a group holds no more
+/// trees than can beat it, as the pass itself sizes its tables ([`covering_estimate_within`]).
 pub fn estimate_for(
     costs: &LineClasses,
     counts: &[u32],
     objective: &Objective,
     memory_limit: u64,
+    incumbent: Option<f64>,
 ) -> WorkEstimate {
     let widest = counts.iter().copied().max().unwrap_or(0);
-    if covering_fits_within(costs, objective, counts, widest, None, memory_limit) {
-        covering_estimate_within(costs, objective, counts, widest, None)
+    if covering_fits_within(costs, objective, counts, widest, incumbent, memory_limit) {
+        covering_estimate_within(costs, objective, counts, widest, incumbent)
     } else {
         estimate(counts)
     }
@@ -613,6 +615,7 @@ impl SocketTable {
                 counts,
                 &p.objective,
                 limits.memory_limit,
+                Some(p.incumbent).filter(|i| i.is_finite()),
             ))?,
             None => limits.check(&estimate(counts))?,
         }
@@ -2799,6 +2802,34 @@ mod tests {
         assert!(covering_fits(&costs, &[3; 8], 602_931_200));
         assert!(!covering_fits(&costs, &[3; 8], 602_931_199));
         assert!(!covering_fits(&costs, &[3; 8], 512 << 20));
+    }
+
+    #[test]
+    fn an_incumbent_sizes_the_covering_pass_for_the_trees_that_can_beat_it() {
+        // Two E5-2660 sockets of 512 threads: 513² = 263,169 count vectors, R = 12 suffix
+        // states. Without an incumbent a group may hold K = 512 trees: 263,169 × (2·512 + 24)
+        // = 275,801,112 entries. Under a tree of 1,600 ns, a group of k trees costs at least
+        // (k − 1)·R_R above a parent's least level 2 R_I + 2 R_R + R_L = 212.3 ns and the
+        // offset R_L = 2.3 ns: k − 1 ≤ (1,600 − 214.6)/35 = 39.58, K = 40, 263,169 × 104 =
+        // 27,369,576 entries.
+        let costs = e5_2660();
+        let counts = [512u32, 512];
+        let min = Objective::Min;
+        let without = covering_estimate_within(&costs, &min, &counts, 512, None).units;
+        let with = covering_estimate_within(&costs, &min, &counts, 512, Some(1_600.0)).units;
+        assert_eq!((without, with), (275_801_112, 27_369_576));
+        // In bytes, with the index (263,169 × (8·8 + 2·4) = 18,948,168) and the components
+        // (263,169 × 2·2 = 1,052,676): 2,226,409,740 without, over the default 2 GiB, and
+        // 238,957,452 with it; the work estimate follows (the exact search asks again with its
+        // stopgap tree's score before it answers with the memory's reason).
+        let memory = |incumbent| covering_memory_within(&costs, &min, &counts, 512, incumbent);
+        assert_eq!(memory(None), 2_226_409_740);
+        assert_eq!(memory(Some(1_600.0)), 238_957_452);
+        let default = Limits::default().memory_limit;
+        assert_eq!(
+            estimate_for(&costs, &counts, &min, default, Some(1_600.0)).units,
+            27_369_576
+        );
     }
 
     #[test]
