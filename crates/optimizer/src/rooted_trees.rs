@@ -1177,7 +1177,16 @@ fn free_split(
             // The table answers only for the splits read from it: all of them, or none (too
             // many to list: no budget helps, as when the tables would not fit in memory).
             let admitted = if complete {
-                dp_admits(space, &box_counts, objective, ctl.limits, None)
+                match dp_admits(space, &box_counts, objective, ctl.limits, None) {
+                    // As for a fixed split (`socket_optimum`): asked again with the
+                    // incumbent's score, which sizes the covering pass as it allocates.
+                    Err(StopReason::MemoryLimit { .. }) => {
+                        let incumbent =
+                            split_incumbent(space, &splits, root_socket, objective, ctl)?;
+                        dp_admits(space, &box_counts, objective, ctl.limits, incumbent)
+                    }
+                    other => other,
+                }
             } else {
                 Err(StopReason::NoProof {
                     why: "the splits of the threads over the machine's units (sockets or L3 domains) are too many to list, whatever the work budget",
