@@ -86,30 +86,53 @@ pub fn memory_limit_bytes(text: &str) -> Result<u64, String> {
             "{text:?}: give at least 1M (1,048,576 bytes); no search's tables fit in less"
         ));
     }
-    // Tables are allocated up to the limit: one past the machine's memory would end in a
-    // failed allocation (an abort) or the kernel's OOM killer, not in an answer.
+    // Tables are allocated up to the limit: one past the memory this process may use would
+    // end in a failed allocation (an abort) or the kernel's OOM killer, not in an answer.
     if let Some(total) = host_memory_bytes().filter(|&total| bytes > total) {
         return Err(format!(
-            "{text:?}: more than this machine's memory ({total} bytes); give at most {}M",
+            "{text:?}: more than the memory this process may use ({total} bytes: the machine's, or its container's limit); give at most {}M",
             total >> 20
         ));
     }
     Ok(bytes)
 }
 
-/// This machine's memory (`MemTotal` of `/proc/meminfo`), or `None` where it cannot be read
-/// (then a memory limit is not checked against it).
+/// The memory this process may use: the machine's (`MemTotal` of `/proc/meminfo`), or its
+/// control group's limit where that is lower (cgroup v2 `memory.max`, v1
+/// `memory.limit_in_bytes`: a container's); `None` where none can be read (then a memory limit
+/// is not checked against it).
 fn host_memory_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line
-        .trim_start_matches("MemTotal:")
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    kib.checked_mul(1024)
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+            let kib: u64 = line
+                .trim_start_matches("MemTotal:")
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse()
+                .ok()?;
+            kib.checked_mul(1024)
+        });
+    // "max" (v2) or a huge number (v1) where there is no limit: not a number, or not lower.
+    let cgroup = [
+        "/sys/fs/cgroup/memory.max",
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+    ]
+    .iter()
+    .filter_map(|path| {
+        std::fs::read_to_string(path)
+            .ok()?
+            .trim()
+            .parse::<u64>()
+            .ok()
+    })
+    .min();
+    match (total, cgroup) {
+        (Some(t), Some(c)) => Some(t.min(c)),
+        (t, c) => t.or(c),
+    }
 }
 
 /// `bytes` for people: MiB below 10 GiB, else GiB, rounded up (a need is never understated).
