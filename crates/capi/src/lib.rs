@@ -339,6 +339,7 @@ pub unsafe extern "C" fn modelopt_tune_tree(
             // `memory_limit` is NULL or NUL-terminated (the caller's guarantee).
             if let Some(memory) = text(memory_limit, "--memory-limit")? {
                 options.limits.memory_limit = limits::memory_limit_bytes(memory)
+                    .and_then(modelopt_host::memory::check_limit)
                     .map_err(|e| format!("--memory-limit: {e}"))?;
             }
             if time_limit_s != 0.0 {

@@ -305,6 +305,7 @@ pub fn parse_range(s: &str) -> Result<(u32, u32), String> {
 /// A memory limit: bytes, or a number with K, M, G or T ([`modelopt_optimizer::limits::memory_limit_bytes`]).
 pub fn parse_memory(s: &str) -> Result<u64, String> {
     modelopt_optimizer::limits::memory_limit_bytes(crate::job::clip(s).as_ref())
+        .and_then(modelopt_host::memory::check_limit)
 }
 
 /// Seconds as a positive decimal number, at most a week.

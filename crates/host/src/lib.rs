@@ -25,6 +25,7 @@ pub mod affinity;
 pub mod bench;
 pub mod error;
 pub mod mem;
+pub mod memory;
 pub mod stats;
 pub mod topology;
 

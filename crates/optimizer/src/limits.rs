@@ -53,7 +53,9 @@ pub const MIN_MEMORY_LIMIT: u64 = 1 << 20;
 /// A memory limit as written on a command line or passed to a binding, checked once for every
 /// front end: a whole number of bytes, or a number (fractions allowed) with a binary unit `K`,
 /// `M`, `G` or `T` (also `KiB`, `MiB`, `GiB`, `TiB`; 1K = 1,024 bytes), at least
-/// [`MIN_MEMORY_LIMIT`] and at most 2⁶⁴ − 1 bytes.
+/// [`MIN_MEMORY_LIMIT`] and at most 2⁶⁴ − 1 bytes. The front ends also hold it to the memory
+/// the process may use (`modelopt_host::memory::check_limit`): this crate knows searches, not
+/// the host.
 pub fn memory_limit_bytes(text: &str) -> Result<u64, String> {
     let trimmed = text.trim();
     let split = trimmed
@@ -86,53 +88,7 @@ pub fn memory_limit_bytes(text: &str) -> Result<u64, String> {
             "{text:?}: give at least 1M (1,048,576 bytes); no search's tables fit in less"
         ));
     }
-    // Tables are allocated up to the limit: one past the memory this process may use would
-    // end in a failed allocation (an abort) or the kernel's OOM killer, not in an answer.
-    if let Some(total) = host_memory_bytes().filter(|&total| bytes > total) {
-        return Err(format!(
-            "{text:?}: more than the memory this process may use ({total} bytes: the machine's, or its container's limit); give at most {}M",
-            total >> 20
-        ));
-    }
     Ok(bytes)
-}
-
-/// The memory this process may use: the machine's (`MemTotal` of `/proc/meminfo`), or its
-/// control group's limit where that is lower (cgroup v2 `memory.max`, v1
-/// `memory.limit_in_bytes`: a container's); `None` where none can be read (then a memory limit
-/// is not checked against it).
-fn host_memory_bytes() -> Option<u64> {
-    let total = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|text| {
-            let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
-            let kib: u64 = line
-                .trim_start_matches("MemTotal:")
-                .trim()
-                .trim_end_matches("kB")
-                .trim()
-                .parse()
-                .ok()?;
-            kib.checked_mul(1024)
-        });
-    // "max" (v2) or a huge number (v1) where there is no limit: not a number, or not lower.
-    let cgroup = [
-        "/sys/fs/cgroup/memory.max",
-        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
-    ]
-    .iter()
-    .filter_map(|path| {
-        std::fs::read_to_string(path)
-            .ok()?
-            .trim()
-            .parse::<u64>()
-            .ok()
-    })
-    .min();
-    match (total, cgroup) {
-        (Some(t), Some(c)) => Some(t.min(c)),
-        (t, c) => t.or(c),
-    }
 }
 
 /// `bytes` for people: MiB below 10 GiB, else GiB, rounded up (a need is never understated).
@@ -536,31 +492,7 @@ mod tests {
         assert_eq!(memory_limit_bytes(" 512m "), Ok(512 << 20));
         assert_eq!(memory_limit_bytes("1.5G"), Ok(3 << 29));
         assert_eq!(memory_limit_bytes("1048576"), Ok(1 << 20));
-        // Past this machine's memory (where /proc/meminfo says it): refused.
-        match host_memory_bytes() {
-            Some(total) => {
-                assert!(memory_limit_bytes("16T").is_err());
-                let text = format!("{total}");
-                assert_eq!(memory_limit_bytes(&text), Ok(total));
-                assert!(memory_limit_bytes(&format!("{}", total + 1)).is_err());
-            }
-            None => assert_eq!(memory_limit_bytes("16T"), Ok(16 << 40)),
-        }
-        // Below 1 MiB, not a number, a negative, an unknown unit, past 2^64: refused.
-        for bad in [
-            "1048575",
-            "0",
-            "-4G",
-            "4X",
-            "G",
-            "",
-            "nan",
-            "inf",
-            "1e3G",
-            "20000000T",
-        ] {
-            assert!(memory_limit_bytes(bad).is_err(), "{bad}");
-        }
+        assert_eq!(memory_limit_bytes("16T"), Ok(16 << 40));
         assert_eq!(format_bytes(2 << 30), "2048 MiB");
         assert_eq!(format_bytes(3400 << 20), "3400 MiB");
         assert_eq!(format_bytes((3400 << 20) + 1), "3401 MiB");

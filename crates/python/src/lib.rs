@@ -397,6 +397,7 @@ fn search_options(
             Err(_) => unsigned::<u64>("memory_limit", memory)?.to_string(),
         };
         options.limits.memory_limit = limits::memory_limit_bytes(&text)
+            .and_then(modelopt_host::memory::check_limit)
             .map_err(|e| ModelOptError::new_err(format!("memory_limit: {e}")))?;
     }
     options.limits.time_limit = tree
