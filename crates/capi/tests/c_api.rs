@@ -472,9 +472,9 @@ fn rooted_tree_options_and_limits_reach_the_search() {
         let text = message(err);
         assert!(text.contains(needle) && !text.contains('\n'), "{text}");
     }
-    // --memory-limit: 48 threads on the four sockets need 45,507,096 bytes of tables (worked
+    // --memory-limit: 48 threads on the four sockets need 25,281,720 bytes of tables (worked
     // out in the CLI test a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need),
-    // so 40M answers with what they need, not exact; a bad size is the flag's message.
+    // so 20M answers with what they need, not exact; a bad size is the flag's message.
     let four = load("xeon-e5-4650-4s");
     let with_memory = |memory: &str, err| {
         let memory = CString::new(memory).unwrap();
@@ -496,13 +496,13 @@ fn rooted_tree_options_and_limits_reach_the_search() {
             )
         }
     };
-    let r = with_memory("40M", &mut err);
+    let r = with_memory("20M", &mut err);
     assert!(!r.is_null() && err.is_null());
     let v = json(r);
     assert_eq!(v["exact"], false);
     assert_eq!(
         v["stopped"],
-        serde_json::json!({"reason": "memory-limit", "limit": 41_943_040u64, "needed": 45_507_096u64})
+        serde_json::json!({"reason": "memory-limit", "limit": 20_971_520u64, "needed": 25_281_720u64})
     );
     unsafe { modelopt_result_free(r) };
     let r = with_memory("4X", &mut err);

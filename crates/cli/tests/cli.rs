@@ -1380,12 +1380,12 @@ fn a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need() {
     // 48 threads by id on xeon-e5-4650-4s: 8 cores of each of the 4 sockets, then the
     // hardware threads of sockets 0 and 1, so counts [16, 16, 8, 8] and 17·17·9·9 = 23,409
     // count vectors. The covering pass's tables: per vector S·K + 2·R = 4·16 + 2·76 = 216
-    // entries of 8 bytes (R = 76 suffix states, every socket holding threads; K = 16, the
-    // widest socket) and 2·4 bytes of components; the Pareto tables' index: (4² + 2·4) = 24
-    // entries of 8 bytes and 4·4 bytes of components. 23,409 × (1,728 + 8 + 192 + 16) =
-    // 23,409 × 1,944 = 45,507,096 bytes (43.4 MiB). The Pareto pass alone would visit
+    // entries of 4 bytes (`f32`; R = 76 suffix states, every socket holding threads; K = 16,
+    // the widest socket) and 2·4 bytes of components; the Pareto tables' index: (4² + 2·4) =
+    // 24 entries of 8 bytes and 4·4 bytes of components. 23,409 × (864 + 8 + 192 + 16) =
+    // 23,409 × 1,080 = 25,281,720 bytes (24.1 MiB). The Pareto pass alone would visit
     // (17·18/2)²·(9·10/2)² = 153²·45² ≈ 4.7·10⁷ pairs × 16 convolutions ≈ 7.6·10⁸, over the
-    // default budget of 10⁸: under 40 MiB (41,943,040 bytes) the answer is bounded and says
+    // default budget of 10⁸: under 20 MiB (20,971,520 bytes) the answer is bounded and says
     // what the tables need; under the default 2 GiB it is exact.
     let args = |memory: Option<&str>, format: &str| -> Vec<String> {
         let mut a: Vec<String> = [
@@ -1416,23 +1416,23 @@ fn a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need() {
         );
         serde_json::from_slice(&out.stdout).unwrap()
     };
-    let refused = json(Some("40M"));
+    let refused = json(Some("20M"));
     assert_eq!(refused["exact"], false, "{refused}");
     assert_eq!(refused["stopped"]["reason"], "memory-limit", "{refused}");
-    assert_eq!(refused["stopped"]["limit"], 41_943_040u64, "{refused}");
-    assert_eq!(refused["stopped"]["needed"], 45_507_096u64, "{refused}");
+    assert_eq!(refused["stopped"]["limit"], 20_971_520u64, "{refused}");
+    assert_eq!(refused["stopped"]["needed"], 25_281_720u64, "{refused}");
     assert!(refused["gap_percent"].as_f64().is_some(), "{refused}");
     let exact = json(None);
     assert_eq!(exact["exact"], true, "{exact}");
     assert!(exact["t_min_ns"].as_f64() <= refused["t_min_ns"].as_f64());
     // The text names the need, rounded up to whole MiB, and the flag to raise.
-    let text = modelopt().args(args(Some("40M"), "text")).output().unwrap();
+    let text = modelopt().args(args(Some("20M"), "text")).output().unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
-        text.contains("its tables would take 44 MiB, over the memory limit of 40 MiB"),
+        text.contains("its tables would take 25 MiB, over the memory limit of 20 MiB"),
         "{text}"
     );
-    assert!(text.contains("a --memory-limit above 44M"), "{text}");
+    assert!(text.contains("a --memory-limit above 25M"), "{text}");
     // Limits that are not sizes, or below 1 MiB: one line, exit 2.
     for bad in ["0", "1048575", "4X", "-1", "G", "1e9"] {
         let a = args(Some(bad), "text");

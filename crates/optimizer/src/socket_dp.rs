@@ -83,6 +83,8 @@
 use crate::limits::{Deadline, Limits, Progress, StopReason, WorkEstimate};
 use crate::objective::Objective;
 use crate::rooted_trees::cost_key;
+use covering::Bound;
+pub use covering::ROUNDING_MARGIN;
 use modelopt_model::placed_tree::{LineClasses, UnitRelation};
 use modelopt_model::Cost;
 
@@ -148,8 +150,8 @@ pub const BOUND_PAIRS_PER_BUDGET_UNIT: u64 = 4;
 /// threads: 11⁸ states × 80 tables × 8 bytes, 1.4 GB) is refused before it is allocated.
 const BYTES_PER_INDEX_ENTRY: u64 = 8;
 
-/// Bytes of one entry of the covering pass's tables and of its budgets (an `f64`).
-const BYTES_PER_COVERING_ENTRY: u64 = 8;
+/// Bytes of one entry of the covering pass's tables and of its budgets (a [`Bound`], `f32`).
+const BYTES_PER_COVERING_ENTRY: u64 = std::mem::size_of::<Bound>() as u64;
 
 /// The count vectors of the box `counts`: Π (c_s + 1), saturating.
 pub fn box_states(counts: &[u32]) -> u64 {
@@ -263,7 +265,7 @@ pub fn covering_estimate_within(
 
 /// Whether the covering pass over the box `counts` fits in `memory_limit` bytes together with
 /// the Pareto tables' index ([`table_bytes`] + its own tables, [`covering_estimate`] entries
-/// of 8 bytes). A caller choosing how large a pass to run (a truncated bound) asks this first,
+/// of 4 bytes, `f32`). A caller choosing how large a pass to run (a truncated bound) asks this first,
 /// since a pass that does not fit is refused.
 pub fn covering_fits(costs: &LineClasses, counts: &[u32], memory_limit: u64) -> bool {
     covering_fits_within(
@@ -702,6 +704,7 @@ impl SocketTable {
             roots
                 .iter()
                 .filter_map(|&idx| pass.tree.get(root).and_then(|t| t.get(idx)).copied())
+                .map(f64::from)
                 .fold(f64::INFINITY, f64::min)
         };
         let Some((p, root, pass)) =
@@ -722,13 +725,20 @@ impl SocketTable {
         // budget), or no budget at all without an incumbent. A pass within budget B finds
         // every tree of score ≤ B, so the first that finds one has found the optimum and its
         // ties.
+        // The first looks a rounding margin above the bound, which the `f32` tables may hold
+        // a little low (`covering`, "Precision"): a pass at the bound itself could then miss
+        // an optimum equal to it. A wider budget below it would find nothing new.
+        let first = least + least.abs() * covering::ROUNDING_MARGIN;
         let gap = p.incumbent - offset - least;
-        let mut budgets: Vec<f64> = if gap.is_finite() && gap > SLACK {
-            WIDENING.iter().map(|f| least + f * gap).collect()
-        } else {
-            Vec::new()
-        };
-        budgets.insert(0, least);
+        let mut budgets = vec![first];
+        if gap.is_finite() && gap > SLACK {
+            budgets.extend(
+                WIDENING
+                    .iter()
+                    .map(|f| least + f * gap)
+                    .filter(|&b| b > first),
+            );
+        }
         // Under max the passes compare points by T_max alone: every pruning rule there reads
         // T_max only, so a point that is no worse in T_max and in the node stage's other
         // coordinates serves every tree the dropped one would, and the first pass that finds
@@ -865,7 +875,7 @@ impl SocketTable {
                 pass.tree
                     .get(root)
                     .and_then(|t| t.get(idx))
-                    .is_some_and(|&v| v <= budget + SLACK)
+                    .is_some_and(|&v| f64::from(v) <= budget + SLACK)
             })
             .collect();
         if !pass.backward(&self, root, &seeds, budget, deadline) {
@@ -968,7 +978,7 @@ impl SocketTable {
     fn dead_group(&self, s: usize, d: usize) -> bool {
         self.budgets
             .as_ref()
-            .is_some_and(|b| b.out_group[s].iter().all(|g| g[d] == f64::NEG_INFINITY))
+            .is_some_and(|b| b.out_group[s].iter().all(|g| g[d] == Bound::NEG_INFINITY))
     }
 
     /// Whether a subtree point (T_min, T_max) is over its budget (of its T_min, or under max
@@ -976,7 +986,7 @@ impl SocketTable {
     fn over_tree(&self, sigma: usize, c: usize, min: f64, max: f64) -> bool {
         self.budgets
             .as_ref()
-            .is_some_and(|b| b.score(min, max) > b.out_tree[sigma][c] + SLACK)
+            .is_some_and(|b| b.score(min, max) > f64::from(b.out_tree[sigma][c]) + SLACK)
     }
 
     /// Whether a forest point (latest T_min `mmin` and T_max `mmax`, `k` trees) is over its
@@ -990,7 +1000,7 @@ impl SocketTable {
                 let slope = b
                     .prices
                     .slope_to(&self.costs, covering::Prices::kind_relation(kind));
-                value + further * slope > budget[d] + SLACK
+                value + further * slope > f64::from(budget[d]) + SLACK
             })
         })
     }
@@ -1008,8 +1018,8 @@ impl SocketTable {
             slots.of(st).is_none_or(|i| {
                 let budget = b.out_nodes[sigma][stage][r * slots.width() + i];
                 match b.objective {
-                    Objective::Min => p.tmin > budget + SLACK,
-                    _ => budget == f64::NEG_INFINITY,
+                    Objective::Min => p.tmin > f64::from(budget) + SLACK,
+                    _ => budget == Bound::NEG_INFINITY,
                 }
             })
         })
@@ -1830,18 +1840,19 @@ struct ScalarPass {
     objective: Objective,
     /// The terms of the recurrence (the forward tables' and the backward pass's).
     prices: covering::Prices,
-    tree: Vec<Vec<f64>>,
+    /// The covering pass's tables ([`Bound`]s, rounded down: docs of `covering`, "Precision").
+    tree: Vec<Vec<Bound>>,
     /// `forests[s][d · K + k − 1]`: the least latest T_min of k trees on socket s holding d, for
     /// k ≤ K (more trees cannot fit under the incumbent); one row of K per state, as the
     /// backward pass reads them.
-    forests: Vec<Vec<f64>>,
+    forests: Vec<Vec<Bound>>,
     /// K, the most trees a group may have.
     most_trees: usize,
     /// `min (M + (k − 1)·R_R)` over the forests of `groups[s][d]`.
-    group_min: Vec<Vec<Vec<f64>>>,
+    group_min: Vec<Vec<Vec<Bound>>>,
     /// `nodes[σ][stage][suffix][r]`, [`Suffix::width`] states (2·S with sockets as units:
     /// remote groups · 2 + local); an empty table is a stage no tree reaches ([`ScalarPass::node`]).
-    nodes: Vec<Vec<Vec<Vec<f64>>>>,
+    nodes: Vec<Vec<Vec<Vec<Bound>>>>,
     /// The suffix transitions of a node stage per relation ([`Suffix::all_steps`]).
     steps: [Vec<(usize, usize, f64)>; 3],
     /// The suffix states each node stage can reach and their places in `out_nodes`, `[σ][stage]`.
@@ -1855,10 +1866,10 @@ struct ScalarPass {
     bytes: u64,
     /// Budgets of the backward pass ([`ScalarPass::backward`]), `[σ][c]`, `[s][d]` and
     /// `[σ][stage][r · width + slot]` (the stage's reachable suffix states, `slots`); `-∞` where
-    /// no tree of least T_min passes.
-    out_tree: Vec<Vec<f64>>,
-    out_group: Vec<Vec<Vec<f64>>>,
-    out_nodes: Vec<Vec<Vec<f64>>>,
+    /// no tree of least T_min passes. [`Bound`]s, rounded up: written with `raise_to`.
+    out_tree: Vec<Vec<Bound>>,
+    out_group: Vec<Vec<Vec<Bound>>>,
+    out_nodes: Vec<Vec<Vec<Bound>>>,
     /// `live_nodes[σ][stage][r]`: whether any suffix state of that node stage has a budget.
     live_nodes: Vec<Vec<Vec<bool>>>,
 }
@@ -1955,7 +1966,7 @@ impl ScalarPass {
             covering::CoverStop::Deadline => NotBuilt::Stopped,
             covering::CoverStop::Work => NotBuilt::Exhausted,
         })?;
-        let alive = |tables: &[Vec<f64>]| -> Vec<Vec<u32>> {
+        let alive = |tables: &[Vec<Bound>]| -> Vec<Vec<u32>> {
             tables
                 .iter()
                 .map(|t| {
@@ -2020,7 +2031,7 @@ impl ScalarPass {
         self.nodes[sigma][stage][state]
             .get(r)
             .copied()
-            .unwrap_or(f64::INFINITY)
+            .map_or(f64::INFINITY, f64::from)
     }
 
     /// The outside pass: from the root's budget `budget` (T_min without the offset) down, the
@@ -2045,25 +2056,25 @@ impl ScalarPass {
         let states = t.ranges_len();
         let c = t.costs;
         let suffix = t.suffix();
-        self.out_tree = vec![vec![f64::NEG_INFINITY; states]; s_count];
+        self.out_tree = vec![vec![Bound::NEG_INFINITY; states]; s_count];
         let kinds = self.prices.group_kinds();
-        self.out_group = vec![vec![vec![f64::NEG_INFINITY; states]; kinds]; s_count];
+        self.out_group = vec![vec![vec![Bound::NEG_INFINITY; states]; kinds]; s_count];
         self.out_nodes = Vec::with_capacity(s_count);
         for sigma in 0..s_count {
-            // Up to 128 MiB in all: not to be filled past the deadline.
+            // Most of the pass's memory: not to be filled past the deadline.
             if deadline_passed(deadline) {
                 return false;
             }
             let tables = self.slots[sigma]
                 .iter()
-                .map(|slots| vec![f64::NEG_INFINITY; states * slots.width()])
+                .map(|slots| vec![Bound::NEG_INFINITY; states * slots.width()])
                 .collect();
             self.out_nodes.push(tables);
         }
         self.live_nodes = vec![vec![vec![false; states]; s_count]; s_count];
         for &idx in seeds {
             if let Some(slot) = self.out_tree[root].get_mut(idx) {
-                *slot = budget;
+                raise_to(slot, budget);
             }
         }
         let mut subs = Vec::new();
@@ -2090,12 +2101,12 @@ impl ScalarPass {
                                 (&self.slots[sigma][stage], &self.slots[sigma][stage + 1]);
                             let above_base = r * above.width();
                             for (i, &st) in here.states.iter().enumerate() {
-                                let o = self.out_nodes[sigma][stage][base + i];
+                                let o = f64::from(self.out_nodes[sigma][stage][base + i]);
                                 let Some(j) = above.of(st) else { continue };
                                 if self.node(sigma, stage + 1, st, r) <= o + SLACK {
                                     let slot =
                                         &mut self.out_nodes[sigma][stage + 1][above_base + j];
-                                    *slot = slot.max(o);
+                                    raise_to(slot, o);
                                     self.live_nodes[sigma][stage + 1][r] = true;
                                 }
                             }
@@ -2121,7 +2132,7 @@ impl ScalarPass {
                                 let Some(i) = self.slots[sigma][stage].of(st) else {
                                     continue;
                                 };
-                                let o = self.out_nodes[sigma][stage][base + i];
+                                let o = f64::from(self.out_nodes[sigma][stage][base + i]);
                                 if o == f64::NEG_INFINITY {
                                     continue;
                                 }
@@ -2143,7 +2154,7 @@ impl ScalarPass {
                                     waits,
                                     suffix.decode(prev_state),
                                 );
-                                let g = fixed + self.group_min[stage][kind][d];
+                                let g = fixed + f64::from(self.group_min[stage][kind][d]);
                                 if prev + raise > o + SLACK || g > o + SLACK {
                                     continue;
                                 }
@@ -2153,12 +2164,12 @@ impl ScalarPass {
                                     if let Some(j) = above.of(prev_state) {
                                         let slot = &mut self.out_nodes[sigma][stage + 1]
                                             [rest * above.width() + j];
-                                        *slot = slot.max(o - raise);
+                                        raise_to(slot, o - raise);
                                         self.live_nodes[sigma][stage + 1][rest] = true;
                                     }
                                 }
                                 let slot = &mut self.out_group[stage][kind][d];
-                                *slot = slot.max(o - fixed);
+                                raise_to(slot, o - fixed);
                             }
                         }
                     }
@@ -2171,13 +2182,12 @@ impl ScalarPass {
                     .prices
                     .slope_to(&c, covering::Prices::kind_relation(kind));
                 for s in 0..s_count {
-                    let b = self.out_group[s][kind][d];
+                    let b = f64::from(self.out_group[s][kind][d]);
                     if b == f64::NEG_INFINITY {
                         continue;
                     }
-                    if self.tree[s][d] <= b + SLACK {
-                        let slot = &mut self.out_tree[s][d];
-                        *slot = slot.max(b);
+                    if f64::from(self.tree[s][d]) <= b + SLACK {
+                        raise_to(&mut self.out_tree[s][d], b);
                     }
                     let trees = &self.tree[s];
                     t.candidates(
@@ -2191,7 +2201,7 @@ impl ScalarPass {
                         if e == d {
                             continue;
                         }
-                        let te = self.tree[s][e];
+                        let te = f64::from(self.tree[s][e]);
                         // The fewest trees k' of a rest forest that fits with this tree (past
                         // te + k'·R_R > B no more trees can).
                         let kk = self.most_trees;
@@ -2199,13 +2209,11 @@ impl ScalarPass {
                         let row = &self.forests[s][rest * kk..rest * kk + kk];
                         let fewest = (1..kk)
                             .take_while(|&k| te + k as f64 * rr <= b + SLACK)
-                            .find(|&k| row[k - 1] + k as f64 * rr <= b + SLACK)
+                            .find(|&k| f64::from(row[k - 1]) + k as f64 * rr <= b + SLACK)
                             .map(|k| k as f64);
                         if let Some(k) = fewest {
-                            let slot = &mut self.out_tree[s][e];
-                            *slot = slot.max(b - k * rr);
-                            let slot = &mut self.out_group[s][kind][d - e];
-                            *slot = slot.max(b - rr);
+                            raise_to(&mut self.out_tree[s][e], b - k * rr);
+                            raise_to(&mut self.out_group[s][kind][d - e], b - rr);
                         }
                     }
                 }
@@ -2213,7 +2221,7 @@ impl ScalarPass {
             // Subtrees: the node table of their root.
             {
                 for sigma in 0..s_count {
-                    let o = self.out_tree[sigma][cv];
+                    let o = f64::from(self.out_tree[sigma][cv]);
                     if o == f64::NEG_INFINITY || t.component(cv, sigma) == 0 {
                         continue;
                     }
@@ -2225,7 +2233,7 @@ impl ScalarPass {
                     for (i, &st) in first.states.iter().enumerate() {
                         if st != 0 && self.node(sigma, 0, st, r) <= o + SLACK {
                             let slot = &mut self.out_nodes[sigma][0][r * first.width() + i];
-                            *slot = slot.max(o);
+                            raise_to(slot, o);
                             self.live_nodes[sigma][0][r] = true;
                         }
                     }
@@ -2234,6 +2242,12 @@ impl ScalarPass {
         }
         true
     }
+}
+
+/// Raise a budget to at least `v` (stored rounded up: a budget may be over what it stands
+/// for, never under).
+fn raise_to(slot: &mut Bound, v: f64) {
+    *slot = slot.max(covering::above(v));
 }
 
 fn deadline_passed(d: &Deadline) -> bool {
@@ -2520,6 +2534,7 @@ fn least_at_total(
             v.iter().sum::<u32>() == total && v[r] > 0
         })
         .filter_map(|c| covered.tree.get(r).and_then(|t| t.get(c)).copied())
+        .map(f64::from)
         .fold(f64::INFINITY, f64::min);
     least.is_finite().then_some(least)
 }
@@ -2674,6 +2689,7 @@ pub fn clipped_covering_bound(
         .get(root as usize)
         .and_then(|t| t.get(whole))
         .copied()
+        .map(f64::from)
         .filter(|t| t.is_finite() && t + costs.offset() <= incumbent + SLACK)
         .map(|t| t + costs.offset());
     Ok(Some(ClippedBound {
@@ -2776,15 +2792,15 @@ mod tests {
         // local): at stage s, a node on σ ≥ s reaches far ≤ S − s − 1 and local ≤ 1, (S − s)·2 states;
         // one on σ < s far ≤ S − s, local 0, S − s + 1 states. R = Σ_s (S − s)·2(S − s) +
         // s·(S − s + 1). S = 4: 32 + (18 + 4) + (8 + 6) + (2 + 6) = 76. Four sockets of 16
-        // (83,521 vectors): 83,521 × (4·16 + 2·76) = 18,040,536 values of 8 bytes and 2·4
-        // bytes of components a vector, 144,324,288 + 668,168 = 144,992,456 bytes; with the
-        // index, 83,521 × (24·8 + 4·4) = 17,372,368 bytes, 162,364,824 in all (155 MiB): it
+        // (83,521 vectors): 83,521 × (4·16 + 2·76) = 18,040,536 values of 4 bytes (`f32`) and
+        // 2·4 bytes of components a vector, 72,162,144 + 668,168 = 72,830,312 bytes; with the
+        // index, 83,521 × (24·8 + 4·4) = 17,372,368 bytes, 90,202,680 in all (86 MiB): it
         // fits the default 2 GiB, and a limit of exactly that, not one byte less.
         assert_eq!(covering_estimate(&costs, &[16; 4]).units, 18_040_536);
         assert_eq!(table_bytes(&[16; 4]), 17_372_368);
         assert!(covering_fits(&costs, &[16; 4], default));
-        assert!(covering_fits(&costs, &[16; 4], 162_364_824));
-        assert!(!covering_fits(&costs, &[16; 4], 162_364_823));
+        assert!(covering_fits(&costs, &[16; 4], 90_202_680));
+        assert!(!covering_fits(&costs, &[16; 4], 90_202_679));
         // Under max (and blends) each unit keeps a group table per relation to the parent,
         // forward and in the budgets: 2 · S · 2 = 16 more per vector, 83,521 × 232.
         assert_eq!(
@@ -2793,15 +2809,15 @@ mod tests {
         );
         // S = 8: R = 128 + 106 + 86 + 68 + 52 + 38 + 26 + 16 = 520. Eight sockets of 2:
         // 6,561 × (8·2 + 2·520) = 6,928,416 entries fit; of 3: 65,536 × (24 + 1,040) =
-        // 69,730,304 entries, 557,842,432 bytes, + 65,536 × 16 of components and the index's
-        // 65,536 × (80·8 + 8·4) = 44,040,192: 602,931,200 bytes, within 2 GiB, not 512 MiB.
+        // 69,730,304 entries, 278,921,216 bytes, + 65,536 × 16 of components and the index's
+        // 65,536 × (80·8 + 8·4) = 44,040,192: 324,009,984 bytes, within 2 GiB, not 256 MiB.
         assert_eq!(covering_estimate(&costs, &[2; 8]).units, 6_928_416);
         assert!(covering_fits(&costs, &[2; 8], default));
         assert_eq!(covering_estimate(&costs, &[3; 8]).units, 69_730_304);
         assert!(covering_fits(&costs, &[3; 8], default));
-        assert!(covering_fits(&costs, &[3; 8], 602_931_200));
-        assert!(!covering_fits(&costs, &[3; 8], 602_931_199));
-        assert!(!covering_fits(&costs, &[3; 8], 512 << 20));
+        assert!(covering_fits(&costs, &[3; 8], 324_009_984));
+        assert!(!covering_fits(&costs, &[3; 8], 324_009_983));
+        assert!(!covering_fits(&costs, &[3; 8], 256 << 20));
     }
 
     #[test]
@@ -2818,13 +2834,13 @@ mod tests {
         let without = covering_estimate_within(&costs, &min, &counts, 512, None).units;
         let with = covering_estimate_within(&costs, &min, &counts, 512, Some(1_600.0)).units;
         assert_eq!((without, with), (275_801_112, 27_369_576));
-        // In bytes, with the index (263,169 × (8·8 + 2·4) = 18,948,168) and the components
-        // (263,169 × 2·2 = 1,052,676): 2,226,409,740 without, over the default 2 GiB, and
-        // 238,957,452 with it; the work estimate follows (the exact search asks again with its
-        // stopgap tree's score before it answers with the memory's reason).
+        // In bytes (4 an entry), with the index (263,169 × (8·8 + 2·4) = 18,948,168) and the
+        // components (263,169 × 2·2 = 1,052,676): 1,123,205,292 without, over a limit of
+        // 1 GiB, and 129,479,148 with it; the work estimate follows (the exact search asks
+        // again with its stopgap tree's score before it answers with the memory's reason).
         let memory = |incumbent| covering_memory_within(&costs, &min, &counts, 512, incumbent);
-        assert_eq!(memory(None), 2_226_409_740);
-        assert_eq!(memory(Some(1_600.0)), 238_957_452);
+        assert_eq!(memory(None), 1_123_205_292);
+        assert_eq!(memory(Some(1_600.0)), 129_479_148);
         let default = Limits::default().memory_limit;
         assert_eq!(
             estimate_for(&costs, &counts, &min, default, Some(1_600.0)).units,
@@ -2859,16 +2875,16 @@ mod tests {
         assert!(widths(5).iter().all(|&w| w == 0));
         // σ = 1: 16 + 12 + 6 + 4 + 2 + 3 = 43; σ = 3 as σ = 2: 45. R = 39 + 43 + 45 + 45 + 33 =
         // 205, and the tables hold 9^5 × (8·8 + 2·205) = 59,049 × 474 = 27,989,226 values,
-        // 223,913,808 bytes, + 59,049 × 16 of components = 224,858,592, and the index
-        // 59,049 × (80·8 + 8·4) = 39,680,928: 264,539,520 bytes, within the default 2 GiB
+        // 111,956,904 bytes, + 59,049 × 16 of components = 112,901,688, and the index
+        // 59,049 × (80·8 + 8·4) = 39,680,928: 152,582,616 bytes, within the default 2 GiB
         // (with all 8·8·40 stage states it would be 59,049 × 5,184 = 306,110,016 values,
-        // 2,448,880,128 bytes: over it).
+        // 1,224,440,064 bytes: eight times as many).
         assert_eq!(widths(1).iter().sum::<usize>(), 43);
         assert_eq!(widths(3).iter().sum::<usize>(), 45);
         assert_eq!(suffix.stage_states(&costs, &counts), 205);
         assert_eq!(covering_estimate(&costs, &counts).units, 27_989_226);
-        assert!(covering_fits(&costs, &counts, 264_539_520));
-        assert!(!covering_fits(&costs, &counts, 264_539_519));
+        assert!(covering_fits(&costs, &counts, 152_582_616));
+        assert!(!covering_fits(&costs, &counts, 152_582_615));
         // Every state listed is one a node can reach: the empty state at every stage of a
         // unit with room.
         let slots = suffix.slots(&costs, &counts);

@@ -57,7 +57,7 @@ fn space(counts: &[u32], root_socket: u32) -> RootedTreeSpace {
 const LAW_LIMIT: Duration = Duration::from_secs(60);
 
 /// The memory limit of the law test (see there).
-const LAW_MEMORY: u64 = 256 << 20;
+const LAW_MEMORY: u64 = 128 << 20;
 
 fn run(
     space: &RootedTreeSpace,
@@ -107,10 +107,11 @@ fn certificate(t: &TreeOptimum) -> (StopReason, f64, f64) {
 /// default budget of 10⁸ (so the refusal path answers at the default) but within 10¹²; since
 /// every objective has a covering pass (2026-11-27), those are the boxes whose covering tables
 /// do not fit in memory (`socket_dp::covering_fits`), checked against the Pareto pass's pairs.
-/// The law is run under a memory limit of 256 MiB ([`LAW_MEMORY`], the covering pass's fixed
-/// cap before the limit could be set), which keeps these boxes small enough for a test:
+/// The law is run under a memory limit of 128 MiB ([`LAW_MEMORY`]: the 2²⁵ entries of the
+/// covering pass's fixed cap before the limit could be set, at 4 bytes an entry since they are
+/// `f32`), which keeps these boxes small enough for a test:
 /// - 4 × 20 under `--objective blend:0.5`: 21⁴ = 194,481 count vectors × (4·20 + 2·76 + 16)
-///   = 48,231,288 entries of 8 bytes (386 MB), over it; the Pareto pass alone,
+///   = 48,231,288 entries of 4 bytes (193 MB), over it; the Pareto pass alone,
 ///   Π (20+1)(20+2)/2 = 231⁴ ≈ 2.8 · 10⁹ pairs × 16 convolutions ≈ 4.6 · 10¹⁰;
 /// - a free split (`--placement optimal`) of 24 threads over four sockets of 20 under the
 ///   blend: its tables cover the same box.

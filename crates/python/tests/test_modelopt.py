@@ -141,13 +141,13 @@ def test_rooted_tree_options_equal_the_cli_json():
     stopped = modelopt.tune(sandy, "reduce", threads=16, time_limit=0.05)
     assert stopped.to_dict()["exact"] is False
     # A memory limit, as bytes or as the CLI's text: 48 threads on the four sockets need
-    # 45,507,096 bytes of tables (worked out in the CLI test
-    # a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need), so 40 MiB answers
+    # 25,281,720 bytes of tables (worked out in the CLI test
+    # a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need), so 20 MiB answers
     # with the need, as the CLI does.
     four = modelopt.Machine.bundled("xeon-e5-4650-4s")
-    expected = cli_json("bcast", "xeon-e5-4650-4s", 48, "--algorithm", "cla-tree", "--memory-limit", "40M")
-    assert expected["stopped"] == {"reason": "memory-limit", "limit": 40 << 20, "needed": 45507096}
-    for memory in ["40M", 40 << 20]:
+    expected = cli_json("bcast", "xeon-e5-4650-4s", 48, "--algorithm", "cla-tree", "--memory-limit", "20M")
+    assert expected["stopped"] == {"reason": "memory-limit", "limit": 20 << 20, "needed": 25281720}
+    for memory in ["20M", 20 << 20]:
         got = modelopt.tune(four, "bcast", threads=48, algorithm="cla-tree", memory_limit=memory)
         assert got.to_dict() == expected
     for bad in [0, -1, "4X", (1 << 20) - 1, 2**64, 1.5]:

@@ -43,6 +43,21 @@
 //! already in the table, so a round pairs every new corner once. New corners are the corners
 //! whose value dropped (a point only becomes a corner by getting cheaper).
 //!
+//! ## Precision: `f32`, rounded towards what stays sound
+//! The tables hold [`Bound`]s, `f32`: the node stages' tables, one per suffix state and unit,
+//! are most of the pass's memory (48 threads on eight L3 domains: 744 of every count vector's
+//! 792 entries), and half the bytes take the exact search twice as far (docs/perf.md). Every
+//! value is computed in `f64` from the stored ones and stored rounded **down** ([`below`]), so
+//! every entry stays at most the `f64` value it stands for, itself at most the exact least
+//! value: still a lower bound, which is all the backward pass and the certified bound need.
+//! The backward pass's budgets are stored rounded **up** ([`above`]), so they stay at least
+//! what they stand for and prune no more than before. What is lost is tightness, by at most
+//! one `f32` step (2⁻²³ of the value, 0.00015 ns at 1,300 ns) per stored step on a tree's
+//! longest chain; the first Pareto pass therefore asks for a [`ROUNDING_MARGIN`] above the
+//! bound (`SocketTable::build_for`). Rounding cannot make a round go on for ever: a value
+//! computed from a stored x by adding costs ≥ 0 is at least x, and x is an `f32`, so it rounds
+//! down to x or above.
+//!
 //! ## Limits
 //! Corners above what can still beat the incumbent are dropped (their points cannot be part of
 //! a tree that does), which is what the passes' `hopeless` cuts do. Each product's pairs are
@@ -53,6 +68,38 @@ use super::{relation_index, Suffix, MAX_SOCKETS};
 use crate::limits::Deadline;
 use crate::objective::Objective;
 use modelopt_model::placed_tree::{LineClasses, UnitRelation};
+
+/// One entry of the covering pass's tables and of the backward pass's budgets (see the module
+/// docs, "Precision").
+pub(super) type Bound = f32;
+
+/// `v` as a [`Bound`] at most `v`: the largest `f32` not above it (`∞` stays `∞`, a finite value
+/// past `f32::MAX` becomes `f32::MAX`, `−∞` stays `−∞`).
+pub(super) fn below(v: f64) -> Bound {
+    let b = v as f32;
+    if f64::from(b) > v {
+        b.next_down()
+    } else {
+        b
+    }
+}
+
+/// `v` as a [`Bound`] at least `v`: the least `f32` not below it.
+pub(super) fn above(v: f64) -> Bound {
+    let b = v as f32;
+    if f64::from(b) < v {
+        b.next_up()
+    } else {
+        b
+    }
+}
+
+/// How far above the covering bound the first Pareto pass looks, relative to the bound: the
+/// stored bound may be below the `f64` one by one `f32` step per stored step of the chain that
+/// decides it (a few hundred steps in a tree of a few levels: 2⁻¹⁵ of the value), and a first
+/// pass a little too low would miss an optimum equal to the bound and run again wider. 2⁻¹²
+/// (0.3 ns at 1,300 ns) covers 2,048 steps; a wider first pass costs next to nothing.
+pub const ROUNDING_MARGIN: f64 = 1.0 / 4096.0;
 
 /// Most nodes one unit of the box may hold: count vectors are stored with `u16` components.
 /// Larger boxes are refused before the pass (their tables would be far over memory anyway).
@@ -139,7 +186,7 @@ impl Grid {
     /// (then index: a fixed order). One sweep in descending index order: every point above d
     /// (d + e_s) comes first, the envelope at d is the least of f(d) and theirs, and d is a
     /// corner exactly when f(d) is below all of theirs.
-    fn settle(&self, f: &mut [f64], cap: impl Fn(usize) -> f64, out: &mut Vec<Corner>) {
+    fn settle(&self, f: &mut [Bound], cap: impl Fn(usize) -> f64, out: &mut Vec<Corner>) {
         let s_count = self.units();
         let mut at = [0u16; MAX_SOCKETS];
         for (a, &n) in at.iter_mut().zip(&self.n) {
@@ -148,22 +195,23 @@ impl Grid {
         out.clear();
         for idx in (0..self.states).rev() {
             let raw = f[idx];
-            let mut above = f64::INFINITY;
+            let mut higher = Bound::INFINITY;
             for s in 0..s_count {
                 if (at[s] as usize) < self.n[s] {
-                    above = above.min(f[idx + self.stride[s]]);
+                    higher = higher.min(f[idx + self.stride[s]]);
                 }
             }
-            if raw < above {
-                if raw <= cap(idx) {
+            if raw < higher {
+                let value = f64::from(raw);
+                if value <= cap(idx) {
                     out.push(Corner {
                         idx: idx as u32,
                         at,
-                        value: raw,
+                        value,
                     });
                 }
             } else {
-                f[idx] = above;
+                f[idx] = higher;
             }
             // The next index down: the lowest digit that can go down does, the ones below it
             // return to their top.
@@ -190,7 +238,7 @@ impl Grid {
         b: &[Corner],
         shift_b: f64,
         cap: f64,
-        out: &mut [f64],
+        out: &mut [Bound],
     ) -> (u64, bool) {
         let s_count = self.units();
         let mut pairs = 0u64;
@@ -219,9 +267,13 @@ impl Grid {
                 for (row, &c) in rows.iter().zip(&y.at).take(s_count) {
                     idx += row[c as usize] as usize;
                 }
-                if v < out[idx] {
-                    out[idx] = v;
-                    changed = true;
+                // Rounded only where it may lower the entry (most pairs do not).
+                if v < f64::from(out[idx]) {
+                    let v = below(v);
+                    if v < out[idx] {
+                        out[idx] = v;
+                        changed = true;
+                    }
                 }
             }
         }
@@ -232,7 +284,7 @@ impl Grid {
 /// One covering function over the grid with the bookkeeping of a semi-naive round.
 #[derive(Debug, Clone, Default)]
 struct Stair {
-    dense: Vec<f64>,
+    dense: Vec<Bound>,
     corners: Vec<Corner>,
     /// The corners before the last update (kept where a later product needs "A" of ΔA ⊛ B).
     prev: Vec<Corner>,
@@ -244,11 +296,11 @@ impl Covered {
     /// The forests as one row of K per state, `rows[s][d · K + k − 1]` (k = 1 the tree), the
     /// layout the backward pass reads a forest's tree counts in; each unit's per-k tables are
     /// released as its rows are built.
-    pub fn forest_rows(&mut self) -> Vec<Vec<f64>> {
+    pub fn forest_rows(&mut self) -> Vec<Vec<Bound>> {
         let k_max = self.most_trees;
         let mut rows = Vec::with_capacity(self.tree.len());
         for (t, fs) in self.tree.iter().zip(self.forests.iter_mut()) {
-            let mut row = vec![f64::INFINITY; t.len() * k_max];
+            let mut row = vec![Bound::INFINITY; t.len() * k_max];
             for (d, &v) in t.iter().enumerate() {
                 row[d * k_max] = v;
             }
@@ -277,20 +329,20 @@ pub(super) enum CoverStop {
 #[derive(Debug)]
 pub(super) struct Covered {
     /// `tree[σ][c]`: T̂(σ, c); `∞` where c holds no node on σ (the exact DP's domain).
-    pub tree: Vec<Vec<f64>>,
+    pub tree: Vec<Vec<Bound>>,
     /// `forests[s][k − 2][d]`: the least latest T_min of k trees on s covering d, 2 ≤ k ≤ K
     /// (k = 1 is `tree`); `∞` where d holds fewer than k nodes on s.
-    pub forests: Vec<Vec<Vec<f64>>>,
+    pub forests: Vec<Vec<Vec<Bound>>>,
     /// K.
     pub most_trees: usize,
     /// `group_min[s][kind][d]`: min over k of forests + (k − 1)·slope; `∞` where d holds no
     /// node on s. One kind (T_min: the slope R_R), or one per relation to the parent in
     /// [`super::relation_index`] order (T_max: 4·x(σ, s), [`Prices::group_kind`]).
-    pub group_min: Vec<Vec<Vec<f64>>>,
+    pub group_min: Vec<Vec<Vec<Bound>>>,
     /// `nodes[σ][stage][suffix][r]`: the least T_min so far of a node on σ whose groups on the
     /// units from `stage` up cover r, with that [`Suffix`] state; empty where no tree reaches
     /// that state (read as `∞`).
-    pub nodes: Vec<Vec<Vec<Vec<f64>>>>,
+    pub nodes: Vec<Vec<Vec<Vec<Bound>>>>,
     /// Corner pairs tried.
     pub pairs: u64,
 }
@@ -534,7 +586,7 @@ pub(super) fn cover(
         }
     };
 
-    let mut scratch = vec![0.0f64; states];
+    let mut scratch: Vec<Bound> = vec![0.0; states];
     let mut found = Vec::new();
     let mut pairs = 0u64;
 
@@ -543,12 +595,12 @@ pub(super) fn cover(
     let mut update = |stair: &mut Stair,
                       cap: &dyn Fn(usize) -> f64,
                       keep_prev: bool,
-                      fill: &mut dyn FnMut(&mut [f64]) -> (u64, bool),
+                      fill: &mut dyn FnMut(&mut [Bound]) -> (u64, bool),
                       pairs: &mut u64|
      -> Result<(), CoverStop> {
         if stair.dense.is_empty() {
             // First touched now: tables no tree reaches are never allocated.
-            stair.dense = vec![f64::INFINITY; states];
+            stair.dense = vec![Bound::INFINITY; states];
         }
         scratch.copy_from_slice(&stair.dense);
         let (tried, changed) = fill(&mut scratch);
@@ -571,7 +623,7 @@ pub(super) fn cover(
         stair.fresh.extend(
             found
                 .iter()
-                .filter(|c| c.value < stair.dense[c.idx as usize]),
+                .filter(|c| c.value < f64::from(stair.dense[c.idx as usize])),
         );
         std::mem::swap(&mut stair.dense, &mut scratch);
         if keep_prev {
@@ -669,7 +721,7 @@ pub(super) fn cover(
                         for (k, stair) in ks.enumerate() {
                             let add = k as f64 * slope;
                             for c in &stair.fresh {
-                                let v = c.value + add;
+                                let v = below(c.value + add);
                                 if v < f[c.idx as usize] {
                                     f[c.idx as usize] = v;
                                     changed = true;
@@ -736,8 +788,10 @@ pub(super) fn cover(
                             let mut tried = 0u64;
                             let mut changed = false;
                             for c in skip {
-                                if c.value < f[c.idx as usize] {
-                                    f[c.idx as usize] = c.value;
+                                // A corner's value is a stored `Bound` (or the empty node's −∞).
+                                let v = below(c.value);
+                                if v < f[c.idx as usize] {
+                                    f[c.idx as usize] = v;
                                     changed = true;
                                 }
                             }
@@ -787,8 +841,9 @@ pub(super) fn cover(
                             } else {
                                 idx
                             };
-                            if c.value < f[up] {
-                                f[up] = c.value;
+                            let v = below(c.value);
+                            if v < f[up] {
+                                f[up] = v;
                                 changed = true;
                             }
                         }
@@ -813,34 +868,34 @@ pub(super) fn cover(
     for ((t, fs), kinds) in trees.into_iter().zip(forests).zip(groups) {
         let s = tree.len();
         // A table never touched (a unit the box leaves empty, a forest no tree fills) is `∞`.
-        let full = |dense: Vec<f64>| {
+        let full = |dense: Vec<Bound>| {
             if dense.is_empty() {
-                vec![f64::INFINITY; states]
+                vec![Bound::INFINITY; states]
             } else {
                 dense
             }
         };
         let mut t = full(t.dense);
-        let mut g: Vec<Vec<f64>> = kinds.into_iter().map(|k| full(k.dense)).collect();
+        let mut g: Vec<Vec<Bound>> = kinds.into_iter().map(|k| full(k.dense)).collect();
         // Forests stay empty when untouched (`forest_rows` reads them as `∞`).
-        let mut fs: Vec<Vec<f64>> = fs.into_iter().map(|f| f.dense).collect();
+        let mut fs: Vec<Vec<Bound>> = fs.into_iter().map(|f| f.dense).collect();
         for idx in 0..states {
             let held = grid.component(idx, s);
             let cap_t = if whole_tree(s, idx) { top } else { cap_child };
-            if held == 0 || t[idx] > cap_t {
-                t[idx] = f64::INFINITY;
+            if held == 0 || f64::from(t[idx]) > cap_t {
+                t[idx] = Bound::INFINITY;
             }
             for g in &mut g {
-                if held == 0 || g[idx] > cap_child {
-                    g[idx] = f64::INFINITY;
+                if held == 0 || f64::from(g[idx]) > cap_child {
+                    g[idx] = Bound::INFINITY;
                 }
             }
             for (k, f) in (2..).zip(fs.iter_mut()) {
                 if f.is_empty() {
                     continue;
                 }
-                if held < k || f[idx] + (k - 1) as f64 * rr > cap_child {
-                    f[idx] = f64::INFINITY;
+                if held < k || f64::from(f[idx]) + (k - 1) as f64 * rr > cap_child {
+                    f[idx] = Bound::INFINITY;
                 }
             }
         }
@@ -867,4 +922,31 @@ pub(super) fn cover(
         nodes,
         pairs,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_round_towards_what_stays_sound() {
+        // 0.1 is not an f32: its nearest, 13,421,773 · 2⁻²⁷ = 0.100000001490116…, is above it,
+        // so a lower bound takes the step below, 13,421,772 · 2⁻²⁷ = 0.099999994039535…, and an
+        // upper bound the nearest itself.
+        assert_eq!(below(0.1), 13_421_772.0 * 2f32.powi(-27));
+        assert_eq!(above(0.1), 13_421_773.0 * 2f32.powi(-27));
+        // 1,300.8 ns: the nearest f32 is 1300.800048828125 (2⁻¹³ steps at this size), above it.
+        assert_eq!(f64::from(above(1300.8)), 1300.800048828125);
+        assert_eq!(f64::from(below(1300.8)), 1300.800048828125 - 2f64.powi(-13));
+        // What is an f32 stays as it is, infinities included.
+        for exact in [0.0, 1.5, -2.25, 35.0, f64::INFINITY, f64::NEG_INFINITY] {
+            assert_eq!(f64::from(below(exact)), exact);
+            assert_eq!(f64::from(above(exact)), exact);
+        }
+        // Past f32::MAX a lower bound is f32::MAX, an upper bound ∞.
+        assert_eq!(below(1e39), f32::MAX);
+        assert_eq!(above(1e39), f32::INFINITY);
+        assert_eq!(above(-1e39), f32::MIN);
+        assert_eq!(below(-1e39), f32::NEG_INFINITY);
+    }
 }
