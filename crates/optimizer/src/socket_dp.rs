@@ -265,8 +265,8 @@ pub fn covering_estimate_within(
 
 /// Whether the covering pass over the box `counts` fits in `memory_limit` bytes together with
 /// the Pareto tables' index ([`table_bytes`] + its own tables, [`covering_estimate`] entries
-/// of 4 bytes, `f32`). A caller choosing how large a pass to run (a truncated bound) asks this first,
-/// since a pass that does not fit is refused.
+/// of 4 bytes, `f32`). A caller choosing how large a pass to run (a truncated bound) asks this
+/// first, since a pass that does not fit is refused.
 pub fn covering_fits(costs: &LineClasses, counts: &[u32], memory_limit: u64) -> bool {
     covering_fits_within(
         costs,
