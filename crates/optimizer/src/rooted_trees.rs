@@ -1936,15 +1936,10 @@ fn truncated_bound(
     // at the incumbent), within the share.
     let widest = counts.iter().copied().max().unwrap_or(0);
     let fits_clip = |b: &[u32]| {
-        socket_dp::covering_fits_within(
-            &classes,
-            objective,
-            b,
-            widest,
-            incumbent,
-            ctl.limits.memory_limit,
-        ) && socket_dp::covering_estimate_within(&classes, objective, b, widest, incumbent).units
-            <= affordable
+        socket_dp::bound_memory_within(&classes, objective, b, widest, incumbent)
+            <= ctl.limits.memory_limit
+            && socket_dp::bound_estimate_within(&classes, objective, b, widest, incumbent).units
+                <= affordable
     };
     let order: Vec<usize> = std::iter::once(root_socket as usize)
         .chain((0..counts.len()).filter(|&u| u != root_socket as usize))
@@ -2063,8 +2058,11 @@ fn truncated_bound(
     }
     // No clip fits: a box of m ≥ 2 nodes per unit, read at a smaller total.
     let fits = |b: &[u32]| {
-        socket_dp::covering_fits(&classes, b, ctl.limits.memory_limit)
-            && socket_dp::covering_estimate(&classes, b).units <= affordable
+        let widest = b.iter().copied().max().unwrap_or(0);
+        socket_dp::bound_memory_within(&classes, objective, b, widest, None)
+            <= ctl.limits.memory_limit
+            && socket_dp::bound_estimate_within(&classes, objective, b, widest, None).units
+                <= affordable
     };
     let m = largest(2, &fits)?;
     socket_dp::least_score_of_total(

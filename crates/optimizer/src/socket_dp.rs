@@ -263,6 +263,60 @@ pub fn covering_estimate_within(
     }
 }
 
+/// The size of a covering pass that only bounds, over the box `within` (a clip's, read at the
+/// whole box: [`clipped_covering_bound`], [`covering_bound`], [`least_score_of_total`]), in
+/// table entries: its trees and forests, S·K (K as in [`covering_estimate_within`]), a group
+/// table per unit (per relation to the parent under max and blends), and its node stages,
+/// without budgets: under min one table per unit and stage (T_min in ascending stage order
+/// needs no suffix state, `covering::Stages`), under max and blends the reachable suffix
+/// states. On L3 domains this is a fraction of the exact search's pass (48 domain-line
+/// threads: 6·8 + 36 + 6 = 90 entries a count vector against 792).
+pub fn bound_estimate_within(
+    costs: &LineClasses,
+    objective: &Objective,
+    within: &[u32],
+    widest: u32,
+    incumbent: Option<f64>,
+) -> WorkEstimate {
+    let what = "socket-DP table entries (covering pass of a bound)".to_string();
+    if within.iter().any(|&c| c > covering::MAX_UNIT_NODES) {
+        return WorkEstimate {
+            what,
+            units: u64::MAX,
+        };
+    }
+    let s = within.len() as u64;
+    let widest = widest.max(within.iter().copied().max().unwrap_or(0));
+    let prices = covering::Prices::of(objective);
+    let k = covering::most_trees(costs, &prices, widest, incumbent.unwrap_or(f64::INFINITY)) as u64;
+    let stages = if prices.ascends() {
+        s * s
+    } else {
+        Suffix::new(within.len(), costs).stage_states(costs, within)
+    };
+    let per_state = s
+        .saturating_mul(k)
+        .saturating_add(stages)
+        .saturating_add(s * prices.group_kinds() as u64);
+    WorkEstimate {
+        what,
+        units: box_states(within).saturating_mul(per_state),
+    }
+}
+
+/// The bytes of a covering pass that only bounds ([`bound_estimate_within`]) with the index
+/// of the table it is read through and the components, saturating.
+pub fn bound_memory_within(
+    costs: &LineClasses,
+    objective: &Objective,
+    within: &[u32],
+    widest: u32,
+    incumbent: Option<f64>,
+) -> u64 {
+    let entries = bound_estimate_within(costs, objective, within, widest, incumbent).units;
+    table_bytes(within).saturating_add(covering_bytes(entries, within))
+}
+
 /// Whether the covering pass over the box `counts` fits in `memory_limit` bytes together with
 /// the Pareto tables' index ([`table_bytes`] + its own tables, [`covering_estimate`] entries
 /// of 4 bytes, `f32`). A caller choosing how large a pass to run (a truncated bound) asks this
@@ -1959,6 +2013,7 @@ impl ScalarPass {
             covering::WholeTrees::Exactly(root_total),
             incumbent,
             &prices,
+            covering::Stages::Descending,
             allowance,
             deadline,
         )
@@ -2420,21 +2475,21 @@ fn covered(
         });
     }
     let widest = widest.max(counts.iter().copied().max().unwrap_or(0));
-    limits.check(&covering_estimate_within(
+    let incumbent_given = Some(incumbent).filter(|i| i.is_finite());
+    limits.check(&bound_estimate_within(
         costs,
         objective,
         counts,
         widest,
-        Some(incumbent).filter(|i| i.is_finite()),
+        incumbent_given,
     ))?;
     check_table_bytes(counts, limits)?;
-    let table = SocketTable::shell(costs, counts, None);
-    let prices = covering::Prices::of(objective);
-    let entries = ScalarPass::entries(&table, &prices, counts, widest, incumbent);
     limits.check_memory(
         "the covering pass's tables over these counts",
-        table_bytes(counts).saturating_add(covering_bytes(entries, counts)),
+        bound_memory_within(costs, objective, counts, widest, incumbent_given),
     )?;
+    let table = SocketTable::shell(costs, counts, None);
+    let prices = covering::Prices::of(objective);
     let deadline = limits.deadline();
     if deadline_passed(&deadline) {
         return Ok(None);
@@ -2455,6 +2510,7 @@ fn covered(
         root_total,
         incumbent,
         &prices,
+        covering::Stages::Ascending,
         allowance,
         &deadline,
     );
@@ -2749,6 +2805,90 @@ mod tests {
             }),
             ..e5_2660()
         }
+    }
+
+    #[test]
+    fn both_stage_orders_give_every_covering_value_alike() {
+        // Under T_min the ascending stages (no suffix state) and the descending ones (the
+        // exact search's) compute the same least T_min of every tree covering every count
+        // vector on every unit (covering::cover, "Stage order"), up to the f32 rounding: every
+        // entry of both tree tables, on sockets and on L3 domains, for every root with room
+        // and with and without an incumbent cutting both alike.
+        let never = Deadline::never();
+        let min = covering::Prices::of(&Objective::Min);
+        let cases: [(LineClasses, &[u32]); 5] = [
+            (e5_2660(), &[4, 3]),
+            (e5_2660(), &[2, 2, 2]),
+            (chiplet(2), &[2, 1, 1, 1]),
+            (chiplet(2), &[3, 0, 2, 1]),
+            (chiplet(4), &[1, 2, 0, 1, 2, 0, 0, 1]),
+        ];
+        for (costs, counts) in cases {
+            let total: usize = counts.iter().map(|&c| c as usize).sum();
+            for root in (0..counts.len()).filter(|&r| counts[r] > 0) {
+                for incumbent in [f64::INFINITY, 1_500.0] {
+                    let run = |order| {
+                        covering::cover(
+                            &costs,
+                            counts,
+                            0,
+                            root,
+                            covering::WholeTrees::Exactly(total),
+                            incumbent,
+                            &min,
+                            order,
+                            u64::MAX,
+                            &never,
+                        )
+                        .unwrap()
+                    };
+                    let (up, down) = (
+                        run(covering::Stages::Ascending),
+                        run(covering::Stages::Descending),
+                    );
+                    assert!(up.nodes.is_empty() && !down.nodes.is_empty());
+                    for (sigma, (a, d)) in up.tree.iter().zip(&down.tree).enumerate() {
+                        for (idx, (&a, &d)) in a.iter().zip(d).enumerate() {
+                            let (a, d) = (f64::from(a), f64::from(d));
+                            let alike = a == d || (a - d).abs() <= d.abs() * ROUNDING_MARGIN;
+                            assert!(
+                                alike,
+                                "{counts:?} root {root} unit {sigma} at {idx}: {a} vs {d}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_bound_only_pass_is_sized_without_suffix_states_or_budgets() {
+        // Six L3 domains of 8 (two sockets of three), under min, no incumbent: K = 8, so a
+        // count vector holds 6·8 tree and forest entries, 6·6 node stages (ascending, one
+        // table each) and 6 group tables: 90. 9⁶ = 531,441 vectors: 47,829,690 entries,
+        // 191,318,760 bytes of f32; with the index, 531,441 × (48·8 + 6·4) = 216,827,928, and
+        // 531,441 × 2·6 bytes of components, 6,377,292: 414,523,980 bytes. The exact search's
+        // pass over the same box keeps every reachable suffix state, forward and as budgets.
+        let costs = chiplet(3);
+        let counts = [8u32; 6];
+        let min = Objective::Min;
+        let entries = bound_estimate_within(&costs, &min, &counts, 8, None).units;
+        assert_eq!(entries, 47_829_690);
+        assert_eq!(table_bytes(&counts), 216_827_928);
+        assert_eq!(
+            bound_memory_within(&costs, &min, &counts, 8, None),
+            414_523_980
+        );
+        let exact = covering_estimate_within(&costs, &min, &counts, 8, None).units;
+        assert!(exact > 5 * entries, "{exact}");
+        // Under max the stages keep their suffix states (forward only) and the group tables
+        // one per relation: 6·8 + R + 6·3.
+        let stages = Suffix::new(6, &costs).stage_states(&costs, &counts);
+        assert_eq!(
+            bound_estimate_within(&costs, &Objective::Max, &counts, 8, None).units,
+            531_441 * (48 + stages + 18)
+        );
     }
 
     #[test]

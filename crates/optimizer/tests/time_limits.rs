@@ -474,26 +474,31 @@ fn a_raised_budget_never_ranks_a_worse_tree_than_the_default_budget() {
 
 /// A fixed split whose covering pass is over the budget is bounded by the covering value of the
 /// largest clip of its box that fits (`rooted_trees`' truncated bound): 4 × 4 threads on the
-/// four-socket machine, a work budget of twice the tables of the box 3 × 3 × 3 × 3 (the refusal
-/// path may spend half the budget on its bound; the request's own box, 5⁴ = 625 count vectors
-/// against 4⁴ = 256, is over it, so the exact search is refused and the clip is 3 per socket;
-/// raising the root's socket to 4 would be 5 · 4³ = 320 vectors, over it too). The reported
-/// bound is then exactly that clip's covering value, below the optimum (the exact search with
-/// the budget lifted) and above the recurrences' bound, which is all a refused search had
-/// before, and the gap is the stopgap tree's distance to it.
+/// four-socket machine, a work budget of twice the tables of a bound's pass over the box
+/// 3 × 3 × 3 × 3 (`socket_dp::bound_estimate_within`: 4⁴ = 256 count vectors × (4·4 + 4·4 +
+/// 4) = 9,216 entries; the refusal path may spend half the budget on its bound; the exact
+/// search's pass over the request's own box, 5⁴ = 625 count vectors × (4·4 + 2·76) = 105,000
+/// entries, is over it, so the exact search is refused and the clip is 3 per socket; raising
+/// the root's socket to 4 would be 5 · 4³ = 320 vectors, 11,520 entries, over it too). The
+/// reported bound is then exactly that clip's covering value, below the optimum (the exact
+/// search with the budget lifted) and above the recurrences' bound, which is all a refused
+/// search had before, and the gap is the stopgap tree's distance to it.
 #[test]
 fn a_refused_fixed_split_is_bounded_by_the_largest_clip_that_fits() {
     let classes: LineClasses = e5_4650().into();
     let counts = [4u32, 4, 4, 4];
     let clip = [3u32, 3, 3, 3];
     let affordable =
-        socket_dp::covering_estimate_within(&classes, &Objective::Min, &clip, 4, None).units;
-    assert!(
-        socket_dp::covering_estimate_within(&classes, &Objective::Min, &[4, 3, 3, 3], 4, None)
-            .units
-            > affordable
+        socket_dp::bound_estimate_within(&classes, &Objective::Min, &clip, 4, None).units;
+    assert_eq!(affordable, 9_216);
+    assert_eq!(
+        socket_dp::bound_estimate_within(&classes, &Objective::Min, &[4, 3, 3, 3], 4, None).units,
+        11_520
     );
-    assert!(socket_dp::covering_estimate(&classes, &counts).units > 2 * affordable);
+    assert_eq!(
+        socket_dp::covering_estimate(&classes, &counts).units,
+        105_000
+    );
     let unlimited = Limits {
         time_limit: None,
         work_budget: u64::MAX,

@@ -401,6 +401,12 @@ impl Prices {
         }
     }
 
+    /// Whether these are T_min's terms, which a bound may take in ascending stage order
+    /// ([`Stages::Ascending`]).
+    pub(super) fn ascends(&self) -> bool {
+        self.weight == 0.0
+    }
+
     /// What a group adds per tree past its first, at its least (a parent on the same unit).
     pub(super) fn slope(&self, costs: &LineClasses) -> f64 {
         self.blend(costs.socket, 4.0 * costs.socket)
@@ -531,12 +537,35 @@ impl WholeTrees {
     }
 }
 
+/// The order in which a node's stages take its groups ([`cover`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stages {
+    /// Highest unit first, with the suffix state of the groups taken (their waits, and under
+    /// max and blends their classes): the layout the backward pass and the Pareto passes read.
+    Descending,
+    /// Lowest unit first, without a suffix state: for a bound of T_min alone, whose tables are
+    /// read at the whole box only (see [`cover`]).
+    Ascending,
+}
+
 /// The covering pass for one request: the box `counts` (units), the most nodes one unit of the
 /// request holds (`widest`, which bounds a group's trees: the box's widest unit, or more when
 /// the box is a clip of the request, [`most_trees`]), the root's unit, where whole trees stand
 /// (`root_total`, [`WholeTrees`]), the incumbent
 /// (the score of a known tree under the objective `prices` bound, offset included; `∞` for
 /// none). Stops at the deadline or past `allowance` corner pairs.
+///
+/// **Stage order.** Under T_min a node's value is max over its groups s of (term_s + W_{>s}),
+/// term_s = M_s + (k_s − 1)·R_R + 2·R_I + R_L + 2·x_s, W_{>s} the waits x_t of the groups above
+/// s (waited after it). Taken highest unit first ([`Stages::Descending`]) a stage must know
+/// W of the groups already taken, which is what the suffix state holds (tens of states a
+/// stage on L3 domains). Taken lowest unit first ([`Stages::Ascending`]) it need not:
+/// V_s = max(V_{s−1} + x_s, term_s) when unit s has a group, V_{s−1} when not, so that V over
+/// every unit is the node's value, each group's term raised by the waits of the groups above
+/// it; one table a stage. That form has no suffix state for the backward pass to walk and no
+/// maxima of classes for the relaxation of T_max, so it serves bounds of T_min read at the
+/// whole box ([`super::clipped_covering_bound`]), with far smaller tables and fewer corner
+/// pairs; `nodes` is then empty.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn cover(
     costs: &LineClasses,
@@ -546,6 +575,7 @@ pub(super) fn cover(
     root_total: WholeTrees,
     incumbent: f64,
     prices: &Prices,
+    order: Stages,
     allowance: u64,
     deadline: &Deadline,
 ) -> Result<Covered, CoverStop> {
@@ -553,7 +583,9 @@ pub(super) fn cover(
     let s_count = grid.units();
     let states = grid.states;
     let suffix = Suffix::new(s_count, costs);
-    let w = suffix.width();
+    // T_min alone has the ascending form (the relaxation of T_max reads the suffix's classes).
+    let ascending = order == Stages::Ascending && prices.ascends();
+    let w = if ascending { 1 } else { suffix.width() };
     let steps = suffix.all_steps(costs);
     // The suffix states each node stage can reach (groups only on units with room): the
     // others are never touched, so their tables are never allocated.
@@ -575,10 +607,12 @@ pub(super) fn cover(
         .map(|idx| (0..s_count).map(|s| grid.component(idx, s)).sum())
         .collect();
     let whole_tree = |sigma: usize, idx: usize| sigma == root && root_total.holds(totals[idx]);
+    // The stage at which a node is finished: 0 descending, the last ascending.
+    let finished = if ascending { s_count - 1 } else { 0 };
     let cap_node = |sigma: usize, stage: usize| {
         let totals = &totals;
         move |idx: usize| {
-            if sigma == root && (stage > 0 || totals[idx] + 1 >= root_total.least()) {
+            if sigma == root && (stage != finished || totals[idx] + 1 >= root_total.least()) {
                 top
             } else {
                 cap_child
@@ -740,7 +774,51 @@ pub(super) fn cover(
             if grid.n[sigma] == 0 {
                 continue;
             }
-            for stage in (0..s_count).rev() {
+            // Ascending: V_s = max(V_{s−1} + x_s, term_s), or V_{s−1} without a group on s.
+            for stage in (0..s_count).filter(|_| ascending) {
+                let cap = cap_node(sigma, stage);
+                let product_cap = cap(whole);
+                let relation = relation_index(costs.relation(sigma as u32, stage as u32));
+                let g = &groups[stage][prices.group_kind(relation)];
+                let (lower, upper) = nodes[sigma].split_at_mut(stage);
+                let here = &mut upper[0][0];
+                let before: &Stair = lower.last().map_or(&past_last[0], |b| &b[0]);
+                let term = prices
+                    .stage_shifts(costs, sigma as u32, stage as u32, 0.0, (0, 0, 0))
+                    .0;
+                let wait = costs.transfer(sigma as u32, stage as u32);
+                let skip = &before.fresh;
+                let has_input = !skip.is_empty()
+                    || (grid.n[stage] > 0
+                        && (!g.fresh.is_empty() && !before.corners.is_empty()
+                            || !g.prev.is_empty() && !before.fresh.is_empty()));
+                if !has_input {
+                    here.fresh.clear();
+                    continue;
+                }
+                update(
+                    here,
+                    &cap,
+                    false,
+                    &mut |f| {
+                        let mut changed = false;
+                        for c in skip {
+                            let v = below(c.value);
+                            if v < f[c.idx as usize] {
+                                f[c.idx as usize] = v;
+                                changed = true;
+                            }
+                        }
+                        let (p1, c1) =
+                            grid.product(&g.fresh, term, &before.corners, wait, product_cap, f);
+                        let (p2, c2) =
+                            grid.product(&g.prev, term, &before.fresh, wait, product_cap, f);
+                        (p1 + p2, changed || c1 || c2)
+                    },
+                    &mut pairs,
+                )?;
+            }
+            for stage in (0..s_count).rev().filter(|_| !ascending) {
                 let cap = cap_node(sigma, stage);
                 let product_cap = cap(whole);
                 let relation = relation_index(costs.relation(sigma as u32, stage as u32));
@@ -816,8 +894,11 @@ pub(super) fn cover(
                     )?;
                 }
             }
-            // The subtrees on σ: the leaf, or a node whose children cover c less the node.
-            let stage0 = &nodes[sigma][0];
+            // The subtrees on σ: the leaf, or a node whose children cover c less the node (a
+            // finished stage in a state with a group: descending, every suffix state but the
+            // empty one; ascending, every count vector but the empty one).
+            let stage0 = &nodes[sigma][finished];
+            let first_state = usize::from(!ascending);
             let step = grid.stride[sigma];
             let room = grid.n[sigma];
             let cap_t = |idx: usize| {
@@ -833,8 +914,8 @@ pub(super) fn cover(
                 true,
                 &mut |f| {
                     let mut changed = false;
-                    for p in stage0.iter().skip(1) {
-                        for c in &p.fresh {
+                    for p in stage0.iter().skip(first_state) {
+                        for c in p.fresh.iter().filter(|c| c.idx != 0) {
                             let idx = c.idx as usize;
                             let up = if (c.at[sigma] as usize) < room {
                                 idx + step
@@ -904,9 +985,11 @@ pub(super) fn cover(
         group_min.push(g);
     }
     // Node stages as they are (their values over the cuts are over every budget the backward
-    // pass gives); an empty table is a stage no tree reaches (all `∞`).
+    // pass gives); an empty table is a stage no tree reaches (all `∞`). None in ascending
+    // order, which no backward pass reads.
     let nodes = nodes
         .into_iter()
+        .filter(|_| !ascending)
         .map(|per_sigma| {
             per_sigma
                 .into_iter()
