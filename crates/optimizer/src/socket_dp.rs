@@ -304,8 +304,9 @@ pub fn bound_estimate_within(
     }
 }
 
-/// The bytes of a covering pass that only bounds ([`bound_estimate_within`]) with the index
-/// of the table it is read through and the components, saturating.
+/// The bytes of a covering pass that only bounds ([`bound_estimate_within`]) with the
+/// components of the box it is read through (4·S bytes a count vector, no Pareto index),
+/// saturating; `u64::MAX` past 2³² count vectors (indexed by `u32`).
 pub fn bound_memory_within(
     costs: &LineClasses,
     objective: &Objective,
@@ -313,8 +314,14 @@ pub fn bound_memory_within(
     widest: u32,
     incumbent: Option<f64>,
 ) -> u64 {
+    let states = box_states(within);
+    if states > u64::from(u32::MAX) {
+        return u64::MAX;
+    }
     let entries = bound_estimate_within(costs, objective, within, widest, incumbent).units;
-    table_bytes(within).saturating_add(covering_bytes(entries, within))
+    states
+        .saturating_mul(4 * within.len() as u64)
+        .saturating_add(covering_bytes(entries, within))
 }
 
 /// Whether the covering pass over the box `counts` fits in `memory_limit` bytes together with
@@ -1118,6 +1125,25 @@ impl SocketTable {
         table
     }
 
+    /// The box, its count vectors and their components without the Pareto tables' index: what
+    /// a covering pass that only bounds is read through ([`covered`]).
+    fn without_index(costs: &LineClasses, counts: &[u32]) -> Self {
+        let mut shell = Self::shell(costs, &[0], None);
+        let s_count = counts.len();
+        shell.radix = counts.iter().map(|&c| c as usize + 1).collect();
+        shell.stride = vec![1usize; s_count];
+        for i in 1..s_count {
+            shell.stride[i] = shell.stride[i - 1] * shell.radix[i - 1];
+        }
+        let states = shell.ranges_len();
+        shell.comps = Vec::with_capacity(states * s_count);
+        for i in 0..states {
+            let v = shell.decode(i);
+            shell.comps.extend(v.iter().map(|&x| x as u32));
+        }
+        shell
+    }
+
     /// Points stored in the subtree, group and node tables, and the largest set of each.
     pub fn sizes(&self) -> [(usize, usize); 3] {
         fn count<P: Copy>(tables: &[&Table<P>]) -> (usize, usize) {
@@ -1165,8 +1191,14 @@ impl SocketTable {
         }
     }
 
+    /// The count vectors of the box (whether or not the Pareto tables' index is allocated:
+    /// [`SocketTable::without_index`]).
     fn ranges_len(&self) -> usize {
-        self.trees.first().map_or(0, |t| t.ranges.len())
+        if self.radix.is_empty() {
+            0
+        } else {
+            self.radix.iter().product()
+        }
     }
 
     fn decode(&self, idx: usize) -> Vec<usize> {
@@ -2483,12 +2515,11 @@ fn covered(
         widest,
         incumbent_given,
     ))?;
-    check_table_bytes(counts, limits)?;
     limits.check_memory(
         "the covering pass's tables over these counts",
         bound_memory_within(costs, objective, counts, widest, incumbent_given),
     )?;
-    let table = SocketTable::shell(costs, counts, None);
+    let table = SocketTable::without_index(costs, counts);
     let prices = covering::Prices::of(objective);
     let deadline = limits.deadline();
     if deadline_passed(&deadline) {
@@ -2867,9 +2898,10 @@ mod tests {
         // Six L3 domains of 8 (two sockets of three), under min, no incumbent: K = 8, so a
         // count vector holds 6·8 tree and forest entries, 6·6 node stages (ascending, one
         // table each) and 6 group tables: 90. 9⁶ = 531,441 vectors: 47,829,690 entries,
-        // 191,318,760 bytes of f32; with the index, 531,441 × (48·8 + 6·4) = 216,827,928, and
-        // 531,441 × 2·6 bytes of components, 6,377,292: 414,523,980 bytes. The exact search's
-        // pass over the same box keeps every reachable suffix state, forward and as budgets.
+        // 191,318,760 bytes of f32, + the components of the box (4·6 bytes a vector,
+        // 12,754,584) and of the pass's grid (2·6, 6,377,292): 210,450,636 bytes. No Pareto
+        // index, which the exact search adds (531,441 × (48·8 + 6·4) = 216,827,928 bytes),
+        // with every reachable suffix state of its pass, forward and as budgets.
         let costs = chiplet(3);
         let counts = [8u32; 6];
         let min = Objective::Min;
@@ -2878,7 +2910,7 @@ mod tests {
         assert_eq!(table_bytes(&counts), 216_827_928);
         assert_eq!(
             bound_memory_within(&costs, &min, &counts, 8, None),
-            414_523_980
+            210_450_636
         );
         let exact = covering_estimate_within(&costs, &min, &counts, 8, None).units;
         assert!(exact > 5 * entries, "{exact}");
@@ -2893,11 +2925,14 @@ mod tests {
 
     #[test]
     fn a_box_whose_tables_exceed_memory_is_refused_before_allocating() {
-        // Eight sockets of 10: 11^8 = 214,358,881 count vectors × (64 + 16) tables of 8-byte
-        // index entries, and 8 components of 4 bytes a vector: 214,358,881 × (640 + 32) =
-        // 144,049,168,032 bytes (134 GiB), over the default memory limit of 2 GiB, whatever
-        // the work budget. The refusal comes before any table exists (the test would run out
-        // of memory otherwise).
+        // Eight sockets of 10: 11^8 = 214,358,881 count vectors. The exact search's index:
+        // (64 + 16) tables of 8-byte entries, and 8 components of 4 bytes a vector:
+        // 214,358,881 × (640 + 32) = 144,049,168,032 bytes (134 GiB). A bound's covering pass
+        // (least of a total, no index): 8·10 + 64 + 8 = 152 f32 entries (K = 10, node stages
+        // ascending, group tables), 8·4 bytes of components and 8·2 of its grid's a vector:
+        // 214,358,881 × 656 = 140,619,425,936 bytes. Both over the default memory limit of
+        // 2 GiB, whatever the work budget; the refusal comes before any table exists (the test
+        // would run out of memory otherwise).
         let counts = [10u32; 8];
         assert_eq!(box_states(&counts), 214_358_881);
         let unlimited = Limits {
@@ -2918,7 +2953,7 @@ mod tests {
         .unwrap_err();
         match err {
             SocketDpError::Memory(m) => {
-                assert_eq!(m.bytes, 144_049_168_032);
+                assert_eq!(m.bytes, 140_619_425_936);
                 assert_eq!(m.limit, 2 << 30);
             }
             other => panic!("{other:?}"),
