@@ -238,28 +238,61 @@ pub fn covering_estimate_within(
     widest: u32,
     incumbent: Option<f64>,
 ) -> WorkEstimate {
-    if within.iter().any(|&c| c > covering::MAX_UNIT_NODES) {
-        // Not representable (u16 components); far over memory in any case.
-        return WorkEstimate {
-            what: "socket-DP table entries (covering pass and budgets)".into(),
-            units: u64::MAX,
-        };
+    let shape = PassShape::of(costs, objective, within, widest, incumbent);
+    shape.entries(
+        "socket-DP table entries (covering pass and budgets)",
+        |s, k, prices| {
+            let stages = Suffix::new(within.len(), costs).stage_states(costs, within);
+            // Under max and blends a unit's group table is kept per relation to the parent,
+            // forward and in the budgets: 2 · S · 2 more entries.
+            let kinds = prices.group_kinds() as u64 - 1;
+            s.saturating_mul(k)
+                .saturating_add(2 * stages)
+                .saturating_add(2 * s * kinds)
+        },
+    )
+}
+
+/// What sizes a covering pass over a box: its count vectors, S units, K trees a group at most
+/// and the terms of the objective; `None` where a unit holds more nodes than a count vector can
+/// store (u16 components; far over memory in any case).
+struct PassShape(Option<(u64, u64, u64, covering::Prices)>);
+
+impl PassShape {
+    fn of(
+        costs: &LineClasses,
+        objective: &Objective,
+        within: &[u32],
+        widest: u32,
+        incumbent: Option<f64>,
+    ) -> Self {
+        if within.iter().any(|&c| c > covering::MAX_UNIT_NODES) {
+            return PassShape(None);
+        }
+        let widest = widest.max(within.iter().copied().max().unwrap_or(0));
+        let prices = covering::Prices::of(objective);
+        let k = covering::most_trees(costs, &prices, widest, incumbent.unwrap_or(f64::INFINITY));
+        PassShape(Some((
+            box_states(within),
+            within.len() as u64,
+            k as u64,
+            prices,
+        )))
     }
-    let s = within.len() as u64;
-    let widest = widest.max(within.iter().copied().max().unwrap_or(0));
-    let prices = covering::Prices::of(objective);
-    let k = covering::most_trees(costs, &prices, widest, incumbent.unwrap_or(f64::INFINITY)) as u64;
-    let stages = Suffix::new(within.len(), costs).stage_states(costs, within);
-    // Under max and blends a unit's group table is kept per relation to the parent, forward
-    // and in the budgets: 2 · S · 2 more entries.
-    let kinds = prices.group_kinds() as u64 - 1;
-    let per_state = s
-        .saturating_mul(k)
-        .saturating_add(2 * stages)
-        .saturating_add(2 * s * kinds);
-    WorkEstimate {
-        what: "socket-DP table entries (covering pass and budgets)".into(),
-        units: box_states(within).saturating_mul(per_state),
+
+    /// The pass's table entries, `per_state(S, K, prices)` for every count vector (saturating).
+    fn entries(
+        &self,
+        what: &str,
+        per_state: impl FnOnce(u64, u64, &covering::Prices) -> u64,
+    ) -> WorkEstimate {
+        let units = self.0.map_or(u64::MAX, |(states, s, k, prices)| {
+            states.saturating_mul(per_state(s, k, &prices))
+        });
+        WorkEstimate {
+            what: what.into(),
+            units,
+        }
     }
 }
 
@@ -278,30 +311,20 @@ pub fn bound_estimate_within(
     widest: u32,
     incumbent: Option<f64>,
 ) -> WorkEstimate {
-    let what = "socket-DP table entries (covering pass of a bound)".to_string();
-    if within.iter().any(|&c| c > covering::MAX_UNIT_NODES) {
-        return WorkEstimate {
-            what,
-            units: u64::MAX,
-        };
-    }
-    let s = within.len() as u64;
-    let widest = widest.max(within.iter().copied().max().unwrap_or(0));
-    let prices = covering::Prices::of(objective);
-    let k = covering::most_trees(costs, &prices, widest, incumbent.unwrap_or(f64::INFINITY)) as u64;
-    let stages = if prices.ascends() {
-        s * s
-    } else {
-        Suffix::new(within.len(), costs).stage_states(costs, within)
-    };
-    let per_state = s
-        .saturating_mul(k)
-        .saturating_add(stages)
-        .saturating_add(s * prices.group_kinds() as u64);
-    WorkEstimate {
-        what,
-        units: box_states(within).saturating_mul(per_state),
-    }
+    let shape = PassShape::of(costs, objective, within, widest, incumbent);
+    shape.entries(
+        "socket-DP table entries (covering pass of a bound)",
+        |s, k, prices| {
+            let stages = if prices.ascends() {
+                s * s
+            } else {
+                Suffix::new(within.len(), costs).stage_states(costs, within)
+            };
+            s.saturating_mul(k)
+                .saturating_add(stages)
+                .saturating_add(s * prices.group_kinds() as u64)
+        },
+    )
 }
 
 /// The bytes of a covering pass that only bounds ([`bound_estimate_within`]) with the

@@ -281,6 +281,21 @@ impl Grid {
     }
 }
 
+/// Lower `f` to the values of `corners` where they are below it (a stage passing the one
+/// before it on without a group); whether anything changed. A corner's value is a stored
+/// [`Bound`] (or the empty node's −∞), so `below` keeps it as it is.
+fn lower_to(f: &mut [Bound], corners: &[Corner]) -> bool {
+    let mut changed = false;
+    for c in corners {
+        let v = below(c.value);
+        if v < f[c.idx as usize] {
+            f[c.idx as usize] = v;
+            changed = true;
+        }
+    }
+    changed
+}
+
 /// One covering function over the grid with the bookkeeping of a semi-naive round.
 #[derive(Debug, Clone, Default)]
 struct Stair {
@@ -801,14 +816,7 @@ pub(super) fn cover(
                     &cap,
                     false,
                     &mut |f| {
-                        let mut changed = false;
-                        for c in skip {
-                            let v = below(c.value);
-                            if v < f[c.idx as usize] {
-                                f[c.idx as usize] = v;
-                                changed = true;
-                            }
-                        }
+                        let changed = lower_to(f, skip);
                         let (p1, c1) =
                             grid.product(&g.fresh, term, &before.corners, wait, product_cap, f);
                         let (p2, c2) =
@@ -864,15 +872,7 @@ pub(super) fn cover(
                         false,
                         &mut |f| {
                             let mut tried = 0u64;
-                            let mut changed = false;
-                            for c in skip {
-                                // A corner's value is a stored `Bound` (or the empty node's −∞).
-                                let v = below(c.value);
-                                if v < f[c.idx as usize] {
-                                    f[c.idx as usize] = v;
-                                    changed = true;
-                                }
-                            }
+                            let mut changed = lower_to(f, skip);
                             for &(prev, (shift, raise)) in &adds {
                                 let a = &above[prev];
                                 let (p1, c1) = grid.product(
