@@ -2861,15 +2861,54 @@ mod tests {
         }
     }
 
+    /// Both stage orders' tree tables over the box `counts`, entry by entry, for every root with
+    /// room and with and without an incumbent cutting both alike: equal up to the f32 rounding
+    /// (covering::cover, "Stage order").
+    fn assert_stage_orders_agree(costs: &LineClasses, counts: &[u32]) {
+        let never = Deadline::never();
+        let min = covering::Prices::of(&Objective::Min);
+        let total: usize = counts.iter().map(|&c| c as usize).sum();
+        for root in (0..counts.len()).filter(|&r| counts[r] > 0) {
+            for incumbent in [f64::INFINITY, 1_500.0] {
+                let run = |order| {
+                    covering::cover(
+                        costs,
+                        counts,
+                        0,
+                        root,
+                        covering::WholeTrees::Exactly(total),
+                        incumbent,
+                        &min,
+                        order,
+                        u64::MAX,
+                        &never,
+                    )
+                    .unwrap()
+                };
+                let (up, down) = (
+                    run(covering::Stages::Ascending),
+                    run(covering::Stages::Descending),
+                );
+                assert!(up.nodes.is_empty() && !down.nodes.is_empty());
+                for (sigma, (a, d)) in up.tree.iter().zip(&down.tree).enumerate() {
+                    for (idx, (&a, &d)) in a.iter().zip(d).enumerate() {
+                        let (a, d) = (f64::from(a), f64::from(d));
+                        let alike = a == d || (a - d).abs() <= d.abs() * ROUNDING_MARGIN;
+                        assert!(
+                            alike,
+                            "{costs:?} {counts:?} root {root} unit {sigma} at {idx}: {a} vs {d}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn both_stage_orders_give_every_covering_value_alike() {
         // Under T_min the ascending stages (no suffix state) and the descending ones (the
         // exact search's) compute the same least T_min of every tree covering every count
-        // vector on every unit (covering::cover, "Stage order"), up to the f32 rounding: every
-        // entry of both tree tables, on sockets and on L3 domains, for every root with room
-        // and with and without an incumbent cutting both alike.
-        let never = Deadline::never();
-        let min = covering::Prices::of(&Objective::Min);
+        // vector on every unit, on sockets and on L3 domains.
         let cases: [(LineClasses, &[u32]); 5] = [
             (e5_2660(), &[4, 3]),
             (e5_2660(), &[2, 2, 2]),
@@ -2878,41 +2917,38 @@ mod tests {
             (chiplet(4), &[1, 2, 0, 1, 2, 0, 0, 1]),
         ];
         for (costs, counts) in cases {
-            let total: usize = counts.iter().map(|&c| c as usize).sum();
-            for root in (0..counts.len()).filter(|&r| counts[r] > 0) {
-                for incumbent in [f64::INFINITY, 1_500.0] {
-                    let run = |order| {
-                        covering::cover(
-                            &costs,
-                            counts,
-                            0,
-                            root,
-                            covering::WholeTrees::Exactly(total),
-                            incumbent,
-                            &min,
-                            order,
-                            u64::MAX,
-                            &never,
-                        )
-                        .unwrap()
-                    };
-                    let (up, down) = (
-                        run(covering::Stages::Ascending),
-                        run(covering::Stages::Descending),
-                    );
-                    assert!(up.nodes.is_empty() && !down.nodes.is_empty());
-                    for (sigma, (a, d)) in up.tree.iter().zip(&down.tree).enumerate() {
-                        for (idx, (&a, &d)) in a.iter().zip(d).enumerate() {
-                            let (a, d) = (f64::from(a), f64::from(d));
-                            let alike = a == d || (a - d).abs() <= d.abs() * ROUNDING_MARGIN;
-                            assert!(
-                                alike,
-                                "{counts:?} root {root} unit {sigma} at {idx}: {a} vs {d}"
-                            );
-                        }
-                    }
-                }
-            }
+            assert_stage_orders_agree(&costs, counts);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// The same on random machines (R_L ≤ R_R ≤ R_D ≤ R_Q, R_I ≤ R_QI) and boxes of two
+        /// sockets of two L3 domains, or of four sockets.
+        #[test]
+        fn both_stage_orders_agree_on_random_machines(
+            local in 0.5f64..5.0,
+            socket in 5.0f64..60.0,
+            to_domain in 0.0f64..80.0,
+            to_socket in 0.0f64..80.0,
+            memory in 20.0f64..150.0,
+            to_remote_memory in 0.0f64..80.0,
+            counts in proptest::collection::vec(0u32..=2, 4),
+            with_domains in proptest::bool::ANY,
+        ) {
+            proptest::prop_assume!(counts.iter().sum::<u32>() >= 2);
+            let costs = LineClasses {
+                local,
+                socket,
+                remote: socket + to_domain + to_socket,
+                memory,
+                remote_memory: memory + to_remote_memory,
+                domains: with_domains.then_some(modelopt_model::placed_tree::Domains {
+                    per_socket: 2,
+                    remote_domain: socket + to_domain,
+                }),
+            };
+            assert_stage_orders_agree(&costs, &counts);
         }
     }
 
