@@ -2395,15 +2395,25 @@ fn helpers_trees(
     units.sort_by_key(|&u| (classes.relation(root_socket, u), u));
     let far_first: Vec<u32> = units.iter().rev().copied().collect();
     let mut out = Vec::new();
-    // The key of a helper's star with leaves on `leaves` (units), as a tree of its own.
-    let star = |leaves: &[u32]| -> Result<(i64, i64), TreeSearchError> {
+    // The key of a helper's star with leaves on `leaves` (units), as a tree of its own, priced
+    // once per leaf sequence: helpers dealt alike hold the same sequences, and pricing was
+    // most of this function's time (16 threads on two L3 domains: 504 stars, 0.4 ms, more
+    // than the exact DP it gives an incumbent to).
+    let mut priced: std::collections::HashMap<Vec<u32>, (i64, i64)> =
+        std::collections::HashMap::new();
+    let mut star = |leaves: &[u32]| -> Result<(i64, i64), TreeSearchError> {
+        if let Some(&key) = priced.get(leaves) {
+            return Ok(key);
+        }
         let mut parents = vec![None];
         parents.extend(std::iter::repeat_n(Some(0), leaves.len()));
         let mut labels = vec![root_socket];
         labels.extend_from_slice(leaves);
         let tree = RootedTree::from_parents(&parents).map_err(malformed)?;
         let cost = space.pricing.evaluate(&tree, &labels)?;
-        Ok(cost_key(objective, cost.min_ns, cost.max_ns))
+        let key = cost_key(objective, cost.min_ns, cost.max_ns);
+        priced.insert(leaves.to_vec(), key);
+        Ok(key)
     };
     for helpers in 1..root_count.min(MAX_HELPERS + 1) {
         let mut left = counts.to_vec();
