@@ -100,8 +100,9 @@ pub struct SearchFlags {
     #[arg(long, allow_negative_numbers = true)]
     pub budget: Option<u64>,
     /// Most memory a search's tables and kept points may take, e.g. 8G or 512M (binary
-    /// units; default 2G; at least 1M, at most the machine's or container's memory). A search that needs
-    /// more is answered with its best tree and certified gap, saying what it would need.
+    /// units; default 2G; at least 1M, at most the machine's or container's memory). A search
+    /// that needs more is answered with its best tree and certified gap, saying what it would
+    /// need.
     #[arg(long, value_parser = parse_memory, allow_negative_numbers = true)]
     pub memory_limit: Option<u64>,
 }

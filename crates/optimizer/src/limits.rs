@@ -493,6 +493,22 @@ mod tests {
         assert_eq!(memory_limit_bytes("1.5G"), Ok(3 << 29));
         assert_eq!(memory_limit_bytes("1048576"), Ok(1 << 20));
         assert_eq!(memory_limit_bytes("16T"), Ok(16 << 40));
+        // Below 1 MiB, not a number, a negative, an unknown unit, past 2^64 (2·10⁷ TiB =
+        // 2.2·10¹⁹ bytes): refused by the parser itself, before any front end's host check.
+        for bad in [
+            "1048575",
+            "0",
+            "-4G",
+            "4X",
+            "G",
+            "",
+            "nan",
+            "inf",
+            "1e3G",
+            "20000000T",
+        ] {
+            assert!(memory_limit_bytes(bad).is_err(), "{bad}");
+        }
         assert_eq!(format_bytes(2 << 30), "2048 MiB");
         assert_eq!(format_bytes(3400 << 20), "3400 MiB");
         assert_eq!(format_bytes((3400 << 20) + 1), "3401 MiB");

@@ -1974,7 +1974,7 @@ fn truncated_bound(
         // that is predicted within it (units raised in the same turn): a clip four times
         // smaller than the one that does not fit bounds far less (128 domain-line threads:
         // 29.8 % against 26.2 % once memory no longer capped the last clip).
-        let between = |from: &[u32], _to: &[u32], most_states: f64| -> Option<Vec<u32>> {
+        let between = |from: &[u32], most_states: f64| -> Option<Vec<u32>> {
             let mut clip = from.to_vec();
             let mut grown = false;
             loop {
@@ -2025,7 +2025,7 @@ fn truncated_bound(
                 cuts.push(here);
             }
         }
-        let no_step_between = |_: &[u32], _: &[u32], _: f64| None;
+        let no_step_between = |_: &[u32], _: f64| None;
         return growing_passes(
             &pass_plan(cuts, box_of(m_max)),
             affordable,
@@ -2099,14 +2099,14 @@ fn pass_plan(mut steps: Vec<Vec<u32>>, last: Vec<u32>) -> Vec<Vec<u32>> {
 /// when it did not complete), the best bound of those that completed: each pass's work tells
 /// what the next will cost (× its growth in count vectors^[`CLIP_WORK_GROWTH`]), and a pass
 /// predicted past `affordable` work units in all is not started; in its place one last pass
-/// runs over `between(previous box, that box, most count vectors predicted within the rest)`
-/// when that gives a box (a larger one on the way). The passes stop at the first that fails or
+/// runs over `between(previous box, most count vectors predicted within the rest)` when that
+/// gives a box (a larger one on the way to the plan's last). The passes stop at the first that fails or
 /// once their work reaches it. Each pass may itself take `affordable`, so at most twice that is
 /// spent.
 fn growing_passes(
     boxes: &[Vec<u32>],
     affordable: u64,
-    between: impl Fn(&[u32], &[u32], f64) -> Option<Vec<u32>>,
+    between: impl Fn(&[u32], f64) -> Option<Vec<u32>>,
     mut run: impl FnMut(&[u32]) -> Option<socket_dp::ClippedBound>,
 ) -> Option<f64> {
     let allowance = affordable.saturating_mul(socket_dp::BOUND_PAIRS_PER_BUDGET_UNIT);
@@ -2124,7 +2124,7 @@ fn growing_passes(
             if last_pairs as f64 * growth(count_vectors(within)) > left {
                 // The largest box on the way whose predicted work fits what is left.
                 let most = last_states * (left / last_pairs as f64).powf(1.0 / CLIP_WORK_GROWTH);
-                if let Some(pass) = between(last_box, within, most).and_then(|b| run(&b)) {
+                if let Some(pass) = between(last_box, most).and_then(|b| run(&b)) {
                     keep(&mut best, pass.bound);
                 }
                 break;
@@ -3341,18 +3341,18 @@ mod tests {
         };
         let boxes = [vec![2], vec![8], vec![32]];
         let asked = std::cell::Cell::new(None);
-        let between = |from: &[u32], to: &[u32], most: f64| {
-            asked.set(Some((from.to_vec(), to.to_vec(), most)));
+        let between = |from: &[u32], most: f64| {
+            asked.set(Some((from.to_vec(), most)));
             Some(vec![most.floor() as u32 - 1])
         };
         assert_eq!(growing_passes(&boxes, 100, between, run), Some(19.0));
-        let (from, to, most) = asked.take().unwrap();
-        assert_eq!((from, to), (vec![8], vec![32]));
+        let (from, most) = asked.take().unwrap();
+        assert_eq!(from, vec![8]);
         assert!((most - 19.18).abs() < 0.01, "{most}");
         // Without a box on the way, the best is the last pass that ran.
-        assert_eq!(growing_passes(&boxes, 100, |_, _, _| None, run), Some(9.0));
+        assert_eq!(growing_passes(&boxes, 100, |_, _| None, run), Some(9.0));
         // With room for all three, `between` is not asked.
-        let never = |_: &[u32], _: &[u32], _: f64| -> Option<Vec<u32>> { unreachable!() };
+        let never = |_: &[u32], _: f64| -> Option<Vec<u32>> { unreachable!() };
         assert_eq!(growing_passes(&boxes, 1_000, never, run), Some(33.0));
     }
 

@@ -1111,6 +1111,11 @@ impl SocketTable {
 
     /// Empty tables for the box `counts` (1 to [`MAX_SOCKETS`] sockets, checked by the caller).
     fn shell(costs: &LineClasses, counts: &[u32], prune: Option<Prune>) -> Self {
+        Self::over_box(costs, counts, prune, true)
+    }
+
+    /// [`SocketTable::shell`], with the Pareto tables' index allocated or left empty.
+    fn over_box(costs: &LineClasses, counts: &[u32], prune: Option<Prune>, index: bool) -> Self {
         let s_count = counts.len();
         let radix: Vec<usize> = counts.iter().map(|&c| c as usize + 1).collect();
         let mut stride = vec![1usize; s_count];
@@ -1118,14 +1123,15 @@ impl SocketTable {
             stride[i] = stride[i - 1] * radix[i - 1];
         }
         let states = stride.last().copied().unwrap_or(1) * radix.last().copied().unwrap_or(1);
+        let entries = if index { states } else { 0 };
         let mut table = SocketTable {
             costs: *costs,
             radix,
             stride,
-            trees: (0..s_count).map(|_| Table::new(states)).collect(),
-            groups: (0..s_count).map(|_| Table::new(states)).collect(),
+            trees: (0..s_count).map(|_| Table::new(entries)).collect(),
+            groups: (0..s_count).map(|_| Table::new(entries)).collect(),
             nodes: (0..s_count)
-                .map(|_| (0..s_count).map(|_| Table::new(states)).collect())
+                .map(|_| (0..s_count).map(|_| Table::new(entries)).collect())
                 .collect(),
             prune,
             root_total: None,
@@ -1151,20 +1157,7 @@ impl SocketTable {
     /// The box, its count vectors and their components without the Pareto tables' index: what
     /// a covering pass that only bounds is read through ([`covered`]).
     fn without_index(costs: &LineClasses, counts: &[u32]) -> Self {
-        let mut shell = Self::shell(costs, &[0], None);
-        let s_count = counts.len();
-        shell.radix = counts.iter().map(|&c| c as usize + 1).collect();
-        shell.stride = vec![1usize; s_count];
-        for i in 1..s_count {
-            shell.stride[i] = shell.stride[i - 1] * shell.radix[i - 1];
-        }
-        let states = shell.ranges_len();
-        shell.comps = Vec::with_capacity(states * s_count);
-        for i in 0..states {
-            let v = shell.decode(i);
-            shell.comps.extend(v.iter().map(|&x| x as u32));
-        }
-        shell
+        Self::over_box(costs, counts, None, false)
     }
 
     /// Points stored in the subtree, group and node tables, and the largest set of each.
