@@ -1250,13 +1250,16 @@ fn a_free_split_over_eight_wide_sockets_answers_instead_of_listing_every_split()
 
 #[test]
 fn a_sweep_says_before_it_starts_how_many_points_are_over_the_budget() {
-    // Free splits over the four sockets (each holding its 8 cores) at a budget of 10^6: under
-    // min the socket DP over the box (m,m,m,m), m = min(n, 8), is sized by its covering pass,
-    // (m+1)^4 count vectors × (4·m + 2·76) table entries (K = m trees a group at most; 76 the
-    // suffix states its node stages reach, worked out in socket_dp's unit test
-    // `a_box_whose_tables_exceed_memory_is_refused_before_allocating`): 4,096 × 180 = 737,280
-    // at n = 7, 6,561 × 184 = 1,207,224 from n = 8 on (the box stops growing). So of the 11
-    // points 2..=12, the 5 from 8 on are over the budget: said before the sweep, and then
+    // Free splits over the four sockets (each holding its 8 cores) at a budget of 500,000:
+    // under min the socket DP over the box (m,m,m,m), m = min(n, 8), is sized by its covering
+    // pass, (m+1)^4 count vectors × table entries (K = m trees a group at most): by suffix
+    // states 4·m + 2·76 + 6·4 + ⌈4²/4⌉ = 4·m + 180 (76 the suffix states its node stages
+    // reach, worked out in socket_dp's unit test
+    // `a_box_whose_tables_exceed_memory_is_refused_before_allocating`), by envelopes
+    // 4·m + 6·4 + 3·4² = 4·m + 72, taken since the other has at least twice as many
+    // (2·(4·m + 72) ≤ 4·m + 180 for every m ≤ 9): 4,096 × 100 = 409,600 at n = 7, 6,561 × 104 =
+    // 682,344 from n = 8 on (the box stops growing). So of the 11 points 2..=12, the 5 from 8
+    // on are over the budget (at 409,599 the 6 from 7 on): said before the sweep, and then
     // answered NOT proven optimal. On the chiplet machine (graph-priced trees) the
     // note must match the answers too.
     let sweep = |args: &[&str]| {
@@ -1290,7 +1293,7 @@ fn a_sweep_says_before_it_starts_how_many_points_are_over_the_budget() {
             "--algorithm",
             "cla-tree",
             "--budget",
-            "1000000",
+            "500000",
         ];
         a.extend(extra);
         a
@@ -1298,7 +1301,7 @@ fn a_sweep_says_before_it_starts_how_many_points_are_over_the_budget() {
     let (said, flagged, stderr) = sweep(&args("xeon-e5-4650-4s", &["--placement", "optimal"]));
     assert_eq!((said, flagged), (Some(5), Some(5)), "{stderr}");
     assert!(stderr
-        .contains("5 of its 11 points cannot be proven optimal within the work budget of 1000000"));
+        .contains("5 of its 11 points cannot be proven optimal within the work budget of 500000"));
     let chiplet = args("chiplet-2s-4x8", &[]);
     let (said, flagged, stderr) = sweep(&chiplet);
     assert!(said.is_some_and(|n| n > 0), "{stderr}");
@@ -1379,14 +1382,17 @@ fn the_look_ahead_of_a_long_sweep_is_bounded_too() {
 fn a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need() {
     // 48 threads by id on xeon-e5-4650-4s: 8 cores of each of the 4 sockets, then the
     // hardware threads of sockets 0 and 1, so counts [16, 16, 8, 8] and 17·17·9·9 = 23,409
-    // count vectors. The covering pass's tables: per vector S·K + 2·R = 4·16 + 2·76 = 216
-    // entries of 4 bytes (`f32`; R = 76 suffix states, every socket holding threads; K = 16,
-    // the widest socket) and 2·4 bytes of components; the Pareto tables' index: (4² + 2·4) =
-    // 24 entries of 8 bytes and 4·4 bytes of components. 23,409 × (864 + 8 + 192 + 16) =
-    // 23,409 × 1,080 = 25,281,720 bytes (24.1 MiB). The Pareto pass alone would visit
+    // count vectors. The covering pass's tables: per vector S·K + 2·R + 6·S + ⌈S²/4⌉ =
+    // 4·16 + 2·76 + 24 + 4 = 244 entries of 4 bytes (`f32`; R = 76 suffix states, every socket
+    // holding threads; K = 16, the widest socket) and 2·4 bytes of components; the Pareto
+    // tables' index: (4² + 2·4) = 24 entries of 8 bytes and 4·4 bytes of components.
+    // 23,409 × (976 + 8 + 192 + 16) = 23,409 × 1,192 = 27,903,528 bytes (26.6 MiB). With envelopes (docs/cla.md §11, "Budgets
+    // without suffix states"), S·K + 6·S + 3·S² = 64 + 24 + 48 = 136 entries:
+    // 23,409 × (544 + 8 + 192 + 16) = 23,409 × 760 = 17,790,840 bytes (17.0 MiB), the least
+    // the exact search runs in. The Pareto pass alone would visit
     // (17·18/2)²·(9·10/2)² = 153²·45² ≈ 4.7·10⁷ pairs × 16 convolutions ≈ 7.6·10⁸, over the
-    // default budget of 10⁸: under 20 MiB (20,971,520 bytes) the answer is bounded and says
-    // what the tables need; under the default 2 GiB it is exact.
+    // default budget of 10⁸: under 16 MiB (16,777,216 bytes) the answer is bounded and says
+    // what the tables need; under 20 MiB (envelopes) and the default 2 GiB it is exact.
     let args = |memory: Option<&str>, format: &str| -> Vec<String> {
         let mut a: Vec<String> = [
             "bcast",
@@ -1416,23 +1422,28 @@ fn a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need() {
         );
         serde_json::from_slice(&out.stdout).unwrap()
     };
-    let refused = json(Some("20M"));
+    let refused = json(Some("16M"));
     assert_eq!(refused["exact"], false, "{refused}");
     assert_eq!(refused["stopped"]["reason"], "memory-limit", "{refused}");
-    assert_eq!(refused["stopped"]["limit"], 20_971_520u64, "{refused}");
-    assert_eq!(refused["stopped"]["needed"], 25_281_720u64, "{refused}");
+    assert_eq!(refused["stopped"]["limit"], 16_777_216u64, "{refused}");
+    assert_eq!(refused["stopped"]["needed"], 17_790_840u64, "{refused}");
     assert!(refused["gap_percent"].as_f64().is_some(), "{refused}");
     let exact = json(None);
     assert_eq!(exact["exact"], true, "{exact}");
     assert!(exact["t_min_ns"].as_f64() <= refused["t_min_ns"].as_f64());
+    // With envelopes, the same optimum and its tie.
+    let enveloped = json(Some("20M"));
+    assert_eq!(enveloped["exact"], true, "{enveloped}");
+    assert_eq!(enveloped["t_min_ns"], exact["t_min_ns"], "{enveloped}");
+    assert_eq!(enveloped["t_max_ns"], exact["t_max_ns"], "{enveloped}");
     // The text names the need, rounded up to whole MiB, and the flag to raise.
-    let text = modelopt().args(args(Some("20M"), "text")).output().unwrap();
+    let text = modelopt().args(args(Some("16M"), "text")).output().unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
-        text.contains("its tables would take 25 MiB, over the memory limit of 20 MiB"),
+        text.contains("its tables would take 17 MiB, over the memory limit of 16 MiB"),
         "{text}"
     );
-    assert!(text.contains("a --memory-limit above 25M"), "{text}");
+    assert!(text.contains("a --memory-limit above 17M"), "{text}");
     // Limits that are not sizes, or below 1 MiB: one line, exit 2.
     for bad in ["0", "1048575", "4X", "-1", "G", "1e9"] {
         let a = args(Some(bad), "text");

@@ -1035,7 +1035,7 @@ fn dp_admits(
     let widest = counts.iter().copied().max().unwrap_or(0);
     let classes = space.pricing.line_classes();
     let with_covering = classes.map_or(index, |classes| {
-        socket_dp::covering_memory_within(&classes, objective, counts, widest, incumbent)
+        socket_dp::exact_memory_within(&classes, objective, counts, widest, incumbent)
     });
     let over_memory = |needed: u64| {
         if needed >= BEYOND_ANY_MEMORY {
@@ -1062,12 +1062,18 @@ fn dp_admits(
         ))
         .is_err()
     {
+        // Either form of the covering pass (with envelopes under min: fewer entries).
         let covering_within_budget = classes.is_some_and(|classes| {
-            limits
-                .check(&socket_dp::covering_estimate_within(
-                    &classes, objective, counts, widest, incumbent,
-                ))
-                .is_ok()
+            [
+                socket_dp::covering_estimate_within,
+                socket_dp::envelope_estimate_within,
+            ]
+            .iter()
+            .any(|form| {
+                limits
+                    .check(&form(&classes, objective, counts, widest, incumbent))
+                    .is_ok()
+            })
         });
         if with_covering > limits.memory_limit && covering_within_budget {
             return Err(over_memory(with_covering));
@@ -1840,10 +1846,11 @@ fn search_covers(
     memory_limit: u64,
 ) -> bool {
     *objective == Objective::Min
-        && space
-            .pricing
-            .line_classes()
-            .is_some_and(|classes| socket_dp::covering_fits(&classes, counts, memory_limit))
+        && space.pricing.line_classes().is_some_and(|classes| {
+            let widest = counts.iter().copied().max().unwrap_or(0);
+            socket_dp::exact_memory_within(&classes, objective, counts, widest, None)
+                <= memory_limit
+        })
 }
 
 /// A certified lower bound on every tree and placement of `counts` from the covering pass
@@ -3359,8 +3366,9 @@ mod tests {
     #[test]
     fn a_socket_dp_over_the_budget_answers_a_placed_tree_with_a_certified_gap() {
         // 2 × 300 threads at a budget of 10^7: the covering pass's tables hold 301² = 90,601
-        // count vectors × (S·K + 2·R) = (2·300 + 2·12) = 56,535,024 entries (R = 12 suffix
-        // states on two sockets: 8 + 4), and the Pareto pass alone (301·302/2)² · 6 ≈ 1.2·10^10
+        // count vectors × (S·K + 2·R + 6·S + ⌈S²/4⌉) = (2·300 + 2·12 + 12 + 1) = 57,712,837
+        // entries (R = 12 suffix states on two sockets: 8 + 4; with envelopes, 2·300 + 6·2 +
+        // 3·4 = 624 a vector, still over), and the Pareto pass alone (301·302/2)² · 6 ≈ 1.2·10^10
         // transitions, both over it. The fallback places the one-socket DP tree (600·599/2 =
         // 179,700 pairs, within budget); its bound is at least the recurrence's (the truncated
         // DP can only raise it). (At the default budget of 10^8 the covering pass starts, since

@@ -76,9 +76,10 @@
 //! survived pruning. [`estimate`] reports the pair count of one Pareto pass before the DP
 //! starts: an upper bound on its pairs, not a time prediction. The covering pass's work is the
 //! products of corner lists, unknown beforehand; [`covering_estimate`] bounds its memory and
-//! per-state work (states × (S·K + 2·R), + 4·S under max and blends, R the suffix states the
-//! node stages can reach, `Suffix::reachable`) and [`estimate_for`] chooses which estimate a
-//! request is checked against.
+//! per-state work (states × (S·K + 2·R + 6·S + ⌈S²/4⌉), + 4·S under max and blends, R the
+//! suffix states the node stages can reach, `Suffix::reachable`; with envelopes, under min
+//! when those tables do not fit or are twice as large, [`envelope_estimate_within`]) and [`estimate_for`] chooses
+//! which estimate a request is checked against.
 
 use crate::limits::{Deadline, Limits, Progress, StopReason, WorkEstimate};
 use crate::objective::Objective;
@@ -209,11 +210,11 @@ fn covering_bytes(entries: u64, within: &[u32]) -> u64 {
 }
 
 /// The size of the covering pass and its budgets for a request under [`Objective::Min`], known
-/// before it starts: the entries of their tables, every count vector of the box × (S·K + 2·R)
-/// (+ 4·S under max and blends, [`covering_estimate_within`]), with K the most trees one group
-/// can hold (the widest unit's count: no incumbent is known yet) and R the suffix states of all
-/// node stages together, only those a tree can reach (`Suffix::reachable`: a unit the box
-/// leaves empty adds none). The pass's other work, the corner pairs it multiplies, depends on
+/// before it starts: the entries of their tables, every count vector of the box ×
+/// (S·K + 2·R + 6·S + ⌈S²/4⌉) (+ 4·S under max and blends, [`covering_estimate_within`]), with
+/// K the most trees one group can hold (the widest unit's count: no incumbent is known yet)
+/// and R the suffix states of all node stages together, only those a tree can reach
+/// (`Suffix::reachable`: a unit the box leaves empty adds none). The pass's other work, the corner pairs it multiplies, depends on
 /// the machine and is counted while it runs (at most [`CORNER_PAIRS_PER_BUDGET_UNIT`] × the
 /// budget), as the Pareto pass after it counts its point combinations.
 pub fn covering_estimate(costs: &LineClasses, counts: &[u32]) -> WorkEstimate {
@@ -243,12 +244,54 @@ pub fn covering_estimate_within(
         "socket-DP table entries (covering pass and budgets)",
         |s, k, prices| {
             let stages = Suffix::new(within.len(), costs).stage_states(costs, within);
-            // Under max and blends a unit's group table is kept per relation to the parent,
-            // forward and in the budgets: 2 · S · 2 more entries.
-            let kinds = prices.group_kinds() as u64 - 1;
+            // The rows of trees and forests the backward pass reads (S·K) beside the trees
+            // (S); the node stages forward and their budgets (2·R); a group table per unit,
+            // forward and in the budgets, or under max and blends one per relation to the
+            // parent (2·S·kinds); the budgets of the trees (S); the lists of the count vectors
+            // where each tree and group table holds a value (2·S, `u32`); and a flag a node
+            // stage, whether any of its suffix states has a budget (S² bytes, a quarter of an
+            // entry each). Until 2026-11-27 (sixth session) the trees, the groups' tables and
+            // budgets, the tree budgets, the lists and the flags were left out: 6·S + ⌈S²/4⌉
+            // entries a count vector too few.
+            let kinds = prices.group_kinds() as u64;
             s.saturating_mul(k)
                 .saturating_add(2 * stages)
-                .saturating_add(2 * s * kinds)
+                .saturating_add(s * (2 * kinds + 4))
+                .saturating_add((s * s).div_ceil(4))
+        },
+    )
+}
+
+/// The size of the exact search's covering pass and budgets when its partial nodes are
+/// budgeted by envelopes (under min only; `StageBudgets::Envelope`), in table entries: every
+/// count vector of the box `within` × (S·K + 6·S + 3·S²). While the covering pass runs (lowest
+/// unit first, `covering::Stages`) it holds its trees and forests (S·K), groups (S) and node
+/// stages (S², one a unit and stage); after it, the trees (S) beside the rows of trees and
+/// forests the backward pass reads (S·K), the groups (S), the lower bounds of the partial
+/// nodes above each stage (S², `covering::Covered::upper`), the budgets of trees and groups
+/// (2·S), the envelopes (2·S², two numbers a node stage) and the lists of the count vectors
+/// where each tree and group table holds a value (2·S, `u32`), which is more. Under max and
+/// blends, where envelopes do not apply, `u64::MAX` units. 48 domain-line threads:
+/// 6·8 + 48 + 192 = 288 entries a count vector against the 856 of the suffix states' form
+/// ([`covering_estimate_within`]).
+pub fn envelope_estimate_within(
+    costs: &LineClasses,
+    objective: &Objective,
+    within: &[u32],
+    widest: u32,
+    incumbent: Option<f64>,
+) -> WorkEstimate {
+    let shape = PassShape::of(costs, objective, within, widest, incumbent);
+    shape.entries(
+        "socket-DP table entries (covering pass and envelope budgets)",
+        |s, k, prices| {
+            if prices.ascends() {
+                s.saturating_mul(k)
+                    .saturating_add(6 * s)
+                    .saturating_add(3 * s * s)
+            } else {
+                u64::MAX
+            }
         },
     )
 }
@@ -392,7 +435,8 @@ pub fn covering_memory_within(
 /// The up-front size of [`optimal`] for this objective: the covering pass's
 /// ([`covering_estimate_within`]; T_min under min, the relaxation of `covering::Prices` under
 /// max and blends), whose Pareto pass keeps only the points within the budgets that pass gives,
-/// when its tables fit in `memory_limit` bytes; else the transition pairs of the Pareto pass
+/// when its tables fit in `memory_limit` bytes; else, under min, the same pass with envelopes
+/// ([`envelope_estimate_within`]) when those fit; else the transition pairs of the Pareto pass
 /// alone ([`estimate`]). With the `incumbent`'s score (offset included), a group holds no more
 /// trees than can beat it, as the pass itself sizes its tables ([`covering_estimate_within`]).
 pub fn estimate_for(
@@ -403,11 +447,65 @@ pub fn estimate_for(
     incumbent: Option<f64>,
 ) -> WorkEstimate {
     let widest = counts.iter().copied().max().unwrap_or(0);
-    if covering_fits_within(costs, objective, counts, widest, incumbent, memory_limit) {
-        covering_estimate_within(costs, objective, counts, widest, incumbent)
-    } else {
-        estimate(counts)
+    let memory = memory_limit.saturating_sub(table_bytes(counts));
+    stage_budgets_within(costs, objective, counts, widest, incumbent, memory, None)
+        .map_or_else(|| estimate(counts), |(_, entries)| entries)
+}
+
+/// The envelopes are taken, where they fit, when the suffix states' form has at least this many
+/// times their entries (the suffix states still fitting): on L3 domains (48 domain-line
+/// threads: 856 entries a count vector against 288) the envelopes are 1.7–1.9 × faster and
+/// take a third of the memory, with the same answers to the byte; on sockets (4 × 16: 244
+/// against 136) the suffix states prune better and are 1.6 × faster (docs/perf.md
+/// "Envelopes").
+const ENVELOPES_WHEN_SMALLER_BY: u64 = 2;
+
+/// How the exact search over the box `counts` budgets its partial nodes within `memory` bytes
+/// (besides the Pareto tables' index), with the entries of that form: under min the envelopes
+/// ([`envelope_estimate_within`]) when the suffix states' form ([`covering_estimate_within`])
+/// takes at least [`ENVELOPES_WHEN_SMALLER_BY`] times their entries or does not fit, else the
+/// suffix states; `None` when neither fits. Only the `forced` form if given.
+fn stage_budgets_within(
+    costs: &LineClasses,
+    objective: &Objective,
+    counts: &[u32],
+    widest: u32,
+    incumbent: Option<f64>,
+    memory: u64,
+    forced: Option<StageBudgets>,
+) -> Option<(StageBudgets, WorkEstimate)> {
+    let by_suffix = covering_estimate_within(costs, objective, counts, widest, incumbent);
+    let by_envelope = envelope_estimate_within(costs, objective, counts, widest, incumbent);
+    let envelopes_first = by_envelope.units.saturating_mul(ENVELOPES_WHEN_SMALLER_BY)
+        <= by_suffix.units
+        && by_envelope.units != u64::MAX;
+    let mut forms = [
+        (StageBudgets::BySuffix, by_suffix),
+        (StageBudgets::Envelope, by_envelope),
+    ];
+    if envelopes_first {
+        forms.reverse();
     }
+    forms
+        .into_iter()
+        .filter(|(form, _)| forced.is_none_or(|f| f == *form))
+        .find(|(_, entries)| covering_bytes(entries.units, counts) <= memory)
+}
+
+/// The least memory the exact search's covering pass and budgets can run in over the box
+/// `within`, with the Pareto tables' index: [`covering_memory_within`], or under min, when
+/// smaller, the same with envelopes ([`envelope_estimate_within`]), saturating. What
+/// `--memory-limit` must allow for the exact search to start with its covering pass.
+pub fn exact_memory_within(
+    costs: &LineClasses,
+    objective: &Objective,
+    within: &[u32],
+    widest: u32,
+    incumbent: Option<f64>,
+) -> u64 {
+    let by_envelope = envelope_estimate_within(costs, objective, within, widest, incumbent);
+    covering_memory_within(costs, objective, within, widest, incumbent)
+        .min(table_bytes(within).saturating_add(covering_bytes(by_envelope.units, within)))
 }
 
 /// The size of the DP for these counts, in transition pairs (see the module docs), saturating.
@@ -641,7 +739,7 @@ impl SocketTable {
         limits: &Limits,
         progress: &Progress,
     ) -> Result<(Self, Filled), SocketDpError> {
-        Self::build_for(costs, counts, prune, None, None, limits, progress)
+        Self::build_for(costs, counts, prune, None, None, None, limits, progress)
     }
 
     /// [`SocketTable::build`] for one request of `threads` nodes whose split over the sockets is
@@ -666,6 +764,7 @@ impl SocketTable {
             prune,
             Some(root),
             Some(threads),
+            None,
             limits,
             progress,
         )
@@ -675,12 +774,14 @@ impl SocketTable {
     /// covering pass runs first (T_min under min; under max and blends the relaxation of
     /// `covering::Prices`), and the Pareto pass keeps only the trees of least score on `root`,
     /// whole trees holding the box (`root_total` `None`) or `root_total` nodes (a free split).
+    #[allow(clippy::too_many_arguments)]
     fn build_for(
         costs: &LineClasses,
         counts: &[u32],
         prune: Option<Prune>,
         root: Option<u32>,
         root_total: Option<u32>,
+        forced: Option<StageBudgets>,
         limits: &Limits,
         progress: &Progress,
     ) -> Result<(Self, Filled), SocketDpError> {
@@ -725,18 +826,37 @@ impl SocketTable {
         if let Some((p, root)) = min_request {
             // What the pass will hold, said as it starts (a terminal shows it on the bar).
             let widest = counts.iter().copied().max().unwrap_or(0);
-            let prices = covering::Prices::of(&p.objective);
-            let entries = ScalarPass::entries(&table, &prices, counts, widest, p.incumbent);
-            let tables = crate::limits::format_bytes(
-                table_bytes(counts).saturating_add(covering_bytes(entries, counts)),
+            let planned = ScalarPass::plan(
+                costs,
+                &p.objective,
+                counts,
+                p.incumbent,
+                table.memory_cap,
+                forced,
             );
+            let bytes = planned.map_or_else(
+                || {
+                    let incumbent = Some(p.incumbent).filter(|i| i.is_finite());
+                    let entries =
+                        covering_estimate_within(costs, &p.objective, counts, widest, incumbent);
+                    covering_bytes(entries.units, counts)
+                },
+                |(_, bytes)| bytes,
+            );
+            let tables = crate::limits::format_bytes(table_bytes(counts).saturating_add(bytes));
+            let form = match planned {
+                Some((StageBudgets::Envelope, _)) => {
+                    ", partial nodes budgeted by envelopes: the suffix states' tables do not fit"
+                }
+                _ => "",
+            };
             let what = match p.objective {
                 Objective::Min => "least T_min",
                 Objective::Max => "least relaxed T_max",
                 Objective::Blend(_) => "least relaxed blend",
             };
             progress.begin(
-                &format!("covering pass ({what} of every count vector; tables {tables})"),
+                &format!("covering pass ({what} of every count vector; tables {tables}{form})"),
                 None,
             );
             let allowance = limits
@@ -746,11 +866,10 @@ impl SocketTable {
                 &table,
                 &p.objective,
                 counts,
-                root,
-                whole_total,
+                (root, whole_total),
                 p.incumbent,
                 allowance,
-                table.memory_cap,
+                (table.memory_cap, forced),
                 &deadline,
             );
             progress.finish();
@@ -1055,7 +1174,13 @@ impl SocketTable {
     fn dead_node(&self, sigma: usize, stage: usize, r: usize) -> bool {
         self.budgets
             .as_ref()
-            .is_some_and(|b| !b.live_nodes[sigma][stage][r])
+            .is_some_and(|b| match b.stage_budgets {
+                StageBudgets::BySuffix => !b.live_nodes[sigma][stage][r],
+                StageBudgets::Envelope => b.out_envelope[sigma]
+                    .get(stage)
+                    .and_then(|t| t.get(r))
+                    .is_none_or(|e| e.0 == Bound::NEG_INFINITY),
+            })
     }
 
     /// Whether no tree within the budgets uses a group of `d` on socket `s`.
@@ -1094,6 +1219,16 @@ impl SocketTable {
     /// is not a function of the point's fields.
     fn over_node(&self, sigma: usize, stage: usize, r: usize, p: &PPoint) -> bool {
         self.budgets.as_ref().is_some_and(|b| {
+            if b.stage_budgets == StageBudgets::Envelope {
+                // Under min only: the T_min so far and the waits of the point's groups.
+                let waits = Suffix::waits(&self.costs, p.far.into(), p.near.into(), p.local.into());
+                return b.out_envelope[sigma]
+                    .get(stage)
+                    .and_then(|t| t.get(r))
+                    .is_none_or(|&(budget, slack)| {
+                        p.tmin > f64::from(budget) + SLACK || waits > f64::from(slack) + SLACK
+                    });
+            }
             let st = self
                 .suffix()
                 .encode(p.far.into(), p.near.into(), p.local.into());
@@ -1974,6 +2109,39 @@ struct ScalarPass {
     out_nodes: Vec<Vec<Vec<Bound>>>,
     /// `live_nodes[σ][stage][r]`: whether any suffix state of that node stage has a budget.
     live_nodes: Vec<Vec<Vec<bool>>>,
+    /// How the partial nodes are budgeted: per suffix state (`nodes`, `out_nodes`) or, when
+    /// those tables do not fit, by an envelope (`out_envelope`).
+    stage_budgets: StageBudgets,
+    /// Under [`StageBudgets::Envelope`], `[σ][stage][r]`: (the largest T_min so far, the
+    /// largest sum of waits) a partial node there may have, `(-∞, -∞)` where none may be.
+    out_envelope: Vec<Vec<Vec<(Bound, Bound)>>>,
+    /// `[σ][stage]`: the least wait of a group on a unit above `stage` the box gives room
+    /// (x(σ, u), u > stage; `∞` where there is none), what a partial node's groups above a
+    /// stage wait at the least when they are not empty.
+    least_wait_above: Vec<Vec<f64>>,
+    /// Under [`StageBudgets::Envelope`], `upper[σ][stage][r]`: a lower bound of the T_min so
+    /// far of the partial nodes there (`covering::Covered::upper`).
+    upper: Vec<Vec<Vec<Bound>>>,
+}
+
+/// How the backward pass budgets the Pareto pass's partial nodes, the groups on the units
+/// from a stage up of a node on σ (docs/cla.md §11, "Budgets without suffix states").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StageBudgets {
+    /// One budget on the T_min so far per reachable suffix state, read from the covering
+    /// pass's descending node stages: the tightest, and most of the pass's memory on L3
+    /// domains (48 domain-line threads: 744 of 856 entries a count vector). Under max and
+    /// blends the only form.
+    BySuffix,
+    /// Under min, when those tables do not fit or take at least
+    /// [`ENVELOPES_WHEN_SMALLER_BY`] times the entries of these: no node stage is kept from
+    /// the covering pass (it runs lowest unit first), and each partial node has two budgets,
+    /// on its T_min so far and on the sum of its groups' waits, given by the groups below it
+    /// as the backward pass peels them off the node (2·S² entries a count vector), and a lower
+    /// bound of the partial nodes above each stage (S², `covering::Covered::upper`) says
+    /// whether the groups above a peeled one can fit. Looser than the suffix states on
+    /// sockets, smaller and faster on L3 domains (docs/perf.md "Envelopes").
+    Envelope,
 }
 
 /// States filled between two progress reports.
@@ -2003,56 +2171,51 @@ enum NotBuilt {
 }
 
 impl ScalarPass {
-    /// The entries of the forward tables and the budgets for these counts and this incumbent:
-    /// states × (S·K + 2·R), + 4·S under max and blends (R the reachable suffix states of all
-    /// node stages, [`Suffix::stage_states`]).
-    /// `widest` is the most nodes one unit of the request holds (`counts`' own widest unit, or
-    /// more for a clip of the request), which bounds K.
-    fn entries(
-        table: &SocketTable,
-        prices: &covering::Prices,
+    /// Which budgets a pass over `counts` (a request of `objective` cut at `incumbent`, offset
+    /// included) keeps within `memory` bytes, with its bytes ([`stage_budgets_within`]); only
+    /// the `forced` form if given.
+    fn plan(
+        costs: &LineClasses,
+        objective: &Objective,
         counts: &[u32],
-        widest: u32,
         incumbent: f64,
-    ) -> u64 {
-        if counts.iter().any(|&c| c > covering::MAX_UNIT_NODES) {
-            return u64::MAX;
-        }
-        let s_count = table.radix.len() as u64;
-        let stages = table.suffix().stage_states(&table.costs, counts);
-        let k = covering::most_trees(&table.costs, prices, widest, incumbent) as u64;
-        let kinds = prices.group_kinds() as u64 - 1;
-        let per_state = s_count
-            .saturating_mul(k)
-            .saturating_add(2 * stages)
-            .saturating_add(2 * s_count * kinds);
-        (table.ranges_len() as u64).saturating_mul(per_state)
+        memory: u64,
+        forced: Option<StageBudgets>,
+    ) -> Option<(StageBudgets, u64)> {
+        let widest = counts.iter().copied().max().unwrap_or(0);
+        let incumbent = Some(incumbent).filter(|i| i.is_finite());
+        stage_budgets_within(costs, objective, counts, widest, incumbent, memory, forced)
+            .map(|(form, entries)| (form, covering_bytes(entries.units, counts)))
     }
 
     /// The pass for a request rooted on `root` whose whole trees hold `root_total` nodes (the
     /// box of `counts` for a fixed split, every split of the threads for a free one): the
     /// covering pass over the box, cut at `incumbent` (offset included), within `allowance`
     /// corner pairs and the deadline. `Err(NotBuilt::TooLarge)` when the tables would take more
-    /// than `memory` bytes (the Pareto pass then runs alone, still exact).
+    /// than `memory` bytes in either form of [`StageBudgets`] (the Pareto pass then runs
+    /// alone, still exact).
     #[allow(clippy::too_many_arguments)]
     fn new(
         table: &SocketTable,
         objective: &Objective,
         counts: &[u32],
-        root: usize,
-        root_total: usize,
+        (root, root_total): (usize, usize),
         incumbent: f64,
         allowance: u64,
-        memory: u64,
+        (memory, forced): (u64, Option<StageBudgets>),
         deadline: &Deadline,
     ) -> Result<Self, NotBuilt> {
         let widest = counts.iter().copied().max().unwrap_or(0);
         let prices = covering::Prices::of(objective);
-        let entries = Self::entries(table, &prices, counts, widest, incumbent);
-        let bytes = covering_bytes(entries, counts);
-        if bytes > memory {
+        let Some((stage_budgets, bytes)) =
+            Self::plan(&table.costs, objective, counts, incumbent, memory, forced)
+        else {
             return Err(NotBuilt::TooLarge);
-        }
+        };
+        let stages = match stage_budgets {
+            StageBudgets::BySuffix => covering::Stages::Descending,
+            StageBudgets::Envelope => covering::Stages::AscendingWithUpper,
+        };
         let mut covered = covering::cover(
             &table.costs,
             counts,
@@ -2061,7 +2224,7 @@ impl ScalarPass {
             covering::WholeTrees::Exactly(root_total),
             incumbent,
             &prices,
-            covering::Stages::Descending,
+            stages,
             allowance,
             deadline,
         )
@@ -2109,6 +2272,10 @@ impl ScalarPass {
             out_group: Vec::new(),
             out_nodes: Vec::new(),
             live_nodes: Vec::new(),
+            stage_budgets,
+            out_envelope: Vec::new(),
+            least_wait_above: covering::least_waits_above(&table.costs, counts),
+            upper: covered.upper,
         })
     }
 
@@ -2158,23 +2325,36 @@ impl ScalarPass {
         let s_count = t.radix.len();
         let states = t.ranges_len();
         let c = t.costs;
-        let suffix = t.suffix();
         self.out_tree = vec![vec![Bound::NEG_INFINITY; states]; s_count];
         let kinds = self.prices.group_kinds();
         self.out_group = vec![vec![vec![Bound::NEG_INFINITY; states]; kinds]; s_count];
-        self.out_nodes = Vec::with_capacity(s_count);
-        for sigma in 0..s_count {
-            // Most of the pass's memory: not to be filled past the deadline.
-            if deadline_passed(deadline) {
-                return false;
+        match self.stage_budgets {
+            StageBudgets::BySuffix => {
+                self.out_nodes = Vec::with_capacity(s_count);
+                for sigma in 0..s_count {
+                    // Most of the pass's memory: not to be filled past the deadline.
+                    if deadline_passed(deadline) {
+                        return false;
+                    }
+                    let tables = self.slots[sigma]
+                        .iter()
+                        .map(|slots| vec![Bound::NEG_INFINITY; states * slots.width()])
+                        .collect();
+                    self.out_nodes.push(tables);
+                }
+                self.live_nodes = vec![vec![vec![false; states]; s_count]; s_count];
             }
-            let tables = self.slots[sigma]
-                .iter()
-                .map(|slots| vec![Bound::NEG_INFINITY; states * slots.width()])
-                .collect();
-            self.out_nodes.push(tables);
+            StageBudgets::Envelope => {
+                // The stages of a unit the box leaves empty hold no node: no table.
+                let none = (Bound::NEG_INFINITY, Bound::NEG_INFINITY);
+                self.out_envelope = (0..s_count)
+                    .map(|sigma| {
+                        let len = if t.radix[sigma] > 1 { states } else { 0 };
+                        vec![vec![none; len]; s_count]
+                    })
+                    .collect();
+            }
         }
-        self.live_nodes = vec![vec![vec![false; states]; s_count]; s_count];
         for &idx in seeds {
             if let Some(slot) = self.out_tree[root].get_mut(idx) {
                 raise_to(slot, budget);
@@ -2190,93 +2370,9 @@ impl ScalarPass {
                 return false;
             }
             // Node stages, ascending (a stage feeds the next one and smaller r).
-            {
-                for sigma in 0..s_count {
-                    for stage in 0..s_count {
-                        let last = stage + 1 == s_count;
-                        if !self.live_nodes[sigma][stage][r] {
-                            continue;
-                        }
-                        let width = self.slots[sigma][stage].width();
-                        let base = r * width;
-                        if !last {
-                            let (here, above) =
-                                (&self.slots[sigma][stage], &self.slots[sigma][stage + 1]);
-                            let above_base = r * above.width();
-                            for (i, &st) in here.states.iter().enumerate() {
-                                let o = f64::from(self.out_nodes[sigma][stage][base + i]);
-                                let Some(j) = above.of(st) else { continue };
-                                if self.node(sigma, stage + 1, st, r) <= o + SLACK {
-                                    let slot =
-                                        &mut self.out_nodes[sigma][stage + 1][above_base + j];
-                                    raise_to(slot, o);
-                                    self.live_nodes[sigma][stage + 1][r] = true;
-                                }
-                            }
-                        }
-                        let relation = relation_index(c.relation(sigma as u32, stage as u32));
-                        // (A few dozen entries: copied so that the budgets can be written.)
-                        let steps = self.steps[relation].clone();
-                        let kind = self.prices.group_kind(relation);
-                        let gm = &self.group_min[stage][kind];
-                        t.candidates(
-                            &self.alive_groups[stage],
-                            |d| gm[d].is_finite(),
-                            r,
-                            false,
-                            &mut subs,
-                        );
-                        for &d in &subs {
-                            let rest = r - d;
-                            if last && rest != 0 {
-                                continue;
-                            }
-                            for &(st, prev_state, waits) in &steps {
-                                let Some(i) = self.slots[sigma][stage].of(st) else {
-                                    continue;
-                                };
-                                let o = f64::from(self.out_nodes[sigma][stage][base + i]);
-                                if o == f64::NEG_INFINITY {
-                                    continue;
-                                }
-                                let prev = if last {
-                                    if prev_state == 0 {
-                                        f64::NEG_INFINITY
-                                    } else {
-                                        f64::INFINITY
-                                    }
-                                } else {
-                                    self.node(sigma, stage + 1, prev_state, rest)
-                                };
-                                // The group's terms, and what it adds to the stage above (T_max's
-                                // share of A, `covering::Prices`; none under min).
-                                let (fixed, raise) = self.prices.stage_shifts(
-                                    &c,
-                                    sigma as u32,
-                                    stage as u32,
-                                    waits,
-                                    suffix.decode(prev_state),
-                                );
-                                let g = fixed + f64::from(self.group_min[stage][kind][d]);
-                                if prev + raise > o + SLACK || g > o + SLACK {
-                                    continue;
-                                }
-                                if !last {
-                                    // A finite value at `prev_state` means a tree reaches it.
-                                    let above = &self.slots[sigma][stage + 1];
-                                    if let Some(j) = above.of(prev_state) {
-                                        let slot = &mut self.out_nodes[sigma][stage + 1]
-                                            [rest * above.width() + j];
-                                        raise_to(slot, o - raise);
-                                        self.live_nodes[sigma][stage + 1][rest] = true;
-                                    }
-                                }
-                                let slot = &mut self.out_group[stage][kind][d];
-                                raise_to(slot, o - fixed);
-                            }
-                        }
-                    }
-                }
+            match self.stage_budgets {
+                StageBudgets::BySuffix => self.stages_by_suffix(t, r, &mut subs),
+                StageBudgets::Envelope => self.stages_by_envelope(t, r, &mut subs),
             }
             // Groups: a forest of k trees within budget B has M + (k − 1)·slope ≤ B (R_R under
             // min; under max 4·x of the parent's relation, one table per relation).
@@ -2322,28 +2418,214 @@ impl ScalarPass {
                 }
             }
             // Subtrees: the node table of their root.
-            {
-                for sigma in 0..s_count {
-                    let o = f64::from(self.out_tree[sigma][cv]);
-                    if o == f64::NEG_INFINITY || t.component(cv, sigma) == 0 {
-                        continue;
+            for sigma in 0..s_count {
+                let o = f64::from(self.out_tree[sigma][cv]);
+                if o == f64::NEG_INFINITY || t.component(cv, sigma) == 0 {
+                    continue;
+                }
+                let r = cv - t.stride[sigma];
+                if r == 0 {
+                    continue;
+                }
+                match self.stage_budgets {
+                    StageBudgets::BySuffix => {
+                        let first = &self.slots[sigma][0];
+                        for (i, &st) in first.states.iter().enumerate() {
+                            if st != 0 && self.node(sigma, 0, st, r) <= o + SLACK {
+                                let slot = &mut self.out_nodes[sigma][0][r * first.width() + i];
+                                raise_to(slot, o);
+                                self.live_nodes[sigma][0][r] = true;
+                            }
+                        }
                     }
-                    let r = cv - t.stride[sigma];
-                    if r == 0 {
-                        continue;
-                    }
-                    let first = &self.slots[sigma][0];
-                    for (i, &st) in first.states.iter().enumerate() {
-                        if st != 0 && self.node(sigma, 0, st, r) <= o + SLACK {
-                            let slot = &mut self.out_nodes[sigma][0][r * first.width() + i];
-                            raise_to(slot, o);
-                            self.live_nodes[sigma][0][r] = true;
+                    // The whole node: no group below it waits after its groups.
+                    StageBudgets::Envelope => {
+                        if f64::from(self.upper[sigma][0][r]) <= o + SLACK {
+                            self.raise_envelope(sigma, 0, r, o, f64::INFINITY);
                         }
                     }
                 }
             }
         }
         true
+    }
+
+    /// The backward pass's node stages at r under [`StageBudgets::BySuffix`]: each budget of
+    /// a stage in a suffix state passes to the stage above (no group on this stage's unit) and,
+    /// through every group whose least value fits with the least value of the stage above in
+    /// the state before it, to that group and that state.
+    fn stages_by_suffix(&mut self, t: &SocketTable, r: usize, subs: &mut Vec<usize>) {
+        let s_count = t.radix.len();
+        let c = t.costs;
+        let suffix = t.suffix();
+        for sigma in 0..s_count {
+            for stage in 0..s_count {
+                let last = stage + 1 == s_count;
+                if !self.live_nodes[sigma][stage][r] {
+                    continue;
+                }
+                let width = self.slots[sigma][stage].width();
+                let base = r * width;
+                if !last {
+                    let (here, above) = (&self.slots[sigma][stage], &self.slots[sigma][stage + 1]);
+                    let above_base = r * above.width();
+                    for (i, &st) in here.states.iter().enumerate() {
+                        let o = f64::from(self.out_nodes[sigma][stage][base + i]);
+                        let Some(j) = above.of(st) else { continue };
+                        if self.node(sigma, stage + 1, st, r) <= o + SLACK {
+                            let slot = &mut self.out_nodes[sigma][stage + 1][above_base + j];
+                            raise_to(slot, o);
+                            self.live_nodes[sigma][stage + 1][r] = true;
+                        }
+                    }
+                }
+                let relation = relation_index(c.relation(sigma as u32, stage as u32));
+                // (A few dozen entries: copied so that the budgets can be written.)
+                let steps = self.steps[relation].clone();
+                let kind = self.prices.group_kind(relation);
+                let gm = &self.group_min[stage][kind];
+                t.candidates(
+                    &self.alive_groups[stage],
+                    |d| gm[d].is_finite(),
+                    r,
+                    false,
+                    subs,
+                );
+                for &d in subs.iter() {
+                    let rest = r - d;
+                    if last && rest != 0 {
+                        continue;
+                    }
+                    for &(st, prev_state, waits) in &steps {
+                        let Some(i) = self.slots[sigma][stage].of(st) else {
+                            continue;
+                        };
+                        let o = f64::from(self.out_nodes[sigma][stage][base + i]);
+                        if o == f64::NEG_INFINITY {
+                            continue;
+                        }
+                        let prev = if last {
+                            if prev_state == 0 {
+                                f64::NEG_INFINITY
+                            } else {
+                                f64::INFINITY
+                            }
+                        } else {
+                            self.node(sigma, stage + 1, prev_state, rest)
+                        };
+                        // The group's terms, and what it adds to the stage above (T_max's
+                        // share of A, `covering::Prices`; none under min).
+                        let (fixed, raise) = self.prices.stage_shifts(
+                            &c,
+                            sigma as u32,
+                            stage as u32,
+                            waits,
+                            suffix.decode(prev_state),
+                        );
+                        let g = fixed + f64::from(self.group_min[stage][kind][d]);
+                        if prev + raise > o + SLACK || g > o + SLACK {
+                            continue;
+                        }
+                        if !last {
+                            // A finite value at `prev_state` means a tree reaches it.
+                            let above = &self.slots[sigma][stage + 1];
+                            if let Some(j) = above.of(prev_state) {
+                                let slot =
+                                    &mut self.out_nodes[sigma][stage + 1][rest * above.width() + j];
+                                raise_to(slot, o - raise);
+                                self.live_nodes[sigma][stage + 1][rest] = true;
+                            }
+                        }
+                        let slot = &mut self.out_group[stage][kind][d];
+                        raise_to(slot, o - fixed);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The backward pass's node stages at r under [`StageBudgets::Envelope`]. A partial node
+    /// P_s (groups on units ≥ s, covering r) of a node within budget O is completed by the
+    /// groups L below s, which wait after all of P_s's: the node's T_min is
+    /// max(V(P_s), V(L) + W(P_s)), V(L) the ascending value of L (`covering::Stages`) and W
+    /// the sum of P_s's waits. So P_s may have T_min so far up to O and waits up to
+    /// O − V(L), its envelope (O, slack). Peeling P_s's group on unit s (value M, term
+    /// 2·R_I + R_L + 2·x_s + M below the waits above it, x_s its wait) moves it into L:
+    /// V(L ∪ s) = max(V(L) + x_s, term), so P_{s+1} gets (O, min(slack − x_s, O − term)),
+    /// the group the budget O − 2·R_I − R_L − 2·x_s − W(P_{s+1}), and a group fits only
+    /// where term + W(P_{s+1}) ≤ O and x_s + W(P_{s+1}) ≤ slack. M and W(P_{s+1}) are taken
+    /// at their least (the covering pass's group value, and 0 or the least wait of a unit
+    /// above with room), which only widens what passes: every part of every tree within O
+    /// is within its budgets.
+    fn stages_by_envelope(&mut self, t: &SocketTable, r: usize, subs: &mut Vec<usize>) {
+        let s_count = t.radix.len();
+        let c = t.costs;
+        for sigma in 0..s_count {
+            if self.out_envelope[sigma].iter().all(Vec::is_empty) {
+                continue;
+            }
+            for stage in 0..s_count {
+                let (o, slack) = self.out_envelope[sigma][stage][r];
+                if o == Bound::NEG_INFINITY {
+                    continue;
+                }
+                let (o, slack) = (f64::from(o), f64::from(slack));
+                let last = stage + 1 == s_count;
+                // Whether a partial node above this stage can cover `rest` within o.
+                let fits_above = |pass: &Self, rest: usize| {
+                    f64::from(pass.upper[sigma][stage + 1][rest]) <= o + SLACK
+                };
+                if !last && fits_above(self, r) {
+                    // No group on this stage's unit.
+                    self.raise_envelope(sigma, stage + 1, r, o, slack);
+                }
+                let x = c.transfer(sigma as u32, stage as u32);
+                if x > slack + SLACK {
+                    continue;
+                }
+                let fixed = self
+                    .prices
+                    .stage_shifts(&c, sigma as u32, stage as u32, 0.0, (0, 0, 0))
+                    .0;
+                let gm = &self.group_min[stage][0];
+                t.candidates(
+                    &self.alive_groups[stage],
+                    |d| gm[d].is_finite(),
+                    r,
+                    false,
+                    subs,
+                );
+                for &d in subs.iter() {
+                    let rest = r - d;
+                    if last && rest != 0 {
+                        continue;
+                    }
+                    let waits = if rest == 0 {
+                        0.0
+                    } else {
+                        self.least_wait_above[sigma][stage]
+                    };
+                    let term = fixed + f64::from(self.group_min[stage][0][d]);
+                    if term + waits > o + SLACK
+                        || x + waits > slack + SLACK
+                        || (!last && !fits_above(self, rest))
+                    {
+                        continue;
+                    }
+                    raise_to(&mut self.out_group[stage][0][d], o - fixed - waits);
+                    if !last {
+                        self.raise_envelope(sigma, stage + 1, rest, o, (slack - x).min(o - term));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Widen the envelope of (σ, stage, r) to hold (o, slack).
+    fn raise_envelope(&mut self, sigma: usize, stage: usize, r: usize, o: f64, slack: f64) {
+        let (budget, waits) = &mut self.out_envelope[sigma][stage][r];
+        raise_to(budget, o);
+        raise_to(waits, slack);
     }
 }
 
@@ -2467,6 +2749,42 @@ pub fn optimal(
     limits: &Limits,
     progress: &Progress,
 ) -> Result<DpOutcome, SocketDpError> {
+    optimal_in(
+        costs, counts, root, objective, incumbent, None, limits, progress,
+    )
+}
+
+/// [`optimal`] under [`Objective::Min`] with the partial nodes budgeted by envelopes whatever
+/// the memory (docs/cla.md §11, "Budgets without suffix states"), the form [`optimal`] takes
+/// only when the suffix states' tables do not fit: for tests that hold both forms to the
+/// same optima on small requests. Other objectives run as [`optimal`] does.
+#[doc(hidden)]
+pub fn optimal_by_envelopes(
+    costs: &LineClasses,
+    counts: &[u32],
+    root: u32,
+    incumbent: Option<f64>,
+    limits: &Limits,
+    progress: &Progress,
+) -> Result<DpOutcome, SocketDpError> {
+    let forced = Some(StageBudgets::Envelope);
+    let min = Objective::Min;
+    optimal_in(
+        costs, counts, root, &min, incumbent, forced, limits, progress,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn optimal_in(
+    costs: &LineClasses,
+    counts: &[u32],
+    root: u32,
+    objective: &Objective,
+    incumbent: Option<f64>,
+    forced: Option<StageBudgets>,
+    limits: &Limits,
+    progress: &Progress,
+) -> Result<DpOutcome, SocketDpError> {
     if counts.get(root as usize).is_none_or(|&c| c == 0) {
         return Err(SocketDpError::Root {
             root,
@@ -2478,8 +2796,16 @@ pub fn optimal(
         objective: *objective,
         incumbent: incumbent.unwrap_or(f64::INFINITY),
     });
-    let (table, filled) =
-        SocketTable::build_for(costs, counts, prune, Some(root), None, limits, progress)?;
+    let (table, filled) = SocketTable::build_for(
+        costs,
+        counts,
+        prune,
+        Some(root),
+        None,
+        forced,
+        limits,
+        progress,
+    )?;
     let best = match filled {
         Filled::Complete | Filled::TiesOpen(_) => table.best(root, counts, objective),
         Filled::Stopped(_) => None,
@@ -3014,64 +3340,98 @@ mod tests {
         let costs = e5_2660();
         let default = Limits::default().memory_limit;
         assert!(!covering_fits(&costs, &counts, default));
-        // The covering pass's tables: states × (S·K + 2·R) under min, K the widest count, R the
+        // The covering pass's tables: states × (S·K + 2·R + 6·S + ⌈S²/4⌉) under min, K the
+        // widest count, R the
         // suffix states the node stages reach. With sockets as units a suffix state is (far,
         // local): at stage s, a node on σ ≥ s reaches far ≤ S − s − 1 and local ≤ 1, (S − s)·2 states;
         // one on σ < s far ≤ S − s, local 0, S − s + 1 states. R = Σ_s (S − s)·2(S − s) +
         // s·(S − s + 1). S = 4: 32 + (18 + 4) + (8 + 6) + (2 + 6) = 76. Four sockets of 16
-        // (83,521 vectors): 83,521 × (4·16 + 2·76) = 18,040,536 values of 4 bytes (`f32`) and
-        // 2·4 bytes of components a vector, 72,162,144 + 668,168 = 72,830,312 bytes; with the
-        // index, 83,521 × (24·8 + 4·4) = 17,372,368 bytes, 90,202,680 in all (86 MiB): it
-        // fits the default 2 GiB, and a limit of exactly that, not one byte less.
-        assert_eq!(covering_estimate(&costs, &[16; 4]).units, 18_040_536);
+        // (83,521 vectors): 83,521 × (4·16 + 2·76 + 6·4 + 4) = 83,521 × 244 = 20,379,124
+        // values of 4 bytes (`f32`) and 2·4 bytes of components a vector, 81,516,496 + 668,168
+        // = 82,184,664 bytes; with the index, 83,521 × (24·8 + 4·4) = 17,372,368 bytes,
+        // 99,557,032 in all (95 MiB): it fits the default 2 GiB, and a limit of exactly that,
+        // not one byte less.
+        assert_eq!(covering_estimate(&costs, &[16; 4]).units, 20_379_124);
         assert_eq!(table_bytes(&[16; 4]), 17_372_368);
         assert!(covering_fits(&costs, &[16; 4], default));
-        assert!(covering_fits(&costs, &[16; 4], 90_202_680));
-        assert!(!covering_fits(&costs, &[16; 4], 90_202_679));
+        assert!(covering_fits(&costs, &[16; 4], 99_557_032));
+        assert!(!covering_fits(&costs, &[16; 4], 99_557_031));
+        // With envelopes (under min, when the suffix states' tables do not fit): 4·16 + 6·4 +
+        // 3·4² = 64 + 24 + 48 = 136 entries a vector, 83,521 × 136 = 11,358,856 of 4 bytes,
+        // 45,435,424 + 668,168 of components + the index's 17,372,368 = 63,475,960 bytes, the
+        // least the exact search needs; under max, where envelopes do not apply, the suffix
+        // states' form is the only one.
+        assert_eq!(
+            envelope_estimate_within(&costs, &Objective::Min, &[16; 4], 16, None).units,
+            11_358_856
+        );
+        assert_eq!(
+            exact_memory_within(&costs, &Objective::Min, &[16; 4], 16, None),
+            63_475_960
+        );
+        assert_eq!(
+            envelope_estimate_within(&costs, &Objective::Max, &[16; 4], 16, None).units,
+            u64::MAX
+        );
+        assert_eq!(
+            exact_memory_within(&costs, &Objective::Max, &[16; 4], 16, None),
+            covering_memory_within(&costs, &Objective::Max, &[16; 4], 16, None)
+        );
+        // So a limit between the two runs the exact search with envelopes: sized by them.
+        let min = Objective::Min;
+        assert_eq!(
+            estimate_for(&costs, &[16; 4], &min, 63_475_960, None).units,
+            11_358_856
+        );
+        assert_eq!(
+            estimate_for(&costs, &[16; 4], &min, 99_557_032, None).units,
+            20_379_124
+        );
         // Under max (and blends) each unit keeps a group table per relation to the parent,
-        // forward and in the budgets: 2 · S · 2 = 16 more per vector, 83,521 × 232.
+        // forward and in the budgets: 2 · S · 2 = 16 more per vector, 83,521 × 260.
         assert_eq!(
             covering_estimate_within(&costs, &Objective::Max, &[16; 4], 16, None).units,
-            19_376_872
+            21_715_460
         );
-        // S = 8: R = 128 + 106 + 86 + 68 + 52 + 38 + 26 + 16 = 520. Eight sockets of 2:
-        // 6,561 × (8·2 + 2·520) = 6,928,416 entries fit; of 3: 65,536 × (24 + 1,040) =
-        // 69,730,304 entries, 278,921,216 bytes, + 65,536 × 16 of components and the index's
-        // 65,536 × (80·8 + 8·4) = 44,040,192: 324,009,984 bytes, within 2 GiB, not 256 MiB.
-        assert_eq!(covering_estimate(&costs, &[2; 8]).units, 6_928_416);
+        // S = 8: R = 128 + 106 + 86 + 68 + 52 + 38 + 26 + 16 = 520, 6·S + S²/4 = 64. Eight
+        // sockets of 2: 6,561 × (8·2 + 2·520 + 64) = 6,561 × 1,120 = 7,348,320 entries fit; of
+        // 3: 65,536 × (24 + 1,040 + 64) = 73,924,608 entries, 295,698,432 bytes, + 65,536 × 16
+        // of components and the index's 65,536 × (80·8 + 8·4) = 44,040,192: 340,787,200
+        // bytes, within 2 GiB, not 256 MiB.
+        assert_eq!(covering_estimate(&costs, &[2; 8]).units, 7_348_320);
         assert!(covering_fits(&costs, &[2; 8], default));
-        assert_eq!(covering_estimate(&costs, &[3; 8]).units, 69_730_304);
+        assert_eq!(covering_estimate(&costs, &[3; 8]).units, 73_924_608);
         assert!(covering_fits(&costs, &[3; 8], default));
-        assert!(covering_fits(&costs, &[3; 8], 324_009_984));
-        assert!(!covering_fits(&costs, &[3; 8], 324_009_983));
+        assert!(covering_fits(&costs, &[3; 8], 340_787_200));
+        assert!(!covering_fits(&costs, &[3; 8], 340_787_199));
         assert!(!covering_fits(&costs, &[3; 8], 256 << 20));
     }
 
     #[test]
     fn an_incumbent_sizes_the_covering_pass_for_the_trees_that_can_beat_it() {
         // Two E5-2660 sockets of 512 threads: 513² = 263,169 count vectors, R = 12 suffix
-        // states. Without an incumbent a group may hold K = 512 trees: 263,169 × (2·512 + 24)
-        // = 275,801,112 entries. Under a tree of 1,600 ns, a group of k trees costs at least
-        // (k − 1)·R_R above a parent's least level 2 R_I + 2 R_R + R_L = 212.3 ns and the
-        // offset R_L = 2.3 ns: k − 1 ≤ (1,600 − 214.6)/35 = 39.58, K = 40, 263,169 × 104 =
-        // 27,369,576 entries.
+        // states, 6·S + ⌈S²/4⌉ = 13. Without an incumbent a group may hold K = 512 trees:
+        // 263,169 × (2·512 + 24 + 13) = 263,169 × 1,061 = 279,222,309 entries. Under a tree of
+        // 1,600 ns, a group of k trees costs at least (k − 1)·R_R above a parent's least level
+        // 2 R_I + 2 R_R + R_L = 212.3 ns and the offset R_L = 2.3 ns: k − 1 ≤
+        // (1,600 − 214.6)/35 = 39.58, K = 40, 263,169 × 117 = 30,790,773 entries.
         let costs = e5_2660();
         let counts = [512u32, 512];
         let min = Objective::Min;
         let without = covering_estimate_within(&costs, &min, &counts, 512, None).units;
         let with = covering_estimate_within(&costs, &min, &counts, 512, Some(1_600.0)).units;
-        assert_eq!((without, with), (275_801_112, 27_369_576));
+        assert_eq!((without, with), (279_222_309, 30_790_773));
         // In bytes (4 an entry), with the index (263,169 × (8·8 + 2·4) = 18,948,168) and the
-        // components (263,169 × 2·2 = 1,052,676): 1,123,205,292 without, over a limit of
-        // 1 GiB, and 129,479,148 with it; the work estimate follows (the exact search asks
+        // components (263,169 × 2·2 = 1,052,676): 1,136,890,080 without, over a limit of
+        // 1 GiB, and 143,163,936 with it; the work estimate follows (the exact search asks
         // again with its stopgap tree's score before it answers with the memory's reason).
         let memory = |incumbent| covering_memory_within(&costs, &min, &counts, 512, incumbent);
-        assert_eq!(memory(None), 1_123_205_292);
-        assert_eq!(memory(Some(1_600.0)), 129_479_148);
+        assert_eq!(memory(None), 1_136_890_080);
+        assert_eq!(memory(Some(1_600.0)), 143_163_936);
         let default = Limits::default().memory_limit;
         assert_eq!(
             estimate_for(&costs, &counts, &min, default, Some(1_600.0)).units,
-            27_369_576
+            30_790_773
         );
     }
 
@@ -3101,17 +3461,18 @@ mod tests {
         // No node lives on a unit without room.
         assert!(widths(5).iter().all(|&w| w == 0));
         // σ = 1: 16 + 12 + 6 + 4 + 2 + 3 = 43; σ = 3 as σ = 2: 45. R = 39 + 43 + 45 + 45 + 33 =
-        // 205, and the tables hold 9^5 × (8·8 + 2·205) = 59,049 × 474 = 27,989,226 values,
-        // 111,956,904 bytes, + 59,049 × 16 of components = 112,901,688, and the index
-        // 59,049 × (80·8 + 8·4) = 39,680,928: 152,582,616 bytes, within the default 2 GiB
+        // 205, and the tables hold 9^5 × (8·8 + 2·205 + 6·8 + 64/4) = 59,049 × 538 =
+        // 31,768,362 values, 127,073,448 bytes, + 59,049 × 16 of components = 128,018,232, and
+        // the index 59,049 × (80·8 + 8·4) = 39,680,928: 167,699,160 bytes, within the default
+        // 2 GiB
         // (with all 8·8·40 stage states it would be 59,049 × 5,184 = 306,110,016 values,
         // 1,224,440,064 bytes: eight times as many).
         assert_eq!(widths(1).iter().sum::<usize>(), 43);
         assert_eq!(widths(3).iter().sum::<usize>(), 45);
         assert_eq!(suffix.stage_states(&costs, &counts), 205);
-        assert_eq!(covering_estimate(&costs, &counts).units, 27_989_226);
-        assert!(covering_fits(&costs, &counts, 152_582_616));
-        assert!(!covering_fits(&costs, &counts, 152_582_615));
+        assert_eq!(covering_estimate(&costs, &counts).units, 31_768_362);
+        assert!(covering_fits(&costs, &counts, 167_699_160));
+        assert!(!covering_fits(&costs, &counts, 167_699_159));
         // Every state listed is one a node can reach: the empty state at every stage of a
         // unit with room.
         let slots = suffix.slots(&costs, &counts);

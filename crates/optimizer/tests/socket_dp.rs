@@ -564,27 +564,35 @@ proptest! {
     }
 }
 
-/// `socket_dp::optimal` under min with no limits, which must complete and find a tree.
+/// `socket_dp::optimal` under min with no limits, which must complete and find a tree; with
+/// `by_envelopes`, with the partial nodes budgeted by envelopes (the form a request takes when
+/// the suffix states' tables do not fit, docs/cla.md §11 "Budgets without suffix states").
 fn exact_min(
     classes: &LineClasses,
     counts: &[u32],
     root: u32,
     incumbent: Option<f64>,
+    by_envelopes: bool,
 ) -> socket_dp::PlacedTree {
     let unlimited = Limits {
         time_limit: None,
         work_budget: u64::MAX,
         ..Limits::default()
     };
-    let outcome = socket_dp::optimal(
-        classes,
-        counts,
-        root,
-        &Objective::Min,
-        incumbent,
-        &unlimited,
-        &Progress::none(),
-    )
+    let quiet = Progress::none();
+    let outcome = if by_envelopes {
+        socket_dp::optimal_by_envelopes(classes, counts, root, incumbent, &unlimited, &quiet)
+    } else {
+        socket_dp::optimal(
+            classes,
+            counts,
+            root,
+            &Objective::Min,
+            incumbent,
+            &unlimited,
+            &quiet,
+        )
+    }
     .unwrap();
     assert_eq!(outcome.filled, Filled::Complete);
     // The covering bound is in the outcome and below the optimum.
@@ -649,12 +657,22 @@ fn check_scalar_pass(costs: &TreeCosts, max_n: usize, sockets: u32, tight: bool)
                     "root {root} {counts:?} incumbent {incumbent}: {cut:?} vs {least}"
                 );
             }
-            for incumbent in [None, Some(want.min_ns), Some(want.min_ns + 500.0)] {
-                let got = exact_min(&LineClasses::from(*costs), &counts, root, incumbent);
+            let incumbents = [None, Some(want.min_ns), Some(want.min_ns + 500.0)];
+            for (incumbent, by_envelopes) in
+                incumbents.into_iter().flat_map(|i| [(i, false), (i, true)])
+            {
+                let got = exact_min(
+                    &LineClasses::from(*costs),
+                    &counts,
+                    root,
+                    incumbent,
+                    by_envelopes,
+                );
                 assert!(
                     (got.cost.min_ns - want.min_ns).abs() < 1e-6
                         && (got.cost.max_ns - want.max_ns).abs() < 1e-6,
-                    "root {root} {counts:?} incumbent {incumbent:?}: {:?} vs {want:?}",
+                    "root {root} {counts:?} incumbent {incumbent:?} envelopes {by_envelopes}: \
+                     {:?} vs {want:?}",
                     got.cost
                 );
                 let tree = RootedTree::from_parents(&got.parents).unwrap();
@@ -744,7 +762,7 @@ fn the_least_min_of_a_smaller_total_is_the_least_fixed_split_optimum_and_a_bound
             }
             break;
         }
-        let exact = |d: &[u32]| exact_min(&classes, d, root, None).cost.min_ns;
+        let exact = |d: &[u32]| exact_min(&classes, d, root, None, false).cost.min_ns;
         let total_max: u32 = bounds.iter().sum();
         let whole = exact(&bounds);
         for m in 2..total_max {
@@ -917,8 +935,10 @@ fn a_covering_bound_below_every_tree_is_widened_to_the_optimum() {
         .unwrap()
         .unwrap();
     assert!(rounded_from(bound, 891.29), "{bound}");
-    for incumbent in [None, Some(893.36), Some(2000.0)] {
-        let got = exact_min(&classes, &counts, 3, incumbent);
+    // Both forms of the budgets widen to it (docs/cla.md §11, "Budgets without suffix states").
+    let incumbents = [None, Some(893.36), Some(2000.0)];
+    for (incumbent, by_envelopes) in incumbents.into_iter().flat_map(|i| [(i, false), (i, true)]) {
+        let got = exact_min(&classes, &counts, 3, incumbent, by_envelopes);
         assert!(
             (got.cost.min_ns - 893.36).abs() < 1e-9,
             "{incumbent:?}: {got:?}"
@@ -1006,7 +1026,7 @@ fn a_free_split_below_its_covering_bound_is_widened() {
         ..Limits::default()
     };
     let quiet = Progress::none();
-    let fixed = |c: &[u32]| exact_min(&classes, c, 1, None).cost;
+    let fixed = |c: &[u32]| exact_min(&classes, c, 1, None, false).cost;
     let min = Some(socket_dp::Prune {
         objective: Objective::Min,
         incumbent: f64::INFINITY,
@@ -1140,7 +1160,7 @@ fn a_clipped_box_bounds_every_tree_of_the_request() {
         let all = every_vector_within(&bounds);
         for counts in all.iter().filter(|c| c.iter().sum::<u32>() >= 2) {
             for root in (0..counts.len() as u32).filter(|&r| counts[r as usize] > 0) {
-                let exact = exact_min(&classes, counts, root, None).cost.min_ns;
+                let exact = exact_min(&classes, counts, root, None, false).cost.min_ns;
                 let clips: Vec<&Vec<u32>> = all
                     .iter()
                     .filter(|w| {
@@ -1230,7 +1250,7 @@ fn a_clip_of_every_split_bounds_a_free_split() {
                 }
                 let optimum = splits
                     .iter()
-                    .map(|c| exact_min(&classes, c, root, None).cost.min_ns)
+                    .map(|c| exact_min(&classes, c, root, None, false).cost.min_ns)
                     .fold(f64::INFINITY, f64::min);
                 for m in 1..=*capacity.iter().max().unwrap() {
                     let within: Vec<u32> = capacity.iter().map(|&c| c.min(m)).collect();
@@ -1421,7 +1441,8 @@ fn check_relaxed_search(
                 let (kg, kw) = (keys(&objective, &got.cost), keys(&objective, &want));
                 assert!(
                     (kg.0 - kw.0).abs() < 1e-6 && (kg.1 - kw.1).abs() < 1e-6,
-                    "root {root} {counts:?} incumbent {incumbent:?}: {:?} vs {want:?}",
+                    "root {root} {counts:?} incumbent {incumbent:?}: \
+                     {:?} vs {want:?}",
                     got.cost
                 );
                 let tree = RootedTree::from_parents(&got.parents).unwrap();

@@ -141,13 +141,13 @@ def test_rooted_tree_options_equal_the_cli_json():
     stopped = modelopt.tune(sandy, "reduce", threads=16, time_limit=0.05)
     assert stopped.to_dict()["exact"] is False
     # A memory limit, as bytes or as the CLI's text: 48 threads on the four sockets need
-    # 25,281,720 bytes of tables (worked out in the CLI test
-    # a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need), so 20 MiB answers
+    # 17,790,840 bytes of tables at the least (worked out in the CLI test
+    # a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need), so 16 MiB answers
     # with the need, as the CLI does.
     four = modelopt.Machine.bundled("xeon-e5-4650-4s")
-    expected = cli_json("bcast", "xeon-e5-4650-4s", 48, "--algorithm", "cla-tree", "--memory-limit", "20M")
-    assert expected["stopped"] == {"reason": "memory-limit", "limit": 20 << 20, "needed": 25281720}
-    for memory in ["20M", 20 << 20]:
+    expected = cli_json("bcast", "xeon-e5-4650-4s", 48, "--algorithm", "cla-tree", "--memory-limit", "16M")
+    assert expected["stopped"] == {"reason": "memory-limit", "limit": 16 << 20, "needed": 17790840}
+    for memory in ["16M", 16 << 20]:
         got = modelopt.tune(four, "bcast", threads=48, algorithm="cla-tree", memory_limit=memory)
         assert got.to_dict() == expected
     for bad in [0, -1, "4X", (1 << 20) - 1, 2**64, 1.5]:
@@ -156,17 +156,17 @@ def test_rooted_tree_options_equal_the_cli_json():
 
 
 def test_sweep_takes_the_clis_search_options():
-    # Free splits over the four sockets at a budget of 10^6 (the CLI test
+    # Free splits over the four sockets at a budget of 500,000 (the CLI test
     # a_sweep_says_before_it_starts_how_many_points_are_over_the_budget works it out by hand):
     # of 2..=12 threads, the 5 points from 8 on are over the budget, so not proven optimal.
     four = modelopt.Machine.bundled("xeon-e5-4650-4s")
     code, out, error = cli(
         "sweep", "-m", "xeon-e5-4650-4s", "-c", "bcast", "-n", "2..=12", "--algorithm", "cla-tree",
-        "--placement", "optimal", "--budget", "1000000", "--format", "json",
+        "--placement", "optimal", "--budget", "500000", "--format", "json",
     )
     assert code == 0, error
     got = modelopt.sweep(
-        four, "bcast", threads=range(2, 13), algorithm="cla-tree", placement="optimal", budget=1000000
+        four, "bcast", threads=range(2, 13), algorithm="cla-tree", placement="optimal", budget=500000
     )
     assert got.to_dicts() == json.loads(out)["rows"]
     assert got.stats["not_exact"] == 5

@@ -358,6 +358,10 @@ pub(super) struct Covered {
     /// units from `stage` up cover r, with that [`Suffix`] state; empty where no tree reaches
     /// that state (read as `∞`).
     pub nodes: Vec<Vec<Vec<Vec<Bound>>>>,
+    /// Under [`Stages::AscendingWithUpper`], `upper[σ][stage][r]`: a lower bound of the T_min
+    /// so far of every partial node on σ whose groups on the units from `stage` up cover r
+    /// (whatever its suffix state); empty otherwise, and for a σ the box leaves empty.
+    pub upper: Vec<Vec<Vec<Bound>>>,
     /// Corner pairs tried.
     pub pairs: u64,
 }
@@ -561,6 +565,27 @@ pub(super) enum Stages {
     /// Lowest unit first, without a suffix state: for a bound of T_min alone, whose tables are
     /// read at the whole box only (see [`cover`]).
     Ascending,
+    /// [`Stages::Ascending`], then the lower bounds of the descending partial nodes without
+    /// their suffix states that the backward pass with envelopes reads ([`Covered::upper`]).
+    AscendingWithUpper,
+}
+
+/// `[σ][stage]`: the least wait x(σ, u) of a unit u above `stage` that the box `counts` gives
+/// room (`∞` where there is none): what the groups of a partial node above a stage wait at
+/// the least when there are any.
+pub(super) fn least_waits_above(costs: &LineClasses, counts: &[u32]) -> Vec<Vec<f64>> {
+    (0..counts.len())
+        .map(|sigma| {
+            (0..counts.len())
+                .map(|stage| {
+                    (stage + 1..counts.len())
+                        .filter(|&u| counts[u] > 0)
+                        .map(|u| costs.transfer(sigma as u32, u as u32))
+                        .fold(f64::INFINITY, f64::min)
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The covering pass for one request: the box `counts` (units), the most nodes one unit of the
@@ -599,7 +624,7 @@ pub(super) fn cover(
     let states = grid.states;
     let suffix = Suffix::new(s_count, costs);
     // T_min alone has the ascending form (the relaxation of T_max reads the suffix's classes).
-    let ascending = order == Stages::Ascending && prices.ascends();
+    let ascending = order != Stages::Descending && prices.ascends();
     let w = if ascending { 1 } else { suffix.width() };
     let steps = suffix.all_steps(costs);
     // The suffix states each node stage can reach (groups only on units with room): the
@@ -940,6 +965,63 @@ pub(super) fn cover(
         }
     }
 
+    // The partial nodes' lower bounds for the backward pass with envelopes, highest stage
+    // first: U_s(r) = min(U_{s+1}(r), min over groups d on unit s of
+    // max(U_{s+1}(r − d), term_s(d) + W)), W = 0 where r − d is empty and otherwise the least
+    // wait of a unit above s (a partial node's T_min so far is max(its groups above's,
+    // term_s + their waits), docs/cla.md §11 "Budgets without suffix states").
+    // The descending stages stay for the backward pass; no ascending one is read again.
+    let descending_nodes = if ascending { Vec::new() } else { nodes };
+    let mut upper = Vec::new();
+    if ascending && order == Stages::AscendingWithUpper {
+        let waits = least_waits_above(costs, counts);
+        upper = vec![Vec::new(); s_count];
+        for (sigma, per_stage) in upper.iter_mut().enumerate() {
+            if grid.n[sigma] == 0 {
+                continue;
+            }
+            let mut tables: Vec<Vec<Bound>> = vec![Vec::new(); s_count];
+            // The stage past the last: only the empty node.
+            let mut above = vec![grid.corner(0, f64::NEG_INFINITY)];
+            for stage in (0..s_count).rev() {
+                let mut f = match tables.get(stage + 1) {
+                    Some(t) => t.clone(),
+                    None => {
+                        let mut f = vec![Bound::INFINITY; states];
+                        f[0] = Bound::NEG_INFINITY;
+                        f
+                    }
+                };
+                if grid.n[stage] > 0 {
+                    let term = prices
+                        .stage_shifts(costs, sigma as u32, stage as u32, 0.0, (0, 0, 0))
+                        .0;
+                    let g = &groups[stage][0];
+                    for c in &g.corners {
+                        let v = below(c.value + term);
+                        if v < f[c.idx as usize] {
+                            f[c.idx as usize] = v;
+                        }
+                    }
+                    let rest: Vec<Corner> = above.iter().copied().filter(|c| c.idx != 0).collect();
+                    let wait = waits[sigma][stage];
+                    let (tried, _) = grid.product(&g.corners, term + wait, &rest, 0.0, top, &mut f);
+                    pairs = pairs.saturating_add(tried);
+                    if pairs > allowance {
+                        return Err(CoverStop::Work);
+                    }
+                    if deadline.passed() {
+                        return Err(CoverStop::Deadline);
+                    }
+                }
+                grid.settle(&mut f, |_| top, &mut found);
+                above = found.clone();
+                tables[stage] = f;
+            }
+            *per_stage = tables;
+        }
+    }
+
     // The exact DP's domain (a tree on σ holds a node on σ, a forest of k trees on s at least
     // k), and the cuts: what cannot be part of a tree that beats the incumbent is left out, as
     // the corners were, so that the backward pass walks only what can.
@@ -987,9 +1069,8 @@ pub(super) fn cover(
     // Node stages as they are (their values over the cuts are over every budget the backward
     // pass gives); an empty table is a stage no tree reaches (all `∞`). None in ascending
     // order, which no backward pass reads.
-    let nodes = nodes
+    let nodes = descending_nodes
         .into_iter()
-        .filter(|_| !ascending)
         .map(|per_sigma| {
             per_sigma
                 .into_iter()
@@ -1003,6 +1084,7 @@ pub(super) fn cover(
         most_trees: k_max,
         group_min,
         nodes,
+        upper,
         pairs,
     })
 }
