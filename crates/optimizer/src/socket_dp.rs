@@ -78,7 +78,7 @@
 //! products of corner lists, unknown beforehand; [`covering_estimate`] bounds its memory and
 //! per-state work (states × (S·K + 2·R + 6·S + ⌈S²/4⌉), + 4·S under max and blends, R the
 //! suffix states the node stages can reach, `Suffix::reachable`; with envelopes, under min
-//! when those tables do not fit or are twice as large, [`envelope_estimate_within`]) and [`estimate_for`] chooses
+//! on L3 domains or when those tables do not fit, [`envelope_estimate_within`]) and [`estimate_for`] chooses
 //! which estimate a request is checked against.
 
 use crate::limits::{Deadline, Limits, Progress, StopReason, WorkEstimate};
@@ -452,19 +452,16 @@ pub fn estimate_for(
         .map_or_else(|| estimate(counts), |(_, entries)| entries)
 }
 
-/// The envelopes are taken, where they fit, when the suffix states' form has at least this many
-/// times their entries (the suffix states still fitting): on L3 domains (48 domain-line
-/// threads: 856 entries a count vector against 288) the envelopes are 1.7–1.9 × faster and
-/// take a third of the memory, with the same answers to the byte; on sockets (4 × 16: 244
-/// against 136) the suffix states prune better and are 1.6 × faster (docs/perf.md
-/// "Envelopes").
-const ENVELOPES_WHEN_SMALLER_BY: u64 = 2;
-
 /// How the exact search over the box `counts` budgets its partial nodes within `memory` bytes
 /// (besides the Pareto tables' index), with the entries of that form: under min the envelopes
-/// ([`envelope_estimate_within`]) when the suffix states' form ([`covering_estimate_within`])
-/// takes at least [`ENVELOPES_WHEN_SMALLER_BY`] times their entries or does not fit, else the
-/// suffix states; `None` when neither fits. Only the `forced` form if given.
+/// ([`envelope_estimate_within`]) when the units are L3 domains (a node's groups wait in three
+/// classes, so its stages have many suffix states) or the suffix states' form
+/// ([`covering_estimate_within`]) does not fit, else the suffix states; `None` when neither
+/// fits. Only the `forced` form if given. Measured with each form forced (docs/perf.md
+/// "Envelopes", same output to the byte): on L3 domains the envelopes are 1.7–1.9 × faster
+/// from 33 domain-line threads on and take a third of the memory (at a few hundred µs, the
+/// same time); on sockets the suffix states prune better and are 1.3–1.6 × faster (4 × 16,
+/// a free split of 63 over four sockets), though their tables hold 1.5–2.2 × the entries.
 fn stage_budgets_within(
     costs: &LineClasses,
     objective: &Objective,
@@ -476,9 +473,8 @@ fn stage_budgets_within(
 ) -> Option<(StageBudgets, WorkEstimate)> {
     let by_suffix = covering_estimate_within(costs, objective, counts, widest, incumbent);
     let by_envelope = envelope_estimate_within(costs, objective, counts, widest, incumbent);
-    let envelopes_first = by_envelope.units.saturating_mul(ENVELOPES_WHEN_SMALLER_BY)
-        <= by_suffix.units
-        && by_envelope.units != u64::MAX;
+    let on_domains = Suffix::new(counts.len(), costs).near_span > 1;
+    let envelopes_first = on_domains && by_envelope.units != u64::MAX;
     let mut forms = [
         (StageBudgets::BySuffix, by_suffix),
         (StageBudgets::Envelope, by_envelope),
@@ -845,9 +841,7 @@ impl SocketTable {
             );
             let tables = crate::limits::format_bytes(table_bytes(counts).saturating_add(bytes));
             let form = match planned {
-                Some((StageBudgets::Envelope, _)) => {
-                    ", partial nodes budgeted by envelopes: the suffix states' tables do not fit"
-                }
+                Some((StageBudgets::Envelope, _)) => ", partial nodes budgeted by envelopes",
                 _ => "",
             };
             let what = match p.objective {
@@ -2133,8 +2127,8 @@ enum StageBudgets {
     /// domains (48 domain-line threads: 744 of 856 entries a count vector). Under max and
     /// blends the only form.
     BySuffix,
-    /// Under min, when those tables do not fit or take at least
-    /// [`ENVELOPES_WHEN_SMALLER_BY`] times the entries of these: no node stage is kept from
+    /// Under min, on L3 domains or when those tables do not fit (`stage_budgets_within`):
+    /// no node stage is kept from
     /// the covering pass (it runs lowest unit first), and each partial node has two budgets,
     /// on its T_min so far and on the sum of its groups' waits, given by the groups below it
     /// as the backward pass peels them off the node (2·S² entries a count vector), and a lower
@@ -2483,19 +2477,9 @@ impl ScalarPass {
                 // (A few dozen entries: copied so that the budgets can be written.)
                 let steps = self.steps[relation].clone();
                 let kind = self.prices.group_kind(relation);
-                let gm = &self.group_min[stage][kind];
-                t.candidates(
-                    &self.alive_groups[stage],
-                    |d| gm[d].is_finite(),
-                    r,
-                    false,
-                    subs,
-                );
+                self.groups_within(t, (stage, kind), r, last, subs);
                 for &d in subs.iter() {
                     let rest = r - d;
-                    if last && rest != 0 {
-                        continue;
-                    }
                     for &(st, prev_state, waits) in &steps {
                         let Some(i) = self.slots[sigma][stage].of(st) else {
                             continue;
@@ -2587,19 +2571,9 @@ impl ScalarPass {
                     .prices
                     .stage_shifts(&c, sigma as u32, stage as u32, 0.0, (0, 0, 0))
                     .0;
-                let gm = &self.group_min[stage][0];
-                t.candidates(
-                    &self.alive_groups[stage],
-                    |d| gm[d].is_finite(),
-                    r,
-                    false,
-                    subs,
-                );
+                self.groups_within(t, (stage, 0), r, last, subs);
                 for &d in subs.iter() {
                     let rest = r - d;
-                    if last && rest != 0 {
-                        continue;
-                    }
                     let waits = if rest == 0 {
                         0.0
                     } else {
@@ -2618,6 +2592,30 @@ impl ScalarPass {
                     }
                 }
             }
+        }
+    }
+
+    /// Into `subs`, the count vectors d ≤ r of the groups on unit `stage` (group table
+    /// `kind`) that have a least value: the groups a node stage at r may add; at the `last`
+    /// stage only d = r (no stage above it holds the rest).
+    fn groups_within(
+        &self,
+        t: &SocketTable,
+        (stage, kind): (usize, usize),
+        r: usize,
+        last: bool,
+        subs: &mut Vec<usize>,
+    ) {
+        let gm = &self.group_min[stage][kind];
+        t.candidates(
+            &self.alive_groups[stage],
+            |d| gm[d].is_finite(),
+            r,
+            false,
+            subs,
+        );
+        if last {
+            subs.retain(|&d| d == r);
         }
     }
 

@@ -363,23 +363,22 @@ fn a_rooted_tree_search_against_a_passed_deadline_answers_at_once() {
 #[test]
 fn the_preflight_agrees_with_the_search() {
     // `search::runs_to_budget` (what a sweep announces before it starts) must say "runs to the
-    // budget" exactly when the search then answers stopped by the work budget. Budget 5·10^5,
-    // so that over-budget cases stop quickly. Threads placed by id on the cores of every socket
+    // budget" exactly when the search then answers stopped by the work budget. Budget 10^6, so
+    // that over-budget cases stop quickly. Threads placed by id on the cores of every socket
     // first (8 each), then on second hardware threads from socket 0. Under min the exact search
     // is sized by its covering pass over the box (a free split: the capacities cut to n),
     // Π (c+1) × entries a vector: by suffix states S·K + 2·R + 6·S + ⌈S²/4⌉, K the widest
     // socket's count and R the suffix states its node stages reach (with every socket used, a
     // node on σ ≥ s reaches (S − s)·2 at stage s and one on σ < s reaches S − s + 1, so R = 35
-    // for three sockets (18 + 11 + 6) and 76 for four (32 + 22 + 14 + 8)); by envelopes
-    // S·K + 6·S + 3·S², taken where the other has at least twice as many entries:
+    // for three sockets (18 + 11 + 6) and 76 for four (32 + 22 + 14 + 8)), the form sockets
+    // as units take where it fits:
     // - four sockets, 8 threads: one socket, the exact one-socket search (false);
     // - 24 threads = 8 + 8 + 8 + 0 (S = 4 units, one empty): 9³ · (4·8 + 70 + 24 + 4) =
-    //   729 · 130 = 94,770, envelopes 729 · (32 + 24 + 48) = 75,816, more than half (false);
+    //   729 · 130 = 94,770 (false);
     // - 40 threads = 16 + 8 + 8 + 8: 17 · 9³ · (4·16 + 152 + 24 + 4) = 12,393 · 244 =
-    //   3,023,892, envelopes 12,393 · 136 = 1,685,448, both over (true);
+    //   3,023,892 (true; by envelopes 12,393 · 136 = 1,685,448, over it too);
     // - free split of 10 over four sockets (a socket holds its 8 cores): the box (8,8,8,8),
-    //   K = 8, by envelopes 6,561 · (32 + 24 + 48) = 682,344, under half of the suffix states'
-    //   6,561 · 212 (true);
+    //   K = 8, 6,561 · (32 + 180) = 1,390,932 (true);
     // - free split of 6 over the two sockets of the E5-2660: the box (6,6), 49 · (12 + 24 +
     //   12 + 1) = 2,401 (false).
     use modelopt_model::algorithm::ThreadPlacement;
@@ -399,7 +398,7 @@ fn the_preflight_agrees_with_the_search() {
         let request = Request::new(Collective::Bcast, n).unwrap();
         let mut options = SearchOptions::new(Objective::Min, 1);
         options.space.placement = placement;
-        options.limits.work_budget = 500_000;
+        options.limits.work_budget = 1_000_000;
         let said = runs_to_budget(cla.as_ref(), &request, &options);
         let ranked = rank(cla.as_ref(), &request, &options).unwrap();
         let ran = matches!(
@@ -481,9 +480,9 @@ fn a_raised_budget_never_ranks_a_worse_tree_than_the_default_budget() {
 /// 3 × 3 × 3 × 3 (`socket_dp::bound_estimate_within`: 4⁴ = 256 count vectors × (4·4 + 4·4 +
 /// 4) = 9,216 entries; the refusal path may spend half the budget on its bound; the exact
 /// search's pass over the request's own box, 5⁴ = 625 count vectors × (4·4 + 2·76 + 6·4 + 4)
-/// = 122,500 entries by suffix states, or (taken, under half of it) × (4·4 + 6·4 + 3·4²) =
-/// 55,000 by envelopes, is over it, so the exact search is refused and the clip is 3 per
-/// socket; raising
+/// = 122,500 entries by suffix states (the form sockets take where it fits; by envelopes,
+/// × (4·4 + 6·4 + 3·4²) = 55,000, over it too), is over it, so the exact search is refused
+/// and the clip is 3 per socket; raising
 /// the root's socket to 4 would be 5 · 4³ = 320 vectors, 11,520 entries, over it too). The
 /// reported bound is then exactly that clip's covering value, below the optimum (the exact
 /// search with the budget lifted) and above the recurrences' bound, which is all a refused
@@ -551,22 +550,18 @@ fn a_refused_fixed_split_is_bounded_by_the_largest_clip_that_fits() {
 }
 
 /// The same for a free split (`--placement optimal`): 10 threads anywhere on four sockets of 4,
-/// the budget twice the tables of the exact search (by envelopes, the form it takes here) over
-/// the capacities cut to 3 per socket, so the exact search over the box 4⁴ is refused while
-/// one clip of every split runs. Every split of 10 threads has a
+/// the budget twice the tables of the capacities cut to 3 per socket, so the exact search over
+/// the box 4⁴ is refused while one clip of every split runs. Every split of 10 threads has a
 /// clip to 3 per socket of at least 10 · 3/4 → 8 nodes (`least_clipped_total`), so the reported
 /// bound is at most the best split's optimum (the exact search with the budget lifted), and it
 /// is above the recurrences' bound.
 #[test]
 fn a_refused_free_split_is_bounded_by_a_clip_of_every_split() {
     let classes: LineClasses = e5_4650().into();
-    let min = Objective::Min;
     let affordable =
-        socket_dp::envelope_estimate_within(&classes, &min, &[3, 3, 3, 3], 4, None).units;
-    assert!(
-        socket_dp::envelope_estimate_within(&classes, &min, &[4, 4, 4, 4], 4, None).units
-            > 2 * affordable
-    );
+        socket_dp::covering_estimate_within(&classes, &Objective::Min, &[3, 3, 3, 3], 4, None)
+            .units;
+    assert!(socket_dp::covering_estimate(&classes, &[4, 4, 4, 4]).units > 2 * affordable);
     let mut s = space(&[4, 4, 2, 0], 0);
     s.capacity = Some(vec![4, 4, 4, 4]);
     let exact = run(&s, &Objective::Min, None, u64::MAX);
