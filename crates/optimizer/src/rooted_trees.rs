@@ -1838,7 +1838,12 @@ fn recurrence_bound(space: &RootedTreeSpace, counts: &[u32]) -> Result<f64, Tree
 /// Under min only. Max and blends start with a covering pass too (over a relaxation), but a
 /// stop inside it leaves only the recurrences, which bound T_min: measured at 4 × 16 under max,
 /// `--time-limit 1` reported a gap of 448.5 % that way against 29.8 % with the refusal's bound
-/// built first (its clips are smaller passes, done within the limit).
+/// built first (its clips are smaller passes, done within the limit). Nor when the search
+/// budgets its partial nodes by envelopes (L3 domains, or suffix states past the memory
+/// limit; `socket_dp::by_envelopes`): its pass over the whole box is then the long part of
+/// the search (1.5 s of 2.2 at 46 domain-line threads), and `--time-limit 0.5` or `1.5` at
+/// 46 threads reported 130.1 % from the recurrences where the refusal's clips certify
+/// 1.8–8.6 %.
 fn search_covers(
     space: &RootedTreeSpace,
     counts: &[u32],
@@ -1850,6 +1855,7 @@ fn search_covers(
             let widest = counts.iter().copied().max().unwrap_or(0);
             socket_dp::exact_memory_within(&classes, objective, counts, widest, None)
                 <= memory_limit
+                && !socket_dp::by_envelopes(&classes, objective, counts, memory_limit)
         })
 }
 
@@ -3266,6 +3272,34 @@ mod tests {
                 remote_domain: 164.5,
             }),
         }
+    }
+
+    #[test]
+    fn a_time_limited_search_builds_the_refusals_bound_first_where_envelopes_run() {
+        // Four sockets of 16 (by suffix states) start with their own covering pass, whose bound
+        // a stop reports; 46 threads on the L3 domains of chiplet-2s-4x8-domain-lines (five
+        // domains of 8 and one of 6: by envelopes) do not, so the refusal's clips are
+        // certified first.
+        let memory = Limits::default().memory_limit;
+        let four = RootedTreeSpace {
+            threads: 64,
+            thread_sockets: (0..64).map(|t| t / 16).collect(),
+            root_thread: 0,
+            pricing: std::sync::Arc::new(sandy()),
+            capacity: None,
+        };
+        assert!(search_covers(&four, &[16; 4], &Objective::Min, memory));
+        let domains = RootedTreeSpace {
+            threads: 46,
+            thread_sockets: (0..46).map(|t| t / 8).collect(),
+            root_thread: 0,
+            pricing: std::sync::Arc::new(domain_lines()),
+            capacity: None,
+        };
+        let counts = [8, 8, 8, 8, 8, 6, 0, 0];
+        assert!(!search_covers(&domains, &counts, &Objective::Min, memory));
+        // Under max neither does (a stop inside a relaxation's pass bounds T_min only).
+        assert!(!search_covers(&four, &[16; 4], &Objective::Max, memory));
     }
 
     #[test]

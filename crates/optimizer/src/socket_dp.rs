@@ -488,6 +488,21 @@ fn stage_budgets_within(
         .find(|(_, entries)| covering_bytes(entries.units, counts) <= memory)
 }
 
+/// Whether the exact search over the box `counts` under `objective` budgets its partial nodes
+/// by envelopes within `memory_limit` bytes (`stage_budgets_within`, no incumbent): under min,
+/// on L3 domains, or where the suffix states' tables do not fit.
+pub fn by_envelopes(
+    costs: &LineClasses,
+    objective: &Objective,
+    counts: &[u32],
+    memory_limit: u64,
+) -> bool {
+    let widest = counts.iter().copied().max().unwrap_or(0);
+    let memory = memory_limit.saturating_sub(table_bytes(counts));
+    stage_budgets_within(costs, objective, counts, widest, None, memory, None)
+        .is_some_and(|(form, _)| form == StageBudgets::Envelope)
+}
+
 /// The least memory the exact search's covering pass and budgets can run in over the box
 /// `within`, with the Pareto tables' index: [`covering_memory_within`], or under min, when
 /// smaller, the same with envelopes ([`envelope_estimate_within`]), saturating. What
