@@ -1383,14 +1383,16 @@ fn a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need() {
     // count vectors. The covering pass's tables: per vector S·K + 2·R + 6·S + ⌈S²/4⌉ =
     // 4·16 + 2·76 + 24 + 4 = 244 entries of 4 bytes (`f32`; R = 76 suffix states, every socket
     // holding threads; K = 16, the widest socket) and 2·4 bytes of components; the Pareto
-    // tables' index: (4² + 2·4) = 24 entries of 8 bytes and 4·4 bytes of components.
-    // 23,409 × (976 + 8 + 192 + 16) = 23,409 × 1,192 = 27,903,528 bytes (26.6 MiB). With envelopes (docs/cla.md §11, "Budgets
-    // without suffix states"), S·K + 6·S + 3·S² = 64 + 24 + 48 = 136 entries:
-    // 23,409 × (544 + 8 + 192 + 16) = 23,409 × 760 = 17,790,840 bytes (17.0 MiB), the least
-    // the exact search runs in. The Pareto pass alone would visit
+    // tables' index: (4² + 2·4) = 24 tables of ⌈23,409 / 64⌉ = 366 words of 12 bytes
+    // (105,408) and 4·4 bytes of components a vector (374,544), 479,952 bytes.
+    // 23,409 × (976 + 8) + 479,952 = 23,513,408 bytes (22.4 MiB). With envelopes (docs/cla.md
+    // §11, "Budgets without suffix states"), S·K + 6·S + 3·S² = 64 + 24 + 48 = 136 entries:
+    // 23,409 × (544 + 8) + 479,952 = 12,921,768 + 479,952 = 13,401,720 bytes (12.8 MiB), the
+    // least the exact search runs in. The Pareto pass alone would visit
     // (17·18/2)²·(9·10/2)² = 153²·45² ≈ 4.7·10⁷ pairs × 16 convolutions ≈ 7.6·10⁸, over the
-    // default budget of 10⁸: under 16 MiB (16,777,216 bytes) the answer is bounded and says
-    // what the tables need; under 20 MiB (envelopes) and the default 2 GiB it is exact.
+    // default budget of 10⁸: under 12 MiB (12,582,912 bytes) the answer is bounded and says
+    // what the tables need; under 16 MiB (envelopes, 3.4 MB left for their points) and the
+    // default 2 GiB it is exact.
     let args = |memory: Option<&str>, format: &str| -> Vec<String> {
         let mut a: Vec<String> = [
             "bcast",
@@ -1420,28 +1422,28 @@ fn a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need() {
         );
         serde_json::from_slice(&out.stdout).unwrap()
     };
-    let refused = json(Some("16M"));
+    let refused = json(Some("12M"));
     assert_eq!(refused["exact"], false, "{refused}");
     assert_eq!(refused["stopped"]["reason"], "memory-limit", "{refused}");
-    assert_eq!(refused["stopped"]["limit"], 16_777_216u64, "{refused}");
-    assert_eq!(refused["stopped"]["needed"], 17_790_840u64, "{refused}");
+    assert_eq!(refused["stopped"]["limit"], 12_582_912u64, "{refused}");
+    assert_eq!(refused["stopped"]["needed"], 13_401_720u64, "{refused}");
     assert!(refused["gap_percent"].as_f64().is_some(), "{refused}");
     let exact = json(None);
     assert_eq!(exact["exact"], true, "{exact}");
     assert!(exact["t_min_ns"].as_f64() <= refused["t_min_ns"].as_f64());
     // With envelopes, the same optimum and its tie.
-    let enveloped = json(Some("20M"));
+    let enveloped = json(Some("16M"));
     assert_eq!(enveloped["exact"], true, "{enveloped}");
     assert_eq!(enveloped["t_min_ns"], exact["t_min_ns"], "{enveloped}");
     assert_eq!(enveloped["t_max_ns"], exact["t_max_ns"], "{enveloped}");
     // The text names the need, rounded up to whole MiB, and the flag to raise.
-    let text = modelopt().args(args(Some("16M"), "text")).output().unwrap();
+    let text = modelopt().args(args(Some("12M"), "text")).output().unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
-        text.contains("its tables would take 17 MiB, over the memory limit of 16 MiB"),
+        text.contains("its tables would take 13 MiB, over the memory limit of 12 MiB"),
         "{text}"
     );
-    assert!(text.contains("a --memory-limit above 17M"), "{text}");
+    assert!(text.contains("a --memory-limit above 13M"), "{text}");
     // Limits that are not sizes, or below 1 MiB: one line, exit 2.
     for bad in ["0", "1048575", "4X", "-1", "G", "1e9"] {
         let a = args(Some(bad), "text");
@@ -1457,19 +1459,19 @@ fn a_search_no_budget_can_admit_says_so_instead_of_asking_for_more_budget() {
     // budget was used up; raise --budget", and the first even failed with an error asking for a
     // budget it had been given.
     // 1. 64 threads by id on chiplet-2s-4x8-domain-lines fill its 8 L3 domains: the exact DP's
-    //    tables index 9^8 = 43,046,721 count vectors × (8² + 2·8) = 80 tables of 8 bytes and
-    //    8 components of 4 bytes a vector: 43,046,721 × 672 = 28,927,396,512 bytes before the
-    //    covering pass's own, over the default memory limit of 2 GiB ("memory-limit", with
-    //    what the tables would need).
+    //    tables index 9^8 = 43,046,721 count vectors in (8² + 2·8) = 80 tables of
+    //    ⌈43,046,721 / 64⌉ = 672,606 words of 12 bytes (645,701,760) and 8 components of 4
+    //    bytes a vector (1,377,495,072): 2,023,196,832 bytes before the covering pass's own,
+    //    over a memory limit of 1 GiB ("memory-limit", with what the tables would need).
     // 2. 24 threads by id on chiplet-2s-4x8 (one line per socket, graph-priced) fill domains
     //    0–2: 743,724,984 rooted trees (OEIS A000081) × 23!/(7!·8!·8!)/2! = 1,577,585,295
     //    labelings (domains 1 and 2 interchangeable) = 1.17·10¹⁸ placed trees, each priced at
     //    100 units an operation of a graph of more than 24 operations: past 2^64 ≈ 1.8·10¹⁹.
-    let cases: [(&str, &str, &str); 2] = [
-        ("chiplet-2s-4x8-domain-lines", "64", "memory-limit"),
-        ("chiplet-2s-4x8", "24", "no-proof"),
+    let cases: [(&str, &str, &str, &str); 2] = [
+        ("chiplet-2s-4x8-domain-lines", "64", "1G", "memory-limit"),
+        ("chiplet-2s-4x8", "24", "2G", "no-proof"),
     ];
-    for (machine, threads, reason) in cases {
+    for (machine, threads, memory, reason) in cases {
         for budget in ["100000000", "10000000000000000"] {
             let out = modelopt()
                 .args([
@@ -1484,6 +1486,8 @@ fn a_search_no_budget_can_admit_says_so_instead_of_asking_for_more_budget() {
                     budget,
                     "--time-limit",
                     "20",
+                    "--memory-limit",
+                    memory,
                     "--format",
                     "json",
                 ])
@@ -1495,9 +1499,9 @@ fn a_search_no_budget_can_admit_says_so_instead_of_asking_for_more_budget() {
             assert_eq!(v["exact"], false, "{machine} {budget}");
             assert_eq!(v["stopped"]["reason"], reason, "{machine} {budget}: {v}");
             if reason == "memory-limit" {
-                assert_eq!(v["stopped"]["limit"], 2u64 << 30, "{v}");
+                assert_eq!(v["stopped"]["limit"], 1u64 << 30, "{v}");
                 let needed = v["stopped"]["needed"].as_u64().unwrap_or_default();
-                assert!(needed > 28_927_396_512, "{v}");
+                assert!(needed > 2_023_196_832, "{v}");
                 assert!(stderr.is_empty() || !stderr.contains("error"), "{stderr}");
             } else {
                 let said = v["stopped"]["why"].as_str().unwrap_or_default();

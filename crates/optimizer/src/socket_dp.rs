@@ -145,11 +145,13 @@ pub const CORNER_PAIRS_PER_BUDGET_UNIT: u64 = 16;
 /// the four the exact pass's rate would allow.
 pub const BOUND_PAIRS_PER_BUDGET_UNIT: u64 = 4;
 
-/// Bytes of one index entry of the Pareto tables: the range of a state's points in its table's
-/// arena, two `u32`. The tables are allocated for every count vector of the box, S² + 2·S of
-/// them, before any state is filled, so a box past the memory limit (eight sockets of 10
-/// threads: 11⁸ states × 80 tables × 8 bytes, 1.4 GB) is refused before it is allocated.
-const BYTES_PER_INDEX_ENTRY: u64 = 8;
+/// Bytes of the Pareto tables' index a word of 64 count vectors, in every table: the
+/// presence bits (8) and the sets before them (4, `u32`; see [`Table`]). The tables are
+/// allocated for every count vector of the box, S² + 2·S of them, before any state is filled,
+/// so a box past the memory limit (eight sockets of 10 threads: 11⁸ states × 80 tables, 3.2 GB
+/// of index and 6.9 GB of the count vectors' components) is refused before it is allocated.
+/// The starts of the non-empty sets (4 bytes each) come with their points, counted as stored.
+const BYTES_PER_INDEX_WORD: u64 = 12;
 
 /// Bytes of one entry of the covering pass's tables and of its budgets (a [`Bound`], `f32`).
 const BYTES_PER_COVERING_ENTRY: u64 = std::mem::size_of::<Bound>() as u64;
@@ -161,28 +163,27 @@ pub fn box_states(counts: &[u32]) -> u64 {
         .fold(1u64, |acc, &c| acc.saturating_mul(u64::from(c) + 1))
 }
 
-/// The index entries of a DP's tables over the box `counts` (see [`BYTES_PER_INDEX_ENTRY`]).
-fn table_entries(counts: &[u32]) -> WorkEstimate {
-    let s = counts.len() as u64;
-    WorkEstimate {
-        what: "socket-DP table entries (every count vector of the box, in each table)".into(),
-        units: box_states(counts).saturating_mul(s * s + 2 * s),
-    }
+/// The tables of a DP over `sockets` sockets: a subtree and a group table a socket, a node
+/// table a socket and stage.
+fn table_count(sockets: u64) -> u64 {
+    sockets * sockets + 2 * sockets
 }
 
 /// The bytes of the Pareto tables' index over the box `counts`, allocated before any state is
-/// filled: every entry of [`table_entries`] and every count vector's components (`u32`),
-/// saturating. Their points come on top, counted while they are stored.
+/// filled: every table's words of presence bits ([`BYTES_PER_INDEX_WORD`]) and every count
+/// vector's components (`u32`), saturating. The sets' starts and points come on top, counted
+/// while they are stored.
 pub fn table_bytes(counts: &[u32]) -> u64 {
     let s = counts.len() as u64;
-    if box_states(counts) > u64::from(u32::MAX) {
+    let states = box_states(counts);
+    if states > u64::from(u32::MAX) {
         // Count vectors are indexed by `u32`: no memory holds such a box here.
         return u64::MAX;
     }
-    table_entries(counts)
-        .units
-        .saturating_mul(BYTES_PER_INDEX_ENTRY)
-        .saturating_add(box_states(counts).saturating_mul(4 * s))
+    index_words(states)
+        .saturating_mul(table_count(s))
+        .saturating_mul(BYTES_PER_INDEX_WORD)
+        .saturating_add(states.saturating_mul(4 * s))
 }
 
 /// Whether the Pareto tables' index over the box `counts` fits in `memory_limit` bytes
@@ -572,28 +573,107 @@ struct PPoint {
 
 const NONE: u32 = u32::MAX;
 
-/// Pareto sets stored flat: per entry a range into one arena.
+/// Pareto sets stored flat, in one arena per table, with a succinct index: one presence bit
+/// per count vector, the sets before each 64-bit word of those bits, and where each non-empty
+/// set starts. Most count vectors of a large box hold no point within the budgets (their
+/// sets are empty), and a range per count vector in every table was most of the exact
+/// search's memory past 50 domain-line threads (docs/perf.md "Index"); this takes 12 bytes
+/// per 64 count vectors a table up front and 4 bytes per non-empty set as it is stored.
+///
+/// Sets are stored in increasing index order, once each ([`Table::set`]): the DP fills the
+/// count vectors in index order, every table of a count vector before the next.
 #[derive(Debug, Clone)]
 struct Table<P> {
-    ranges: Vec<(u32, u32)>,
+    /// Bit `idx % 64` of word `idx / 64`: whether the set of count vector `idx` is not empty.
+    present: Vec<u64>,
+    /// Per word of `present`, the non-empty sets of the words before it (final for the words
+    /// up to the last one a set was stored in; others are not read, their bits are clear).
+    before: Vec<u32>,
+    /// Words of `before` that are final.
+    ranked: usize,
+    /// Where the k-th non-empty set starts in `points`; the next one's start, or the arena's
+    /// end, ends it.
+    starts: Vec<u32>,
     points: Vec<P>,
+}
+
+/// The words of a [`Table`]'s presence bits over `entries` count vectors.
+fn index_words(entries: u64) -> u64 {
+    entries.div_ceil(64)
 }
 
 impl<P: Copy> Table<P> {
     fn new(entries: usize) -> Self {
+        let words = entries.div_ceil(64);
         Table {
-            ranges: vec![(0, 0); entries],
+            present: vec![0; words],
+            before: vec![0; words],
+            ranked: 0,
+            starts: Vec::new(),
             points: Vec::new(),
         }
     }
-    fn get(&self, idx: usize) -> &[P] {
-        let (a, b) = self.ranges[idx];
-        &self.points[a as usize..b as usize]
+
+    /// The position of `idx`'s set among the non-empty ones, `None` when it is empty.
+    fn rank(&self, idx: usize) -> Option<usize> {
+        let (word, bit) = (idx / 64, idx % 64);
+        let bits = *self.present.get(word)?;
+        if bits >> bit & 1 == 0 {
+            return None;
+        }
+        let below = (bits & ((1u64 << bit) - 1)).count_ones();
+        Some(self.before[word] as usize + below as usize)
     }
+
+    fn get(&self, idx: usize) -> &[P] {
+        let Some(k) = self.rank(idx) else {
+            return &[];
+        };
+        let start = self.starts[k] as usize;
+        let end = self
+            .starts
+            .get(k + 1)
+            .map_or(self.points.len(), |&e| e as usize);
+        &self.points[start..end]
+    }
+
+    /// Store `idx`'s set: after every set of a smaller index (see the type's docs).
     fn set(&mut self, idx: usize, set: &[P]) {
-        let a = self.points.len() as u32;
-        self.points.extend_from_slice(set);
-        self.ranges[idx] = (a, self.points.len() as u32);
+        if set.is_empty() {
+            return;
+        }
+        let word = idx / 64;
+        debug_assert!(
+            self.starts.is_empty() || (word + 1 >= self.ranked && self.rank(idx).is_none()),
+            "sets are stored in increasing index order"
+        );
+        while self.ranked <= word && self.ranked < self.before.len() {
+            self.before[self.ranked] = self.starts.len() as u32;
+            self.ranked += 1;
+        }
+        if let Some(bits) = self.present.get_mut(word) {
+            *bits |= 1u64 << (idx % 64);
+            self.starts.push(self.points.len() as u32);
+            self.points.extend_from_slice(set);
+        }
+    }
+
+    /// The sizes of the non-empty sets.
+    fn set_sizes(&self) -> impl Iterator<Item = usize> + '_ {
+        let ends = self
+            .starts
+            .iter()
+            .skip(1)
+            .copied()
+            .chain(std::iter::once(self.points.len() as u32));
+        self.starts.iter().zip(ends).map(|(a, b)| (b - a) as usize)
+    }
+
+    /// The bytes the table's arena and starts hold (their capacity: what is allocated).
+    fn stored_bytes(&self) -> u64 {
+        let points =
+            (self.points.capacity() as u64).saturating_mul(std::mem::size_of::<P>() as u64);
+        points.saturating_add((self.starts.capacity() as u64).saturating_mul(4))
     }
 }
 
@@ -1152,8 +1232,8 @@ impl SocketTable {
     /// allocated, not only what is used). A pass reads it after every state, so it passes
     /// [`SocketTable::memory_cap`] by at most one state's points and one arena's growth.
     fn arena_bytes(&self) -> u64 {
-        fn bytes<P>(table: &Table<P>) -> u64 {
-            (table.points.capacity() as u64).saturating_mul(std::mem::size_of::<P>() as u64)
+        fn bytes<P: Copy>(table: &Table<P>) -> u64 {
+            table.stored_bytes()
         }
         let trees: u64 = self.trees.iter().map(bytes).sum();
         let groups: u64 = self.groups.iter().map(bytes).sum();
@@ -1308,11 +1388,7 @@ impl SocketTable {
     pub fn sizes(&self) -> [(usize, usize); 3] {
         fn count<P: Copy>(tables: &[&Table<P>]) -> (usize, usize) {
             let total = tables.iter().map(|t| t.points.len()).sum();
-            let largest = tables
-                .iter()
-                .flat_map(|t| t.ranges.iter().map(|(a, b)| (b - a) as usize))
-                .max()
-                .unwrap_or(0);
+            let largest = tables.iter().flat_map(|t| t.set_sizes()).max().unwrap_or(0);
             (total, largest)
         }
         [
@@ -3145,6 +3221,62 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_succinct_index_reads_back_every_set_and_empty_elsewhere() {
+        // 200 count vectors (4 words of presence bits, the last one partial), sets stored at
+        // 0, 63, 64, 65, 127 and 199 (both ends of a word, a word's first bits, the last
+        // vector) with 1, 2, 3, 1, 2, 1 points; 5 stored empty (no bit, no start).
+        let mut table: Table<u32> = Table::new(200);
+        assert_eq!((table.present.len(), table.before.len()), (4, 4));
+        let stored: [(usize, &[u32]); 7] = [
+            (0, &[10]),
+            (5, &[]),
+            (63, &[20, 21]),
+            (64, &[30, 31, 32]),
+            (65, &[40]),
+            (127, &[50, 51]),
+            (199, &[60]),
+        ];
+        for (idx, set) in stored {
+            table.set(idx, set);
+        }
+        for idx in 0..200 {
+            let want = stored
+                .iter()
+                .find(|(i, _)| *i == idx)
+                .map_or(&[][..], |(_, set)| *set);
+            assert_eq!(table.get(idx), want, "{idx}");
+        }
+        // Six starts (4 bytes each) and ten points; the sets' sizes in index order.
+        assert_eq!(table.starts.len(), 6);
+        assert_eq!(table.points.len(), 10);
+        assert_eq!(table.set_sizes().collect::<Vec<_>>(), [1, 2, 3, 1, 2, 1]);
+        // Past the box: empty, not a panic.
+        assert!(table.get(256).is_empty());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_succinct_index_equals_a_range_per_count_vector(
+            sizes in proptest::collection::vec(0usize..4, 1..600)
+        ) {
+            // The law: storing each count vector's set in index order and reading any index
+            // back gives that set, as the dense ranges it replaced did.
+            let mut table: Table<usize> = Table::new(sizes.len());
+            let sets: Vec<Vec<usize>> = sizes
+                .iter()
+                .enumerate()
+                .map(|(idx, &k)| (0..k).map(|j| idx * 10 + j).collect())
+                .collect();
+            for (idx, set) in sets.iter().enumerate() {
+                table.set(idx, set);
+            }
+            for (idx, set) in sets.iter().enumerate() {
+                proptest::prop_assert_eq!(table.get(idx), &set[..]);
+            }
+        }
+    }
+
+    #[test]
     fn a_unit_wider_than_the_covering_pass_stores_is_refused_not_wrapped() {
         // 70,000 nodes on one unit do not fit the u16 components of a count vector: even with
         // an unlimited budget and an incumbent that would make the tables small (K = 1), the
@@ -3291,14 +3423,15 @@ mod tests {
         // table each) and 6 group tables: 90. 9⁶ = 531,441 vectors: 47,829,690 entries,
         // 191,318,760 bytes of f32, + the components of the box (4·6 bytes a vector,
         // 12,754,584) and of the pass's grid (2·6, 6,377,292): 210,450,636 bytes. No Pareto
-        // index, which the exact search adds (531,441 × (48·8 + 6·4) = 216,827,928 bytes),
-        // with every reachable suffix state of its pass, forward and as budgets.
+        // index, which the exact search adds (48 tables of ⌈531,441 / 64⌉ = 8,304 words of 12
+        // bytes, 4,783,104, and the components, 12,754,584: 17,537,688 bytes), with every
+        // reachable suffix state of its pass, forward and as budgets.
         let costs = chiplet(3);
         let counts = [8u32; 6];
         let min = Objective::Min;
         let entries = bound_estimate_within(&costs, &min, &counts, 8, None).units;
         assert_eq!(entries, 47_829_690);
-        assert_eq!(table_bytes(&counts), 216_827_928);
+        assert_eq!(table_bytes(&counts), 17_537_688);
         assert_eq!(
             bound_memory_within(&costs, &min, &counts, 8, None),
             210_450_636
@@ -3317,8 +3450,9 @@ mod tests {
     #[test]
     fn a_box_whose_tables_exceed_memory_is_refused_before_allocating() {
         // Eight sockets of 10: 11^8 = 214,358,881 count vectors. The exact search's index:
-        // (64 + 16) tables of 8-byte entries, and 8 components of 4 bytes a vector:
-        // 214,358,881 × (640 + 32) = 144,049,168,032 bytes (134 GiB). A bound's covering pass
+        // (64 + 16) tables of ⌈214,358,881 / 64⌉ = 3,349,358 words of 12 bytes, 3,215,383,680,
+        // and 8 components of 4 bytes a vector, 6,859,484,192: 10,074,867,872 bytes (9.4 GiB).
+        // A bound's covering pass
         // (least of a total, no index): 8·10 + 64 + 8 = 152 f32 entries (K = 10, node stages
         // ascending, group tables), 8·4 bytes of components and 8·2 of its grid's a vector:
         // 214,358,881 × 656 = 140,619,425,936 bytes. Both over the default memory limit of
@@ -3349,7 +3483,7 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert_eq!(table_bytes(&counts), 144_049_168_032);
+        assert_eq!(table_bytes(&counts), 10_074_867_872);
         let costs = e5_2660();
         let default = Limits::default().memory_limit;
         assert!(!covering_fits(&costs, &counts, default));
@@ -3361,17 +3495,18 @@ mod tests {
         // s·(S − s + 1). S = 4: 32 + (18 + 4) + (8 + 6) + (2 + 6) = 76. Four sockets of 16
         // (83,521 vectors): 83,521 × (4·16 + 2·76 + 6·4 + 4) = 83,521 × 244 = 20,379,124
         // values of 4 bytes (`f32`) and 2·4 bytes of components a vector, 81,516,496 + 668,168
-        // = 82,184,664 bytes; with the index, 83,521 × (24·8 + 4·4) = 17,372,368 bytes,
-        // 99,557,032 in all (95 MiB): it fits the default 2 GiB, and a limit of exactly that,
+        // = 82,184,664 bytes; with the index, 24 tables of ⌈83,521 / 64⌉ = 1,306 words of 12
+        // bytes (376,128) and 83,521 × 4·4 of components (1,336,336), 1,712,464 bytes:
+        // 83,897,128 in all (80 MiB). It fits the default 2 GiB, and a limit of exactly that,
         // not one byte less.
         assert_eq!(covering_estimate(&costs, &[16; 4]).units, 20_379_124);
-        assert_eq!(table_bytes(&[16; 4]), 17_372_368);
+        assert_eq!(table_bytes(&[16; 4]), 1_712_464);
         assert!(covering_fits(&costs, &[16; 4], default));
-        assert!(covering_fits(&costs, &[16; 4], 99_557_032));
-        assert!(!covering_fits(&costs, &[16; 4], 99_557_031));
+        assert!(covering_fits(&costs, &[16; 4], 83_897_128));
+        assert!(!covering_fits(&costs, &[16; 4], 83_897_127));
         // With envelopes (under min, when the suffix states' tables do not fit): 4·16 + 6·4 +
         // 3·4² = 64 + 24 + 48 = 136 entries a vector, 83,521 × 136 = 11,358,856 of 4 bytes,
-        // 45,435,424 + 668,168 of components + the index's 17,372,368 = 63,475,960 bytes, the
+        // 45,435,424 + 668,168 of components + the index's 1,712,464 = 47,816,056 bytes, the
         // least the exact search needs; under max, where envelopes do not apply, the suffix
         // states' form is the only one.
         assert_eq!(
@@ -3380,7 +3515,7 @@ mod tests {
         );
         assert_eq!(
             exact_memory_within(&costs, &Objective::Min, &[16; 4], 16, None),
-            63_475_960
+            47_816_056
         );
         assert_eq!(
             envelope_estimate_within(&costs, &Objective::Max, &[16; 4], 16, None).units,
@@ -3393,11 +3528,11 @@ mod tests {
         // So a limit between the two runs the exact search with envelopes: sized by them.
         let min = Objective::Min;
         assert_eq!(
-            estimate_for(&costs, &[16; 4], &min, 63_475_960, None).units,
+            estimate_for(&costs, &[16; 4], &min, 47_816_056, None).units,
             11_358_856
         );
         assert_eq!(
-            estimate_for(&costs, &[16; 4], &min, 99_557_032, None).units,
+            estimate_for(&costs, &[16; 4], &min, 83_897_128, None).units,
             20_379_124
         );
         // Under max (and blends) each unit keeps a group table per relation to the parent,
@@ -3409,14 +3544,15 @@ mod tests {
         // S = 8: R = 128 + 106 + 86 + 68 + 52 + 38 + 26 + 16 = 520, 6·S + S²/4 = 64. Eight
         // sockets of 2: 6,561 × (8·2 + 2·520 + 64) = 6,561 × 1,120 = 7,348,320 entries fit; of
         // 3: 65,536 × (24 + 1,040 + 64) = 73,924,608 entries, 295,698,432 bytes, + 65,536 × 16
-        // of components and the index's 65,536 × (80·8 + 8·4) = 44,040,192: 340,787,200
-        // bytes, within 2 GiB, not 256 MiB.
+        // of components and the index's 80 tables of 1,024 words of 12 bytes (983,040) and
+        // 65,536 × 8·4 of components (2,097,152): 299,827,200 bytes, within 2 GiB, not
+        // 256 MiB.
         assert_eq!(covering_estimate(&costs, &[2; 8]).units, 7_348_320);
         assert!(covering_fits(&costs, &[2; 8], default));
         assert_eq!(covering_estimate(&costs, &[3; 8]).units, 73_924_608);
         assert!(covering_fits(&costs, &[3; 8], default));
-        assert!(covering_fits(&costs, &[3; 8], 340_787_200));
-        assert!(!covering_fits(&costs, &[3; 8], 340_787_199));
+        assert!(covering_fits(&costs, &[3; 8], 299_827_200));
+        assert!(!covering_fits(&costs, &[3; 8], 299_827_199));
         assert!(!covering_fits(&costs, &[3; 8], 256 << 20));
     }
 
@@ -3434,13 +3570,14 @@ mod tests {
         let without = covering_estimate_within(&costs, &min, &counts, 512, None).units;
         let with = covering_estimate_within(&costs, &min, &counts, 512, Some(1_600.0)).units;
         assert_eq!((without, with), (279_222_309, 30_790_773));
-        // In bytes (4 an entry), with the index (263,169 × (8·8 + 2·4) = 18,948,168) and the
-        // components (263,169 × 2·2 = 1,052,676): 1,136,890,080 without, over a limit of
-        // 1 GiB, and 143,163,936 with it; the work estimate follows (the exact search asks
+        // In bytes (4 an entry), with the index (8 tables of ⌈263,169 / 64⌉ = 4,113 words of
+        // 12 bytes, 394,848, and 263,169 × 2·4 of components, 2,105,352: 2,500,200) and the
+        // pass's grid (263,169 × 2·2 = 1,052,676): 1,120,442,112 without, over a limit of
+        // 1 GiB, and 126,715,968 with it; the work estimate follows (the exact search asks
         // again with its stopgap tree's score before it answers with the memory's reason).
         let memory = |incumbent| covering_memory_within(&costs, &min, &counts, 512, incumbent);
-        assert_eq!(memory(None), 1_136_890_080);
-        assert_eq!(memory(Some(1_600.0)), 143_163_936);
+        assert_eq!(memory(None), 1_120_442_112);
+        assert_eq!(memory(Some(1_600.0)), 126_715_968);
         let default = Limits::default().memory_limit;
         assert_eq!(
             estimate_for(&costs, &counts, &min, default, Some(1_600.0)).units,
@@ -3476,16 +3613,16 @@ mod tests {
         // σ = 1: 16 + 12 + 6 + 4 + 2 + 3 = 43; σ = 3 as σ = 2: 45. R = 39 + 43 + 45 + 45 + 33 =
         // 205, and the tables hold 9^5 × (8·8 + 2·205 + 6·8 + 64/4) = 59,049 × 538 =
         // 31,768,362 values, 127,073,448 bytes, + 59,049 × 16 of components = 128,018,232, and
-        // the index 59,049 × (80·8 + 8·4) = 39,680,928: 167,699,160 bytes, within the default
-        // 2 GiB
+        // the index, 80 tables of ⌈59,049 / 64⌉ = 923 words of 12 bytes (886,080) and 59,049 ×
+        // 8·4 of components (1,889,568): 130,793,880 bytes, within the default 2 GiB
         // (with all 8·8·40 stage states it would be 59,049 × 5,184 = 306,110,016 values,
         // 1,224,440,064 bytes: eight times as many).
         assert_eq!(widths(1).iter().sum::<usize>(), 43);
         assert_eq!(widths(3).iter().sum::<usize>(), 45);
         assert_eq!(suffix.stage_states(&costs, &counts), 205);
         assert_eq!(covering_estimate(&costs, &counts).units, 31_768_362);
-        assert!(covering_fits(&costs, &counts, 167_699_160));
-        assert!(!covering_fits(&costs, &counts, 167_699_159));
+        assert!(covering_fits(&costs, &counts, 130_793_880));
+        assert!(!covering_fits(&costs, &counts, 130_793_879));
         // Every state listed is one a node can reach: the empty state at every stage of a
         // unit with room.
         let slots = suffix.slots(&costs, &counts);

@@ -288,10 +288,11 @@ fn dp_equals_exhaustive_search_on_the_e5_2660_split() {
 
 #[test]
 fn the_pareto_points_are_held_to_the_memory_limit() {
-    // 4 + 4 threads: 5² = 25 count vectors, S² + 2·S = 8 index entries of 8 bytes and 2
-    // components of 4 bytes each: 25 × 72 = 1,800 bytes of index.
+    // 4 + 4 threads: 5² = 25 count vectors, one word of presence bits in each of the
+    // S² + 2·S = 8 tables (12 bytes with its rank) and 2 components of 4 bytes a vector:
+    // 8 × 12 + 25 × 8 = 96 + 200 = 296 bytes of index.
     let counts = [4u32, 4];
-    assert_eq!(socket_dp::table_bytes(&counts), 1_800);
+    assert_eq!(socket_dp::table_bytes(&counts), 296);
     let build = |memory_limit: u64| {
         let limits = Limits {
             memory_limit,
@@ -299,18 +300,19 @@ fn the_pareto_points_are_held_to_the_memory_limit() {
         };
         SocketTable::build(&sandy().into(), &counts, None, &limits, &Progress::none())
     };
-    // Under 1,799 bytes the index itself is refused, before anything is allocated.
-    match build(1_799) {
-        Err(socket_dp::SocketDpError::Memory(m)) => assert_eq!((m.bytes, m.limit), (1_800, 1_799)),
+    // Under 296 bytes the index itself is refused, before anything is allocated.
+    match build(295) {
+        Err(socket_dp::SocketDpError::Memory(m)) => assert_eq!((m.bytes, m.limit), (296, 295)),
         other => panic!("{other:?}"),
     }
     // 256 bytes beside the index: the points (24 bytes a subtree point, 32 a group point, 40
-    // a node stage's) pass it within a few states, and the pass stops with the reason.
-    let (_, filled) = build(1_800 + 256).unwrap();
+    // a node stage's) and their sets' starts (4 bytes each) pass it within a few states, and
+    // the pass stops with the reason.
+    let (_, filled) = build(296 + 256).unwrap();
     assert_eq!(
         filled,
         Filled::Stopped(StopReason::MemoryLimit {
-            limit: 2_056,
+            limit: 552,
             needed: 0
         })
     );
