@@ -1453,6 +1453,47 @@ fn a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need() {
 }
 
 #[test]
+fn a_budget_between_the_two_forms_runs_the_search_by_envelopes() {
+    // The request of a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need (48
+    // threads on xeon-e5-4650-4s, counts [16, 16, 8, 8], 23,409 count vectors): by suffix
+    // states 23,409 × 244 = 5,711,796 entries, by envelopes 23,409 × 136 = 3,183,624. On
+    // sockets the suffix states are preferred; at a budget of 4,000,000 they are over it and
+    // the envelopes are not, so the search runs by envelopes and is exact (the default's
+    // optimum and tie, 826.2 / 3,610.6 ns), where it used to be refused by the budget; at
+    // 3,000,000 both are over it, and the answer is bounded with the budget as the reason.
+    let json = |budget: &str| -> serde_json::Value {
+        serde_json::from_str(&stdout_of(&[
+            "bcast",
+            "-m",
+            "xeon-e5-4650-4s",
+            "-n",
+            "48",
+            "--algorithm",
+            "cla-tree",
+            "--budget",
+            budget,
+            "--format",
+            "json",
+        ]))
+        .unwrap()
+    };
+    let within = json("4000000");
+    assert_eq!(within["exact"], true, "{within}");
+    assert!(
+        (within["t_min_ns"].as_f64().unwrap() - 826.21).abs() < 0.01,
+        "{within}"
+    );
+    assert!(
+        (within["t_max_ns"].as_f64().unwrap() - 3_610.61).abs() < 0.01,
+        "{within}"
+    );
+    let over = json("3000000");
+    assert_eq!(over["exact"], false, "{over}");
+    assert_eq!(over["stopped"]["reason"], "work-budget", "{over}");
+    assert_eq!(over["stopped"]["budget"], 3_000_000u64, "{over}");
+}
+
+#[test]
 fn a_search_no_budget_can_admit_says_so_instead_of_asking_for_more_budget() {
     // Each case is refused by something no work budget changes, so the answer is the
     // heuristic one with that reason, whatever --budget says; before, they said "the work

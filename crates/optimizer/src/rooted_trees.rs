@@ -1054,11 +1054,7 @@ fn dp_admits(
     }
     if limits
         .check(&socket_dp_estimate(
-            space,
-            counts,
-            objective,
-            limits.memory_limit,
-            incumbent,
+            space, counts, objective, limits, incumbent,
         ))
         .is_err()
     {
@@ -1096,12 +1092,13 @@ fn socket_dp_estimate(
     space: &RootedTreeSpace,
     counts: &[u32],
     objective: &Objective,
-    memory_limit: u64,
+    limits: &Limits,
     incumbent: Option<f64>,
 ) -> WorkEstimate {
     match space.pricing.line_classes() {
         Some(classes) => {
-            socket_dp::estimate_for(&classes, counts, objective, memory_limit, incumbent)
+            let room = (limits.memory_limit, limits.work_budget);
+            socket_dp::estimate_for(&classes, counts, objective, room, incumbent)
         }
         None => socket_dp::estimate(counts),
     }
@@ -1203,7 +1200,7 @@ fn free_split(
             // `socket_optimum`: after a stop it answers at once, and as well as the refusal.
             // The trees are the table's incumbent; the bound is left to the covering pass when
             // the search starts with one (a share of 0 computes none).
-            let share = if search_covers(space, &box_counts, objective, ctl.limits.memory_limit) {
+            let share = if search_covers(space, &box_counts, objective, ctl.limits) {
                 0
             } else {
                 stopgap_share(ctl.limits)
@@ -1848,14 +1845,15 @@ fn search_covers(
     space: &RootedTreeSpace,
     counts: &[u32],
     objective: &Objective,
-    memory_limit: u64,
+    limits: &Limits,
 ) -> bool {
+    let room = (limits.memory_limit, limits.work_budget);
     *objective == Objective::Min
         && space.pricing.line_classes().is_some_and(|classes| {
             let widest = counts.iter().copied().max().unwrap_or(0);
             socket_dp::exact_memory_within(&classes, objective, counts, widest, None)
-                <= memory_limit
-                && !socket_dp::by_envelopes(&classes, objective, counts, memory_limit)
+                <= limits.memory_limit
+                && !socket_dp::by_envelopes(&classes, objective, counts, room)
         })
 }
 
@@ -2262,17 +2260,15 @@ fn socket_optimum(
     // Under a time limit the refusal's bound is built first, unless the search's own covering
     // pass gives it (computing it twice cost 0.3 s of 0.9 at 4 × 16).
     let early_bound = match ctl.limits.time_limit {
-        Some(_) if !search_covers(space, counts, objective, ctl.limits.memory_limit) => {
-            Some(stopgap_bound(
-                space,
-                counts,
-                root_socket,
-                objective,
-                ctl,
-                stopgap_share(ctl.limits),
-                Some(stopgap.score(objective)),
-            )?)
-        }
+        Some(_) if !search_covers(space, counts, objective, ctl.limits) => Some(stopgap_bound(
+            space,
+            counts,
+            root_socket,
+            objective,
+            ctl,
+            stopgap_share(ctl.limits),
+            Some(stopgap.score(objective)),
+        )?),
         _ => None,
     };
     let outcome = socket_dp::optimal(
@@ -3280,7 +3276,7 @@ mod tests {
         // a stop reports; 46 threads on the L3 domains of chiplet-2s-4x8-domain-lines (five
         // domains of 8 and one of 6: by envelopes) do not, so the refusal's clips are
         // certified first.
-        let memory = Limits::default().memory_limit;
+        let memory = Limits::default();
         let four = RootedTreeSpace {
             threads: 64,
             thread_sockets: (0..64).map(|t| t / 16).collect(),
@@ -3288,7 +3284,7 @@ mod tests {
             pricing: std::sync::Arc::new(sandy()),
             capacity: None,
         };
-        assert!(search_covers(&four, &[16; 4], &Objective::Min, memory));
+        assert!(search_covers(&four, &[16; 4], &Objective::Min, &memory));
         let domains = RootedTreeSpace {
             threads: 46,
             thread_sockets: (0..46).map(|t| t / 8).collect(),
@@ -3297,9 +3293,9 @@ mod tests {
             capacity: None,
         };
         let counts = [8, 8, 8, 8, 8, 6, 0, 0];
-        assert!(!search_covers(&domains, &counts, &Objective::Min, memory));
+        assert!(!search_covers(&domains, &counts, &Objective::Min, &memory));
         // Under max neither does (a stop inside a relaxation's pass bounds T_min only).
-        assert!(!search_covers(&four, &[16; 4], &Objective::Max, memory));
+        assert!(!search_covers(&four, &[16; 4], &Objective::Max, &memory));
     }
 
     #[test]

@@ -440,16 +440,18 @@ pub fn covering_memory_within(
 /// ([`envelope_estimate_within`]) when those fit; else the transition pairs of the Pareto pass
 /// alone ([`estimate`]). With the `incumbent`'s score (offset included), a group holds no more
 /// trees than can beat it, as the pass itself sizes its tables ([`covering_estimate_within`]).
+/// Of the forms that fit, one within `work_budget` entries is taken first.
 pub fn estimate_for(
     costs: &LineClasses,
     counts: &[u32],
     objective: &Objective,
-    memory_limit: u64,
+    (memory_limit, work_budget): (u64, u64),
     incumbent: Option<f64>,
 ) -> WorkEstimate {
     let widest = counts.iter().copied().max().unwrap_or(0);
     let memory = memory_limit.saturating_sub(table_bytes(counts));
-    stage_budgets_within(costs, objective, counts, widest, incumbent, memory, None)
+    let room = (memory, work_budget);
+    stage_budgets_within(costs, objective, counts, widest, incumbent, room, None)
         .map_or_else(|| estimate(counts), |(_, entries)| entries)
 }
 
@@ -458,7 +460,11 @@ pub fn estimate_for(
 /// ([`envelope_estimate_within`]) when the units are L3 domains (a node's groups wait in three
 /// classes, so its stages have many suffix states) or the suffix states' form
 /// ([`covering_estimate_within`]) does not fit, else the suffix states; `None` when neither
-/// fits. Only the `forced` form if given. Measured with each form forced (docs/perf.md
+/// fits. Of the forms that fit, the first within `work_budget` entries is taken, so a request
+/// on sockets whose suffix states are over the budget runs by envelopes when theirs are within
+/// it (four sockets of 16 at a budget of 1.5·10⁷: 20,379,124 entries by suffix states,
+/// 11,358,856 by envelopes); when none is, the preferred one, whose size the budget refuses.
+/// Only the `forced` form if given. Measured with each form forced (docs/perf.md
 /// "Envelopes", same output to the byte): on L3 domains the envelopes are 1.7–1.9 × faster
 /// from 33 domain-line threads on and take a third of the memory (at a few hundred µs, the
 /// same time); on sockets the suffix states prune better and are 1.3–1.6 × faster (4 × 16,
@@ -469,7 +475,7 @@ fn stage_budgets_within(
     counts: &[u32],
     widest: u32,
     incumbent: Option<f64>,
-    memory: u64,
+    (memory, work_budget): (u64, u64),
     forced: Option<StageBudgets>,
 ) -> Option<(StageBudgets, WorkEstimate)> {
     let by_suffix = covering_estimate_within(costs, objective, counts, widest, incumbent);
@@ -483,24 +489,35 @@ fn stage_budgets_within(
     if envelopes_first {
         forms.reverse();
     }
-    forms
+    let mut fitting = forms
         .into_iter()
         .filter(|(form, _)| forced.is_none_or(|f| f == *form))
-        .find(|(_, entries)| covering_bytes(entries.units, counts) <= memory)
+        .filter(|(_, entries)| covering_bytes(entries.units, counts) <= memory);
+    let first = fitting.next()?;
+    if first.1.units <= work_budget {
+        return Some(first);
+    }
+    Some(
+        fitting
+            .find(|(_, entries)| entries.units <= work_budget)
+            .unwrap_or(first),
+    )
 }
 
 /// Whether the exact search over the box `counts` under `objective` budgets its partial nodes
-/// by envelopes within `memory_limit` bytes (`stage_budgets_within`, no incumbent): under min,
-/// on L3 domains, or where the suffix states' tables do not fit.
+/// by envelopes within `memory_limit` bytes and `work_budget` entries (`stage_budgets_within`,
+/// no incumbent): under min, on L3 domains, or where the suffix states' tables do not fit or
+/// are over the budget while the envelopes' are not.
 pub fn by_envelopes(
     costs: &LineClasses,
     objective: &Objective,
     counts: &[u32],
-    memory_limit: u64,
+    (memory_limit, work_budget): (u64, u64),
 ) -> bool {
     let widest = counts.iter().copied().max().unwrap_or(0);
     let memory = memory_limit.saturating_sub(table_bytes(counts));
-    stage_budgets_within(costs, objective, counts, widest, None, memory, None)
+    let room = (memory, work_budget);
+    stage_budgets_within(costs, objective, counts, widest, None, room, None)
         .is_some_and(|(form, _)| form == StageBudgets::Envelope)
 }
 
@@ -892,7 +909,7 @@ impl SocketTable {
                 costs,
                 counts,
                 &p.objective,
-                limits.memory_limit,
+                (limits.memory_limit, limits.work_budget),
                 Some(p.incumbent).filter(|i| i.is_finite()),
             ))?,
             None => limits.check(&estimate(counts))?,
@@ -922,7 +939,7 @@ impl SocketTable {
                 &p.objective,
                 counts,
                 p.incumbent,
-                table.memory_cap,
+                (table.memory_cap, limits.work_budget),
                 forced,
             );
             let bytes = planned.map_or_else(
@@ -958,7 +975,7 @@ impl SocketTable {
                 (root, whole_total),
                 p.incumbent,
                 allowance,
-                (table.memory_cap, forced),
+                ((table.memory_cap, limits.work_budget), forced),
                 &deadline,
             );
             progress.finish();
@@ -2257,19 +2274,19 @@ enum NotBuilt {
 
 impl ScalarPass {
     /// Which budgets a pass over `counts` (a request of `objective` cut at `incumbent`, offset
-    /// included) keeps within `memory` bytes, with its bytes ([`stage_budgets_within`]); only
-    /// the `forced` form if given.
+    /// included) keeps within `memory` bytes, preferring one within `work_budget` entries, with
+    /// its bytes ([`stage_budgets_within`]); only the `forced` form if given.
     fn plan(
         costs: &LineClasses,
         objective: &Objective,
         counts: &[u32],
         incumbent: f64,
-        memory: u64,
+        room: (u64, u64),
         forced: Option<StageBudgets>,
     ) -> Option<(StageBudgets, u64)> {
         let widest = counts.iter().copied().max().unwrap_or(0);
         let incumbent = Some(incumbent).filter(|i| i.is_finite());
-        stage_budgets_within(costs, objective, counts, widest, incumbent, memory, forced)
+        stage_budgets_within(costs, objective, counts, widest, incumbent, room, forced)
             .map(|(form, entries)| (form, covering_bytes(entries.units, counts)))
     }
 
@@ -2287,13 +2304,13 @@ impl ScalarPass {
         (root, root_total): (usize, usize),
         incumbent: f64,
         allowance: u64,
-        (memory, forced): (u64, Option<StageBudgets>),
+        (room, forced): ((u64, u64), Option<StageBudgets>),
         deadline: &Deadline,
     ) -> Result<Self, NotBuilt> {
         let widest = counts.iter().copied().max().unwrap_or(0);
         let prices = covering::Prices::of(objective);
         let Some((stage_budgets, bytes)) =
-            Self::plan(&table.costs, objective, counts, incumbent, memory, forced)
+            Self::plan(&table.costs, objective, counts, incumbent, room, forced)
         else {
             return Err(NotBuilt::TooLarge);
         };
@@ -3528,13 +3545,31 @@ mod tests {
         // So a limit between the two runs the exact search with envelopes: sized by them.
         let min = Objective::Min;
         assert_eq!(
-            estimate_for(&costs, &[16; 4], &min, 47_816_056, None).units,
+            estimate_for(&costs, &[16; 4], &min, (47_816_056, u64::MAX), None).units,
             11_358_856
         );
         assert_eq!(
-            estimate_for(&costs, &[16; 4], &min, 83_897_128, None).units,
+            estimate_for(&costs, &[16; 4], &min, (83_897_128, u64::MAX), None).units,
             20_379_124
         );
+        // Both fit the default memory; the suffix states are preferred on sockets, unless they
+        // are over the work budget and the envelopes are not: at 1.5·10⁷ the envelopes'
+        // 11,358,856 entries, at 10⁷ (both over) the suffix states', which the budget refuses.
+        let room = |budget: u64| (default, budget);
+        assert_eq!(
+            estimate_for(&costs, &[16; 4], &min, room(21_000_000), None).units,
+            20_379_124
+        );
+        assert_eq!(
+            estimate_for(&costs, &[16; 4], &min, room(15_000_000), None).units,
+            11_358_856
+        );
+        assert_eq!(
+            estimate_for(&costs, &[16; 4], &min, room(10_000_000), None).units,
+            20_379_124
+        );
+        assert!(by_envelopes(&costs, &min, &[16; 4], room(15_000_000)));
+        assert!(!by_envelopes(&costs, &min, &[16; 4], room(21_000_000)));
         // Under max (and blends) each unit keeps a group table per relation to the parent,
         // forward and in the budgets: 2 · S · 2 = 16 more per vector, 83,521 × 260.
         assert_eq!(
@@ -3580,7 +3615,7 @@ mod tests {
         assert_eq!(memory(Some(1_600.0)), 126_715_968);
         let default = Limits::default().memory_limit;
         assert_eq!(
-            estimate_for(&costs, &counts, &min, default, Some(1_600.0)).units,
+            estimate_for(&costs, &counts, &min, (default, u64::MAX), Some(1_600.0)).units,
             30_790_773
         );
     }
