@@ -1250,16 +1250,19 @@ fn a_free_split_over_eight_wide_sockets_answers_instead_of_listing_every_split()
 
 #[test]
 fn a_sweep_says_before_it_starts_how_many_points_are_over_the_budget() {
-    // Free splits over the four sockets (each holding its 8 cores) at a budget of 10^6: under
-    // min the socket DP over the box (m,m,m,m), m = min(n, 8), is sized by its covering pass,
-    // (m+1)^4 count vectors × (4·m + 2·76 + 6·4 + ⌈4²/4⌉) = (4·m + 180) table entries (K = m
-    // trees a group at most; 76 the suffix states its node stages reach, worked out in
-    // socket_dp's unit test `a_box_whose_tables_exceed_memory_is_refused_before_allocating`;
-    // sockets as units keep the suffix states where they fit): 4,096 × 208 = 851,968 at
-    // n = 7, 6,561 × 212 = 1,390,932 from n = 8 on (the box stops growing). So of the 11
-    // points 2..=12, the 5 from 8 on are over the budget: said before the sweep, and then
-    // answered NOT proven optimal. On the chiplet machine (graph-priced trees) the
-    // note must match the answers too.
+    // Free splits over the four sockets (each holding its 8 cores) at a budget of 5·10^5:
+    // under min the socket DP over the box (m,m,m,m), m = min(n, 8), is sized by its covering
+    // pass, (m+1)^4 count vectors × entries a vector (K = m trees a group at most). By suffix
+    // states 4·m + 2·76 + 6·4 + ⌈4²/4⌉ = 4·m + 180 (76 the suffix states its node stages
+    // reach, worked out in socket_dp's unit test
+    // `a_box_whose_tables_exceed_memory_is_refused_before_allocating`), by envelopes
+    // 4·m + 6·4 + 3·4² = 4·m + 72; sockets as units prefer the suffix states, and take the
+    // envelopes where only theirs are within the budget. n = 7: 4,096 × 208 = 851,968 by
+    // suffix states, over, and 4,096 × 100 = 409,600 by envelopes, within; from n = 8 on (the
+    // box stops growing) 6,561 × 212 = 1,390,932 and 6,561 × 104 = 682,344, both over. So of
+    // the 11 points 2..=12, the 5 from 8 on are over the budget: said before the sweep, and
+    // then answered NOT proven optimal (at 10^6 the envelopes admit them all). On the chiplet
+    // machine (graph-priced trees) the note must match the answers too.
     let sweep = |args: &[&str]| {
         let out = modelopt().args(args).output().unwrap();
         assert!(out.status.success(), "{args:?}");
@@ -1291,7 +1294,7 @@ fn a_sweep_says_before_it_starts_how_many_points_are_over_the_budget() {
             "--algorithm",
             "cla-tree",
             "--budget",
-            "1000000",
+            "500000",
         ];
         a.extend(extra);
         a
@@ -1299,7 +1302,7 @@ fn a_sweep_says_before_it_starts_how_many_points_are_over_the_budget() {
     let (said, flagged, stderr) = sweep(&args("xeon-e5-4650-4s", &["--placement", "optimal"]));
     assert_eq!((said, flagged), (Some(5), Some(5)), "{stderr}");
     assert!(stderr
-        .contains("5 of its 11 points cannot be proven optimal within the work budget of 1000000"));
+        .contains("5 of its 11 points cannot be proven optimal within the work budget of 500000"));
     let chiplet = args("chiplet-2s-4x8", &[]);
     let (said, flagged, stderr) = sweep(&chiplet);
     assert!(said.is_some_and(|n| n > 0), "{stderr}");

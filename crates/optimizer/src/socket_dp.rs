@@ -593,12 +593,13 @@ const NONE: u32 = u32::MAX;
 /// Pareto sets stored flat, in one arena per table, with a succinct index: one presence bit
 /// per count vector, the sets before each 64-bit word of those bits, and where each non-empty
 /// set starts. Most count vectors of a large box hold no point within the budgets (their
-/// sets are empty), and a range per count vector in every table was most of the exact
-/// search's memory past 50 domain-line threads (docs/perf.md "Index"); this takes 12 bytes
-/// per 64 count vectors a table up front and 4 bytes per non-empty set as it is stored.
+/// sets are empty), and a range per count vector in every table was 35–44 % of the exact
+/// search's memory from 50 domain-line threads on (docs/perf.md "The index"); this takes 12
+/// bytes per 64 count vectors a table up front and 4 bytes per non-empty set as it is stored.
 ///
-/// Sets are stored in increasing index order, once each ([`Table::set`]): the DP fills the
-/// count vectors in index order, every table of a count vector before the next.
+/// Non-empty sets are stored in increasing index order, once each ([`Table::set`]; storing
+/// an empty set is a no-op): the DP fills the count vectors in index order, every table of a
+/// count vector before the next.
 #[derive(Debug, Clone)]
 struct Table<P> {
     /// Bit `idx % 64` of word `idx / 64`: whether the set of count vector `idx` is not empty.

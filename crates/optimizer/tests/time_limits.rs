@@ -363,7 +363,7 @@ fn a_rooted_tree_search_against_a_passed_deadline_answers_at_once() {
 #[test]
 fn the_preflight_agrees_with_the_search() {
     // `search::runs_to_budget` (what a sweep announces before it starts) must say "runs to the
-    // budget" exactly when the search then answers stopped by the work budget. Budget 10^6, so
+    // budget" exactly when the search then answers stopped by the work budget. Budget 6·10^5, so
     // that over-budget cases stop quickly. Threads placed by id on the cores of every socket
     // first (8 each), then on second hardware threads from socket 0. Under min the exact search
     // is sized by its covering pass over the box (a free split: the capacities cut to n),
@@ -371,14 +371,16 @@ fn the_preflight_agrees_with_the_search() {
     // socket's count and R the suffix states its node stages reach (with every socket used, a
     // node on σ ≥ s reaches (S − s)·2 at stage s and one on σ < s reaches S − s + 1, so R = 35
     // for three sockets (18 + 11 + 6) and 76 for four (32 + 22 + 14 + 8)), the form sockets
-    // as units take where it fits:
+    // as units take where it fits and is within the budget; else by envelopes, S·K + 6·S + 3·S²,
+    // where those are within it:
     // - four sockets, 8 threads: one socket, the exact one-socket search (false);
     // - 24 threads = 8 + 8 + 8 + 0 (S = 4 units, one empty): 9³ · (4·8 + 70 + 24 + 4) =
     //   729 · 130 = 94,770 (false);
     // - 40 threads = 16 + 8 + 8 + 8: 17 · 9³ · (4·16 + 152 + 24 + 4) = 12,393 · 244 =
     //   3,023,892 (true; by envelopes 12,393 · 136 = 1,685,448, over it too);
     // - free split of 10 over four sockets (a socket holds its 8 cores): the box (8,8,8,8),
-    //   K = 8, 6,561 · (32 + 180) = 1,390,932 (true);
+    //   K = 8, 6,561 · (32 + 180) = 1,390,932 (true; by envelopes 6,561 · (32 + 72) =
+    //   682,344, over it too: at 10^6 these were within it);
     // - free split of 6 over the two sockets of the E5-2660: the box (6,6), 49 · (12 + 24 +
     //   12 + 1) = 2,401 (false).
     use modelopt_model::algorithm::ThreadPlacement;
@@ -398,7 +400,7 @@ fn the_preflight_agrees_with_the_search() {
         let request = Request::new(Collective::Bcast, n).unwrap();
         let mut options = SearchOptions::new(Objective::Min, 1);
         options.space.placement = placement;
-        options.limits.work_budget = 1_000_000;
+        options.limits.work_budget = 600_000;
         let said = runs_to_budget(cla.as_ref(), &request, &options);
         let ranked = rank(cla.as_ref(), &request, &options).unwrap();
         let ran = matches!(
@@ -550,8 +552,12 @@ fn a_refused_fixed_split_is_bounded_by_the_largest_clip_that_fits() {
 }
 
 /// The same for a free split (`--placement optimal`): 10 threads anywhere on four sockets of 4,
-/// the budget twice the tables of the capacities cut to 3 per socket, so the exact search over
-/// the box 4⁴ is refused while one clip of every split runs. Every split of 10 threads has a
+/// a budget of 40,000, under both forms of the exact search over the box 4⁴ whatever its
+/// incumbent (groups of K ≥ 1 trees: 5⁴ = 625 count vectors × (4·K + 2·76 + 6·4 + 4) ≥ 115,000
+/// entries by suffix states, × (4·K + 6·4 + 3·4²) ≥ 47,500 by envelopes; until the budget chose
+/// between the forms it was twice the suffix states' tables of the capacities cut to 3 per
+/// socket, which the envelopes' 55,000 are now within), so that search is refused while one
+/// clip of every split runs (a bound's pass over 3⁴ takes 9,216 entries). Every split of 10 threads has a
 /// clip to 3 per socket of at least 10 · 3/4 → 8 nodes (`least_clipped_total`), so the reported
 /// bound is at most the best split's optimum (the exact search with the budget lifted), and it
 /// is above the recurrences' bound.
@@ -566,7 +572,15 @@ fn a_refused_free_split_is_bounded_by_a_clip_of_every_split() {
     s.capacity = Some(vec![4, 4, 4, 4]);
     let exact = run(&s, &Objective::Min, None, u64::MAX);
     assert_eq!(exact.exactness, Exactness::Exact);
-    let refused = run(&s, &Objective::Min, None, 2 * affordable);
+    // Without an incumbent K = 4 (625 × 88 = 55,000); an incumbent cuts K to no less than 1.
+    let budget = 40_000;
+    assert_eq!(
+        socket_dp::envelope_estimate_within(&classes, &Objective::Min, &[4, 4, 4, 4], 4, None)
+            .units,
+        55_000
+    );
+    assert!(budget < 2 * affordable);
+    let refused = run(&s, &Objective::Min, None, budget);
     let (stopped, lb, _) = certificate(&refused);
     assert!(
         matches!(stopped, StopReason::WorkBudget { .. }),
