@@ -1837,7 +1837,8 @@ fn recurrence_bound(space: &RootedTreeSpace, counts: &[u32]) -> Result<f64, Tree
 /// `--time-limit 1` reported a gap of 448.5 % that way against 29.8 % with the refusal's bound
 /// built first (its clips are smaller passes, done within the limit). Nor when the search
 /// budgets its partial nodes by envelopes (L3 domains, or suffix states past the memory
-/// limit; `socket_dp::by_envelopes`): its pass over the whole box is then the long part of
+/// limit or the work budget where the envelopes are within them; `socket_dp::by_envelopes`):
+/// its pass over the whole box is then the long part of
 /// the search (1.5 s of 2.2 at 46 domain-line threads), and `--time-limit 0.5` or `1.5` at
 /// 46 threads reported 130.1 % from the recurrences where the refusal's clips certify
 /// 1.8–8.6 %.

@@ -272,9 +272,9 @@ pub fn covering_estimate_within(
 /// nodes above each stage (S², `covering::Covered::upper`), the budgets of trees and groups
 /// (2·S), the envelopes (2·S², two numbers a node stage) and the lists of the count vectors
 /// where each tree and group table holds a value (2·S, `u32`), which is more. Under max and
-/// blends, where envelopes do not apply, `u64::MAX` units. 48 domain-line threads:
-/// 6·8 + 48 + 192 = 288 entries a count vector against the 856 of the suffix states' form
-/// ([`covering_estimate_within`]).
+/// blends, where envelopes do not apply, `u64::MAX` units. 48 domain-line threads (six
+/// domains of 8): 6·8 + 6·6 + 3·6² = 192 entries a count vector against the 837 of the suffix
+/// states' form ([`covering_estimate_within`]: 48 + 2·372 + 6·6 + 9, R = 372).
 pub fn envelope_estimate_within(
     costs: &LineClasses,
     objective: &Objective,
@@ -2233,7 +2233,7 @@ struct ScalarPass {
 enum StageBudgets {
     /// One budget on the T_min so far per reachable suffix state, read from the covering
     /// pass's descending node stages: the tightest, and most of the pass's memory on L3
-    /// domains (48 domain-line threads: 744 of 856 entries a count vector). Under max and
+    /// domains (48 domain-line threads: 744 of 837 entries a count vector). Under max and
     /// blends the only form.
     BySuffix,
     /// Under min, on L3 domains or when those tables do not fit (`stage_budgets_within`):
@@ -3456,6 +3456,13 @@ mod tests {
         );
         let exact = covering_estimate_within(&costs, &min, &counts, 8, None).units;
         assert!(exact > 5 * entries, "{exact}");
+        // By envelopes the exact search holds S·K + 6·S + 3·S² = 48 + 36 + 108 = 192 entries a
+        // vector, 531,441 × 192 = 102,036,672: just over the default budget of 10⁸ (48
+        // domain-line threads, six domains of 8, are exact from `--budget 102036672`).
+        assert_eq!(
+            envelope_estimate_within(&costs, &min, &counts, 8, None).units,
+            102_036_672
+        );
         // Under max the stages keep their suffix states (forward only) and the group tables
         // one per relation: 6·8 + R + 6·3.
         let stages = Suffix::new(6, &costs).stage_states(&costs, &counts);
