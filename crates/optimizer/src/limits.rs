@@ -280,12 +280,14 @@ pub enum StopReason {
         budget: u64,
     },
     /// What the search keeps would pass the memory limit: its tables, sized before they are
-    /// allocated (`needed`, bytes), or its Pareto points, counted while it filled (`needed` 0:
-    /// unknown, more than the limit).
+    /// allocated (`needed`, bytes), or what it stores as it runs, its Pareto points and the
+    /// pages of its sparse budgets, counted while it filled (`needed` 0: unknown, more than
+    /// the limit).
     MemoryLimit {
         /// The limit, bytes.
         limit: u64,
-        /// What the tables would take, bytes; 0 when the points passed the limit while filling.
+        /// What the tables would take, bytes; 0 when the points or budgets passed the limit
+        /// while filling.
         needed: u64,
     },
     /// The search of this space cannot prove an optimum, whatever its budget or time (the
@@ -308,7 +310,7 @@ impl std::fmt::Display for StopReason {
             }
             StopReason::MemoryLimit { limit, needed: 0 } => write!(
                 f,
-                "the points it keeps passed the memory limit of {}",
+                "the points and budgets it keeps passed the memory limit of {}",
                 format_bytes(*limit)
             ),
             StopReason::MemoryLimit { limit, needed } => write!(

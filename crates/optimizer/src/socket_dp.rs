@@ -90,6 +90,7 @@ use modelopt_model::placed_tree::{LineClasses, UnitRelation};
 use modelopt_model::Cost;
 
 mod covering;
+mod paged;
 
 /// Largest number of sockets the DP accepts (count vectors are indexed in a mixed radix).
 pub const MAX_SOCKETS: usize = 8;
@@ -210,6 +211,26 @@ fn covering_bytes(entries: u64, within: &[u32]) -> u64 {
         .saturating_add(box_states(within).saturating_mul(2 * within.len() as u64))
 }
 
+/// The bytes the exact search's covering pass and budgets hold in the `form` whose work is
+/// `entries` ([`covering_estimate_within`], [`envelope_estimate_within`]) over the box `within`,
+/// saturating, sized before the pass. By suffix states [`covering_bytes`]; by envelopes the
+/// envelopes (2·S² of the entries a count vector) are stored by pages ([`paged::Paged`]), so
+/// what is sized is their directories (S² tables of 4 bytes a page of 64 count vectors, 1/128
+/// of the dense envelopes): the pages written while the backward pass runs are counted as it
+/// writes them, against the memory left ([`ScalarPass::backward`]).
+fn form_bytes(form: StageBudgets, entries: u64, within: &[u32]) -> u64 {
+    match form {
+        StageBudgets::BySuffix => covering_bytes(entries, within),
+        StageBudgets::Envelope => {
+            let s = within.len() as u64;
+            let states = box_states(within);
+            let envelopes = states.saturating_mul(2 * s * s);
+            covering_bytes(entries.saturating_sub(envelopes), within)
+                .saturating_add((s * s).saturating_mul(paged::directory_bytes(states)))
+        }
+    }
+}
+
 /// The size of the covering pass and its budgets for a request under [`Objective::Min`], known
 /// before it starts: the entries of their tables, every count vector of the box ×
 /// (S·K + 2·R + 6·S + ⌈S²/4⌉) (+ 4·S under max and blends, [`covering_estimate_within`]), with
@@ -265,13 +286,16 @@ pub fn covering_estimate_within(
 
 /// The size of the exact search's covering pass and budgets when its partial nodes are
 /// budgeted by envelopes (under min only; `StageBudgets::Envelope`), in table entries: every
-/// count vector of the box `within` × (S·K + 6·S + 3·S²). While the covering pass runs (lowest
+/// count vector of the box `within` × (S·K + 6·S + 3·S²), the work the budget counts (the
+/// backward pass visits every envelope). While the covering pass runs (lowest
 /// unit first, `covering::Stages`) it holds its trees and forests (S·K), groups (S) and node
-/// stages (S², one a unit and stage); after it, the trees (S) beside the rows of trees and
+/// stages (S², one a unit and stage, freed before the next); after it, the trees (S) beside the rows of trees and
 /// forests the backward pass reads (S·K), the groups (S), the lower bounds of the partial
 /// nodes above each stage (S², `covering::Covered::upper`), the budgets of trees and groups
 /// (2·S), the envelopes (2·S², two numbers a node stage) and the lists of the count vectors
-/// where each tree and group table holds a value (2·S, `u32`), which is more. Under max and
+/// where each tree and group table holds a value (2·S, `u32`), which is more. The envelopes
+/// are stored by pages, only those written (`form_bytes`: the memory sized before the pass is
+/// S·K + 6·S + S² entries a count vector and the pages' directories). Under max and
 /// blends, where envelopes do not apply, `u64::MAX` units. 48 domain-line threads (six
 /// domains of 8): 6·8 + 6·6 + 3·6² = 192 entries a count vector against the 837 of the suffix
 /// states' form ([`covering_estimate_within`]: 48 + 2·372 + 6·6 + 9, R = 372).
@@ -492,7 +516,7 @@ fn stage_budgets_within(
     let mut fitting = forms
         .into_iter()
         .filter(|(form, _)| forced.is_none_or(|f| f == *form))
-        .filter(|(_, entries)| covering_bytes(entries.units, counts) <= memory);
+        .filter(|(form, entries)| form_bytes(*form, entries.units, counts) <= memory);
     let first = fitting.next()?;
     if first.1.units <= work_budget {
         return Some(first);
@@ -533,8 +557,13 @@ pub fn exact_memory_within(
     incumbent: Option<f64>,
 ) -> u64 {
     let by_envelope = envelope_estimate_within(costs, objective, within, widest, incumbent);
-    covering_memory_within(costs, objective, within, widest, incumbent)
-        .min(table_bytes(within).saturating_add(covering_bytes(by_envelope.units, within)))
+    covering_memory_within(costs, objective, within, widest, incumbent).min(
+        table_bytes(within).saturating_add(form_bytes(
+            StageBudgets::Envelope,
+            by_envelope.units,
+            within,
+        )),
+    )
 }
 
 /// The size of the DP for these counts, in transition pairs (see the module docs), saturating.
@@ -1188,8 +1217,18 @@ impl SocketTable {
                     .is_some_and(|&v| f64::from(v) <= budget + SLACK)
             })
             .collect();
-        if !pass.backward(&self, root, &seeds, budget, deadline) {
-            return Ok((self, Filled::Stopped(deadline.reason()), None));
+        // The envelopes' pages share the memory the Pareto points are held to.
+        let allowance = self.memory_cap.saturating_sub(self.arena_bytes());
+        match pass.backward(&self, (root, &seeds), budget, allowance, deadline) {
+            Backward::Done => {}
+            Backward::Stopped => return Ok((self, Filled::Stopped(deadline.reason()), None)),
+            Backward::Full => {
+                let reason = StopReason::MemoryLimit {
+                    limit: self.memory_limit,
+                    needed: 0,
+                };
+                return Ok((self, Filled::Stopped(reason), None));
+            }
         }
         self.budgets = Some(Box::new(pass));
         progress.begin(
@@ -1221,7 +1260,8 @@ impl SocketTable {
                 filled = Filled::Stopped(self.points_exhausted());
                 break;
             }
-            if self.arena_bytes() > self.memory_cap {
+            let grown = self.budgets.as_ref().map_or(0, |b| b.grown_bytes());
+            if self.arena_bytes().saturating_add(grown) > self.memory_cap {
                 filled = Filled::Stopped(StopReason::MemoryLimit {
                     limit: self.memory_limit,
                     needed: 0,
@@ -1332,7 +1372,7 @@ impl SocketTable {
                 return b.out_envelope[sigma]
                     .get(stage)
                     .and_then(|t| t.get(r))
-                    .is_none_or(|&(budget, slack)| {
+                    .is_none_or(|(budget, slack)| {
                         p.tmin > f64::from(budget) + SLACK || waits > f64::from(slack) + SLACK
                     });
             }
@@ -2216,8 +2256,15 @@ struct ScalarPass {
     /// those tables do not fit, by an envelope (`out_envelope`).
     stage_budgets: StageBudgets,
     /// Under [`StageBudgets::Envelope`], `[σ][stage][r]`: (the largest T_min so far, the
-    /// largest sum of waits) a partial node there may have, `(-∞, -∞)` where none may be.
-    out_envelope: Vec<Vec<Vec<(Bound, Bound)>>>,
+    /// largest sum of waits) a partial node there may have, `(-∞, -∞)` where none may be;
+    /// stored by pages, only those written ([`paged::Paged`]).
+    out_envelope: Vec<Vec<paged::Paged>>,
+    /// The bytes of the envelopes' pages written so far, and how many they may take (the
+    /// memory left once the pass's other tables are counted); `envelope_full` once a page was
+    /// refused, which leaves the budgets incomplete.
+    envelope_bytes: u64,
+    envelope_allowance: u64,
+    envelope_full: bool,
     /// `[σ][stage]`: the least wait of a group on a unit above `stage` the box gives room
     /// (x(σ, u), u > stage; `∞` where there is none), what a partial node's groups above a
     /// stage wait at the least when they are not empty.
@@ -2262,6 +2309,17 @@ const MAX_ARENA_POINTS: usize = 1 << 31;
 /// Slack of the budgets (ns): float sums in another order must not prune an optimum.
 const SLACK: f64 = 1e-6;
 
+/// How [`ScalarPass::backward`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Backward {
+    /// Every budget is written.
+    Done,
+    /// The deadline passed.
+    Stopped,
+    /// The envelopes' pages would have passed the memory left to them.
+    Full,
+}
+
 /// Why [`ScalarPass::new`] built no pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum NotBuilt {
@@ -2288,7 +2346,7 @@ impl ScalarPass {
         let widest = counts.iter().copied().max().unwrap_or(0);
         let incumbent = Some(incumbent).filter(|i| i.is_finite());
         stage_budgets_within(costs, objective, counts, widest, incumbent, room, forced)
-            .map(|(form, entries)| (form, covering_bytes(entries.units, counts)))
+            .map(|(form, entries)| (form, form_bytes(form, entries.units, counts)))
     }
 
     /// The pass for a request rooted on `root` whose whole trees hold `root_total` nodes (the
@@ -2377,6 +2435,9 @@ impl ScalarPass {
             live_nodes: Vec::new(),
             stage_budgets,
             out_envelope: Vec::new(),
+            envelope_bytes: 0,
+            envelope_allowance: 0,
+            envelope_full: false,
             least_wait_above: covering::least_waits_above(&table.costs, counts),
             upper: covered.upper,
         })
@@ -2415,16 +2476,17 @@ impl ScalarPass {
     /// the root, every part of every tree of T_min at most `budget` is within its entry's
     /// budget: its true value is at most O and the forward table's value of the other operand
     /// is at most its true value (the covering pass gives lower bounds, which is all this
-    /// needs). `false` when the deadline passed first (checked after every state; the budgets
-    /// are then incomplete and must not be used).
+    /// needs). Envelopes' pages (under [`StageBudgets::Envelope`]) take at most `allowance`
+    /// bytes. Not [`Backward::Done`] when the deadline passed first (checked after every state)
+    /// or a page was refused: the budgets are then incomplete and must not be used.
     fn backward(
         &mut self,
         t: &SocketTable,
-        root: usize,
-        seeds: &[usize],
+        (root, seeds): (usize, &[usize]),
         budget: f64,
+        allowance: u64,
         deadline: &Deadline,
-    ) -> bool {
+    ) -> Backward {
         let s_count = t.radix.len();
         let states = t.ranges_len();
         let c = t.costs;
@@ -2437,7 +2499,7 @@ impl ScalarPass {
                 for sigma in 0..s_count {
                     // Most of the pass's memory: not to be filled past the deadline.
                     if deadline_passed(deadline) {
-                        return false;
+                        return Backward::Stopped;
                     }
                     let tables = self.slots[sigma]
                         .iter()
@@ -2453,9 +2515,12 @@ impl ScalarPass {
                 self.out_envelope = (0..s_count)
                     .map(|sigma| {
                         let len = if t.radix[sigma] > 1 { states } else { 0 };
-                        vec![vec![none; len]; s_count]
+                        (0..s_count).map(|_| paged::Paged::new(len, none)).collect()
                     })
                     .collect();
+                self.envelope_bytes = 0;
+                self.envelope_allowance = allowance;
+                self.envelope_full = false;
             }
         }
         for &idx in seeds {
@@ -2470,7 +2535,10 @@ impl ScalarPass {
         for at in (0..states).rev() {
             let (r, d, cv) = (at, at, at);
             if deadline_passed(deadline) {
-                return false;
+                return Backward::Stopped;
+            }
+            if self.envelope_full {
+                return Backward::Full;
             }
             // Node stages, ascending (a stage feeds the next one and smaller r).
             match self.stage_budgets {
@@ -2550,7 +2618,16 @@ impl ScalarPass {
                 }
             }
         }
-        true
+        if self.envelope_full {
+            return Backward::Full;
+        }
+        Backward::Done
+    }
+
+    /// The bytes the budgets took while the backward pass ran, beyond those sized before the
+    /// pass (`bytes`): the envelopes' pages.
+    fn grown_bytes(&self) -> u64 {
+        self.envelope_bytes
     }
 
     /// The backward pass's node stages at r under [`StageBudgets::BySuffix`]: each budget of
@@ -2654,11 +2731,13 @@ impl ScalarPass {
         let s_count = t.radix.len();
         let c = t.costs;
         for sigma in 0..s_count {
-            if self.out_envelope[sigma].iter().all(Vec::is_empty) {
+            if self.out_envelope[sigma].iter().all(paged::Paged::is_empty) {
                 continue;
             }
             for stage in 0..s_count {
-                let (o, slack) = self.out_envelope[sigma][stage][r];
+                let Some((o, slack)) = self.out_envelope[sigma][stage].get(r) else {
+                    continue;
+                };
                 if o == Bound::NEG_INFINITY {
                     continue;
                 }
@@ -2728,11 +2807,18 @@ impl ScalarPass {
         }
     }
 
-    /// Widen the envelope of (σ, stage, r) to hold (o, slack).
+    /// Widen the envelope of (σ, stage, r) to hold (o, slack); when its page would pass the
+    /// allowance, mark the budgets incomplete (`envelope_full`) instead.
     fn raise_envelope(&mut self, sigma: usize, stage: usize, r: usize, o: f64, slack: f64) {
-        let (budget, waits) = &mut self.out_envelope[sigma][stage][r];
-        raise_to(budget, o);
-        raise_to(waits, slack);
+        let table = &mut self.out_envelope[sigma][stage];
+        match table.entry(r, &mut self.envelope_bytes, self.envelope_allowance) {
+            Ok(Some((budget, waits))) => {
+                raise_to(budget, o);
+                raise_to(waits, slack);
+            }
+            Ok(None) => {}
+            Err(paged::Full) => self.envelope_full = true,
+        }
     }
 }
 
@@ -3473,6 +3559,60 @@ mod tests {
     }
 
     #[test]
+    fn the_envelopes_pages_are_held_to_the_memory_left_by_the_tables() {
+        // [8, 8] on the E5-2660 rooted on socket 0, by envelopes, no incumbent (K = 8): 9² = 81
+        // count vectors. Sized before the pass: S·K + 6·S + S² = 16 + 12 + 4 = 32 entries of 4
+        // bytes and 2·2 bytes of components a vector, 81 × 132 = 10,692; the envelopes' pages'
+        // directories, S² = 4 tables of ⌈81 / 64⌉ = 2 pages of 4 bytes, 32; the Pareto index,
+        // S² + 2·S = 8 tables of 2 words of 12 bytes (192) and 81 × 4·2 bytes of components
+        // (648), 840: 11,564 bytes.
+        let costs = e5_2660();
+        let counts = [8u32, 8];
+        assert_eq!(
+            exact_memory_within(&costs, &Objective::Min, &counts, 8, None),
+            11_564
+        );
+        let limits = |memory_limit: u64| Limits {
+            time_limit: None,
+            work_budget: u64::MAX,
+            memory_limit,
+        };
+        let quiet = Progress::none();
+        // At exactly that limit the tables are admitted with no byte left, and the backward
+        // pass writes the envelope of the root's whole node (the tree of least T_min passes
+        // there) on a page of 528 bytes: refused, so the search stops on the memory limit with
+        // no size to name, before any Pareto point.
+        let tight =
+            optimal_by_envelopes(&costs, &counts, 0, None, &limits(11_564), &quiet).unwrap();
+        assert_eq!(
+            tight.filled,
+            Filled::Stopped(StopReason::MemoryLimit {
+                limit: 11_564,
+                needed: 0
+            })
+        );
+        assert!(tight.best.is_none());
+        // With a MiB more the same search is exact, and finds the optimum of the search with
+        // no limit, which takes the suffix states (E5-2660 sockets).
+        let roomy =
+            optimal_by_envelopes(&costs, &counts, 0, None, &limits(1 << 20), &quiet).unwrap();
+        let free = optimal(
+            &costs,
+            &counts,
+            0,
+            &Objective::Min,
+            None,
+            &limits(u64::MAX),
+            &quiet,
+        )
+        .unwrap();
+        assert_eq!(roomy.filled, Filled::Complete);
+        let score = |o: &DpOutcome| o.best.as_ref().map(|t| t.cost);
+        assert!(score(&roomy).is_some());
+        assert_eq!(score(&roomy), score(&free));
+    }
+
+    #[test]
     fn a_box_whose_tables_exceed_memory_is_refused_before_allocating() {
         // Eight sockets of 10: 11^8 = 214,358,881 count vectors. The exact search's index:
         // (64 + 16) tables of ⌈214,358,881 / 64⌉ = 3,349,358 words of 12 bytes, 3,215,383,680,
@@ -3530,17 +3670,20 @@ mod tests {
         assert!(covering_fits(&costs, &[16; 4], 83_897_128));
         assert!(!covering_fits(&costs, &[16; 4], 83_897_127));
         // With envelopes (under min, when the suffix states' tables do not fit): 4·16 + 6·4 +
-        // 3·4² = 64 + 24 + 48 = 136 entries a vector, 83,521 × 136 = 11,358,856 of 4 bytes,
-        // 45,435,424 + 668,168 of components + the index's 1,712,464 = 47,816,056 bytes, the
-        // least the exact search needs; under max, where envelopes do not apply, the suffix
-        // states' form is the only one.
+        // 3·4² = 64 + 24 + 48 = 136 entries a vector of work, 83,521 × 136 = 11,358,856. In
+        // memory the envelopes (2·4² of them) are stored by pages, so what is sized before the
+        // pass is 136 − 32 = 104 entries a vector, 83,521 × 104 × 4 = 34,744,736 bytes, +
+        // 668,168 of components + the pages' directories, 4² tables of ⌈83,521 / 64⌉ = 1,306
+        // pages of 4 bytes (83,584), + the index's 1,712,464 = 37,208,952 bytes, the least the
+        // exact search needs; under max, where envelopes do not apply, the suffix states'
+        // form is the only one.
         assert_eq!(
             envelope_estimate_within(&costs, &Objective::Min, &[16; 4], 16, None).units,
             11_358_856
         );
         assert_eq!(
             exact_memory_within(&costs, &Objective::Min, &[16; 4], 16, None),
-            47_816_056
+            37_208_952
         );
         assert_eq!(
             envelope_estimate_within(&costs, &Objective::Max, &[16; 4], 16, None).units,
@@ -3553,8 +3696,14 @@ mod tests {
         // So a limit between the two runs the exact search with envelopes: sized by them.
         let min = Objective::Min;
         assert_eq!(
-            estimate_for(&costs, &[16; 4], &min, (47_816_056, u64::MAX), None).units,
+            estimate_for(&costs, &[16; 4], &min, (37_208_952, u64::MAX), None).units,
             11_358_856
+        );
+        // One byte less and neither form fits: the Pareto pass alone, sized by its
+        // transitions ([`estimate`]).
+        assert_eq!(
+            estimate_for(&costs, &[16; 4], &min, (37_208_951, u64::MAX), None).units,
+            estimate(&[16; 4]).units
         );
         assert_eq!(
             estimate_for(&costs, &[16; 4], &min, (83_897_128, u64::MAX), None).units,

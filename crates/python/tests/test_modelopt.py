@@ -141,13 +141,13 @@ def test_rooted_tree_options_equal_the_cli_json():
     stopped = modelopt.tune(sandy, "reduce", threads=16, time_limit=0.05)
     assert stopped.to_dict()["exact"] is False
     # A memory limit, as bytes or as the CLI's text: 48 threads on the four sockets need
-    # 13,401,720 bytes of tables at the least (worked out in the CLI test
-    # a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need), so 12 MiB answers
+    # 10,428,792 bytes of tables at the least (worked out in the CLI test
+    # a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need), so 9 MiB answers
     # with the need, as the CLI does.
     four = modelopt.Machine.bundled("xeon-e5-4650-4s")
-    expected = cli_json("bcast", "xeon-e5-4650-4s", 48, "--algorithm", "cla-tree", "--memory-limit", "12M")
-    assert expected["stopped"] == {"reason": "memory-limit", "limit": 12 << 20, "needed": 13401720}
-    for memory in ["12M", 12 << 20]:
+    expected = cli_json("bcast", "xeon-e5-4650-4s", 48, "--algorithm", "cla-tree", "--memory-limit", "9M")
+    assert expected["stopped"] == {"reason": "memory-limit", "limit": 9 << 20, "needed": 10428792}
+    for memory in ["9M", 9 << 20]:
         got = modelopt.tune(four, "bcast", threads=48, algorithm="cla-tree", memory_limit=memory)
         assert got.to_dict() == expected
     for bad in [0, -1, "4X", (1 << 20) - 1, 2**64, 1.5]:

@@ -970,8 +970,15 @@ pub(super) fn cover(
     // max(U_{s+1}(r − d), term_s(d) + W)), W = 0 where r − d is empty and otherwise the least
     // wait of a unit above s (a partial node's T_min so far is max(its groups above's,
     // term_s + their waits), docs/cla.md §11 "Budgets without suffix states").
-    // The descending stages stay for the backward pass; no ascending one is read again.
-    let descending_nodes = if ascending { Vec::new() } else { nodes };
+    // The descending stages stay for the backward pass; no ascending one is read again, and
+    // each is freed here, before the lower bounds take their place (the envelopes' sizing,
+    // `envelope_estimate_within`, counts S² tables of node stages or of bounds, not both).
+    let descending_nodes = if ascending {
+        drop(nodes);
+        Vec::new()
+    } else {
+        nodes
+    };
     let mut upper = Vec::new();
     if ascending && order == Stages::AscendingWithUpper {
         let waits = least_waits_above(costs, counts);
