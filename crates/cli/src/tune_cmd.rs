@@ -206,7 +206,7 @@ fn render_text(machine: &Machine, report: &Report) -> String {
                 "the best found by a heuristic; raise --memory-limit (and --budget) for an exact answer".to_string()
             }
             Some(modelopt_optimizer::StopReason::MemoryLimit { needed, .. }) => format!(
-                "the best found by a heuristic; a --memory-limit above {} (its tables; the points it keeps come on top) and a --budget that admits the search may give an exact answer",
+                "the best found by a heuristic; a --memory-limit above {} (its tables; the points and budgets it keeps come on top) and a --budget that admits the search may give an exact answer",
                 modelopt_optimizer::limits::format_bytes(needed).replace(" MiB", "M").replace(" GiB", "G")
             ),
             _ => "the best found so far; raise --time-limit or --budget for an exact answer"
