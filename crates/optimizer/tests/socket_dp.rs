@@ -1616,3 +1616,57 @@ proptest! {
         check_relaxed_search(&d, &[2, 1, 2, 1], 4, Objective::Blend(w));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+    /// The envelopes' pages are written as the backward pass reaches them and held to the
+    /// memory the tables leave (docs/cla.md §11, "Sparse envelopes"): under a limit from the
+    /// least the exact search needs (`exact_memory_within`) to a few pages of 528 bytes more,
+    /// the search by envelopes either answers the unlimited search's optimum or stops on the
+    /// memory limit with no size to name (never a wrong tree, never a panic), and once it
+    /// answers at some limit it answers at every larger one (nothing but the limit differs).
+    #[test]
+    fn a_memory_limit_on_the_envelopes_pages_stops_or_answers_the_optimum(
+        (c, counts, root) in chiplet_machines().prop_flat_map(|c| {
+            // Two sockets of `per_socket` L3 domains each: that many units.
+            let units = 2 * c.domains.map_or(1, |d| d.per_socket) as usize;
+            (Just(c), proptest::collection::vec(0u32..=2, units), 0..units as u32)
+        }),
+    ) {
+        prop_assume!(counts[root as usize] > 0 && counts.iter().sum::<u32>() >= 2);
+        let classes = LineClasses::from(c);
+        let quiet = Progress::none();
+        let want = exact_min(&classes, &counts, root, None, true);
+        let widest = counts.iter().copied().max().unwrap_or(0);
+        let need =
+            socket_dp::exact_memory_within(&classes, &Objective::Min, &counts, widest, None);
+        let mut answered = false;
+        for pages in 0..12u64 {
+            let limit = need + pages * 528;
+            let limits = Limits {
+                time_limit: None,
+                work_budget: u64::MAX,
+                memory_limit: limit,
+            };
+            let got =
+                socket_dp::optimal_by_envelopes(&classes, &counts, root, None, &limits, &quiet)
+                    .unwrap();
+            match got.filled {
+                Filled::Complete => {
+                    let best = got.best.unwrap();
+                    prop_assert!((best.cost.min_ns - want.cost.min_ns).abs() < 1e-6);
+                    prop_assert!((best.cost.max_ns - want.cost.max_ns).abs() < 1e-6);
+                    answered = true;
+                }
+                other => {
+                    prop_assert!(!answered, "answered below {limit}, not at it: {other:?}");
+                    prop_assert_eq!(
+                        other,
+                        Filled::Stopped(StopReason::MemoryLimit { limit, needed: 0 })
+                    );
+                    prop_assert!(got.best.is_none());
+                }
+            }
+        }
+    }
+}
