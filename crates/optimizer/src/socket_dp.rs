@@ -3542,8 +3542,9 @@ mod tests {
         );
         let exact = covering_estimate_within(&costs, &min, &counts, 8, None).units;
         assert!(exact > 5 * entries, "{exact}");
-        // By envelopes the exact search holds S·K + 6·S + 3·S² = 48 + 36 + 108 = 192 entries a
-        // vector, 531,441 × 192 = 102,036,672: just over the default budget of 10⁸ (48
+        // By envelopes the exact search's work is S·K + 6·S + 3·S² = 48 + 36 + 108 = 192 entries
+        // a vector (the 2·S² envelopes among them stored by pages, only those written),
+        // 531,441 × 192 = 102,036,672: just over the default budget of 10⁸ (48
         // domain-line threads, six domains of 8, are exact from `--budget 102036672`).
         assert_eq!(
             envelope_estimate_within(&costs, &min, &counts, 8, None).units,
