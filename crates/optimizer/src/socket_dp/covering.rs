@@ -43,6 +43,12 @@
 //! already in the table, so a round pairs every new corner once. New corners are the corners
 //! whose value dropped (a point only becomes a corner by getting cheaper).
 //!
+//! After each update a table is made an envelope again and its corners listed, a sweep in
+//! descending index order (`Grid::settle`, most of the pass's own time). An entry's envelope and
+//! whether it is a corner read only the entries above it, so the sweep starts at the highest
+//! entry the update lowered and keeps the corners above it (`Grid::settle_below`): 15–25 %
+//! faster on whole requests (docs/perf.md "Sparse envelopes"), the same tables to the bit.
+//!
 //! ## Precision: `f32`, rounded towards what stays sound
 //! The tables hold [`Bound`]s, `f32`: the node stages' tables, one per suffix state and unit,
 //! are most of the pass's memory (48 threads on eight L3 domains: 744 of every count vector's
@@ -187,13 +193,31 @@ impl Grid {
     /// (d + e_s) comes first, the envelope at d is the least of f(d) and theirs, and d is a
     /// corner exactly when f(d) is below all of theirs.
     fn settle(&self, f: &mut [Bound], cap: impl Fn(usize) -> f64, out: &mut Vec<Corner>) {
-        let s_count = self.units();
-        let mut at = [0u16; MAX_SOCKETS];
-        for (a, &n) in at.iter_mut().zip(&self.n) {
-            *a = n as u16;
-        }
         out.clear();
-        for idx in (0..self.states).rev() {
+        self.settle_below(self.states, f, cap, out);
+    }
+
+    /// [`Grid::settle`] of a table that was an envelope already but for the entries below
+    /// `end` (indices `end..` unchanged since it was settled, with the same `cap`): only
+    /// `0..end` is swept, and `out`, which holds on entry the corners of the table as it was
+    /// settled, keeps those at `end` or above. Exact: an entry's envelope and whether it is a
+    /// corner read only the entries above it, so neither changes at `end` or above.
+    fn settle_below(
+        &self,
+        end: usize,
+        f: &mut [Bound],
+        cap: impl Fn(usize) -> f64,
+        out: &mut Vec<Corner>,
+    ) {
+        let s_count = self.units();
+        out.retain(|c| c.idx as usize >= end);
+        let Some(start) = end.checked_sub(1) else {
+            out.sort_unstable_by(|a, b| a.value.total_cmp(&b.value).then(a.idx.cmp(&b.idx)));
+            return;
+        };
+        let mut at = [0u16; MAX_SOCKETS];
+        at[..s_count].copy_from_slice(&self.comps[start * s_count..start * s_count + s_count]);
+        for idx in (0..end).rev() {
             let raw = f[idx];
             let mut higher = Bound::INFINITY;
             for s in 0..s_count {
@@ -692,7 +716,14 @@ pub(super) fn cover(
             }
             return Ok(());
         }
-        grid.settle(&mut scratch, cap, &mut found);
+        // Only the entries up to the highest one `fill` lowered are settled again: the table
+        // was an envelope, and above that entry nothing changed (nor its corners).
+        let end = (0..states)
+            .rev()
+            .find(|&i| scratch[i].to_bits() != stair.dense[i].to_bits())
+            .map_or(0, |i| i + 1);
+        found.clone_from(&stair.corners);
+        grid.settle_below(end, &mut scratch, cap, &mut found);
         stair.fresh.clear();
         stair.fresh.extend(
             found
@@ -1120,5 +1151,77 @@ mod tests {
         assert_eq!(above(1e39), f32::INFINITY);
         assert_eq!(above(-1e39), f32::MIN);
         assert_eq!(below(-1e39), f32::NEG_INFINITY);
+    }
+
+    fn corners(out: &[Corner]) -> Vec<(u32, f64)> {
+        out.iter().map(|c| (c.idx, c.value)).collect()
+    }
+
+    #[test]
+    fn a_settled_table_lowered_below_an_index_is_settled_again_from_there() {
+        // The box [0, 2] × [0, 1], index = a + 3·b. f = 5 at (2, 1) (index 5), 7 at (0, 1)
+        // (index 3), 9 at (1, 0) (index 1), ∞ elsewhere. Its envelope (the least of everything
+        // covering a point): (2, 1) 5; (1, 1), (0, 1), (2, 0), (1, 0), (0, 0) all cover-ed by
+        // (2, 1), so 5; corners: only (2, 1) (each other point has a point above it at 5).
+        let grid = Grid::new(&[2, 1], Deadline::never());
+        let inf = Bound::INFINITY;
+        let mut f = vec![inf, 9.0, inf, 7.0, inf, 5.0];
+        let mut out = Vec::new();
+        grid.settle(&mut f, |_| f64::INFINITY, &mut out);
+        assert_eq!(f, vec![5.0; 6]);
+        assert_eq!(corners(&out), vec![(5, 5.0)]);
+        // Lower (0, 1) to 4 and (1, 0) to 3 (indices 3 and 1: below end = 4). Envelope:
+        // (0, 1) 4; (1, 0) 3; (0, 0) min(5, 4, 3) = 3; the rest 5. Corners: (1, 0) at 3,
+        // (0, 1) at 4, (2, 1) at 5, by value. Only 0..4 is swept; (2, 1) is kept from before.
+        f[3] = 4.0;
+        f[1] = 3.0;
+        let mut again = f.clone();
+        grid.settle_below(4, &mut again, |_| f64::INFINITY, &mut out);
+        assert_eq!(again, vec![3.0, 3.0, 5.0, 4.0, 5.0, 5.0]);
+        assert_eq!(corners(&out), vec![(1, 3.0), (3, 4.0), (5, 5.0)]);
+        // As a sweep of the whole table finds.
+        let mut whole = f.clone();
+        let mut fresh = Vec::new();
+        grid.settle(&mut whole, |_| f64::INFINITY, &mut fresh);
+        assert_eq!((whole, corners(&fresh)), (again, corners(&out)));
+        // With nothing lowered (end 0) the corners stay as they were.
+        let mut same = vec![3.0, 3.0, 5.0, 4.0, 5.0, 5.0];
+        grid.settle_below(0, &mut same, |_| f64::INFINITY, &mut out);
+        assert_eq!(corners(&out), vec![(1, 3.0), (3, 4.0), (5, 5.0)]);
+    }
+
+    proptest::proptest! {
+        /// Settling again from the highest lowered entry equals settling the whole table, for
+        /// random boxes (up to four units of up to three nodes), tables, caps and lowerings.
+        #[test]
+        fn settling_below_the_highest_change_equals_settling_everything(
+            counts in proptest::collection::vec(0u32..=3, 1..=4),
+            seed in proptest::collection::vec(0u8..=20, 256),
+            lower in proptest::collection::vec((0usize..256, 0u8..=20), 0..6),
+            cap in 0u8..=25,
+        ) {
+            let grid = Grid::new(&counts, Deadline::never());
+            let states = grid.states;
+            // Values 0..=19, and 20 as ∞ (nothing there).
+            let value = |v: u8| if v == 20 { Bound::INFINITY } else { Bound::from(v) };
+            let cap = f64::from(cap);
+            let mut f: Vec<Bound> = (0..states).map(|i| value(seed[i % seed.len()])).collect();
+            let mut out = Vec::new();
+            grid.settle(&mut f, |_| cap, &mut out);
+            let mut end = 0;
+            for &(at, v) in &lower {
+                let i = at % states;
+                if value(v) < f[i] {
+                    f[i] = value(v);
+                    end = end.max(i + 1);
+                }
+            }
+            let mut whole = f.clone();
+            let mut fresh = Vec::new();
+            grid.settle(&mut whole, |_| cap, &mut fresh);
+            grid.settle_below(end, &mut f, |_| cap, &mut out);
+            proptest::prop_assert_eq!(f, whole);
+            proptest::prop_assert_eq!(corners(&out), corners(&fresh));
+        }
     }
 }
