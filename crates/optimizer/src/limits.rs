@@ -102,6 +102,20 @@ pub fn format_bytes(bytes: u64) -> String {
     }
 }
 
+/// A limit for people, never rounded: `N GiB` when it is a whole number of GiB from 10 GiB on,
+/// else `N MiB` when a whole number of MiB, else its exact bytes. [`format_bytes`] rounds up,
+/// right for a need but not for a limit: `10.5M` said as 11 MiB would make a need of 11 MiB
+/// (rounded up) beside it look within it.
+pub fn format_limit(bytes: u64) -> String {
+    const MIB: u64 = 1 << 20;
+    const GIB: u64 = 1 << 30;
+    match (bytes % MIB, bytes % GIB) {
+        (_, 0) if bytes >= 10 * GIB => format!("{} GiB", bytes / GIB),
+        (0, _) => format!("{} MiB", bytes / MIB),
+        _ => format!("{bytes} bytes"),
+    }
+}
+
 /// The longest time limit a caller may set: a week.
 pub const MAX_TIME_LIMIT_SECONDS: f64 = 604_800.0;
 
@@ -156,7 +170,7 @@ impl Limits {
 
 /// A search refused because what it would keep exceeds the memory limit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{what} would take {}, over the memory limit of {} (raise it with --memory-limit)", format_bytes(*.bytes), format_bytes(*.limit))]
+#[error("{what} would take {}, over the memory limit of {} (raise it with --memory-limit)", format_bytes(*.bytes), format_limit(*.limit))]
 pub struct MemoryExceeded {
     /// What would be kept.
     pub what: String,
@@ -195,7 +209,7 @@ const BYTES_PER_KEPT_LEVEL: u64 = 8;
 /// ([`Limits::memory_limit`]): a tree of n threads may have up to n − 1 levels (a chain), so
 /// keeping many rows of a large tree space is a memory blow-up, not a slow search.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("keeping the best {rows} trees of up to {levels} levels each could take {}, over the memory limit of {}; at most {max_rows} rows fit", format_bytes(*.bytes), format_bytes(*.limit))]
+#[error("keeping the best {rows} trees of up to {levels} levels each could take {}, over the memory limit of {}; at most {max_rows} rows fit", format_bytes(*.bytes), format_limit(*.limit))]
 pub struct RowsExceeded {
     /// Rows asked for.
     pub rows: u64,
@@ -311,13 +325,13 @@ impl std::fmt::Display for StopReason {
             StopReason::MemoryLimit { limit, needed: 0 } => write!(
                 f,
                 "the points and budgets it keeps passed the memory limit of {}",
-                format_bytes(*limit)
+                format_limit(*limit)
             ),
             StopReason::MemoryLimit { limit, needed } => write!(
                 f,
                 "its tables would take {}, over the memory limit of {}",
                 format_bytes(*needed),
-                format_bytes(*limit)
+                format_limit(*limit)
             ),
             StopReason::NoProof { why } => write!(f, "this search cannot prove an optimum: {why}"),
         }
@@ -515,6 +529,13 @@ mod tests {
         assert_eq!(format_bytes(3400 << 20), "3400 MiB");
         assert_eq!(format_bytes((3400 << 20) + 1), "3401 MiB");
         assert_eq!(format_bytes((16 << 30) + 1), "17 GiB");
+        // A limit as given: 10.5M = 11,010,048 bytes is not a whole MiB; 12.5G = 12,800 MiB
+        // is a whole MiB, not a whole GiB; 16G is a whole GiB past 10.
+        assert_eq!(format_limit(2 << 30), "2048 MiB");
+        assert_eq!(format_limit(11_010_048), "11010048 bytes");
+        assert_eq!(format_limit(12_800 << 20), "12800 MiB");
+        assert_eq!(format_limit(16 << 30), "16 GiB");
+        assert_eq!(format_limit((16 << 30) + 1), "17179869185 bytes");
     }
 
     #[test]

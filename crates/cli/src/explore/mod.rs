@@ -122,7 +122,7 @@ pub(crate) fn collect(sweep: &Sweep<'_>, label: &str) -> (Vec<Row>, SweepStats) 
         eprintln!(
             "note: {label}: {count} cannot be proven optimal within the work budget of {} and the memory limit of {} (their exact search is over one of them, or over a fixed cap that neither raises); each searches until the budget is spent (up to ~10 s a point at the default budget) and is answered NOT proven optimal{limit}",
             sweep.search.limits.work_budget,
-            modelopt_optimizer::limits::format_bytes(sweep.search.limits.memory_limit)
+            modelopt_optimizer::limits::format_limit(sweep.search.limits.memory_limit)
         );
     }
     let progress = crate::job::progress();
