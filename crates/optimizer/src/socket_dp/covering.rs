@@ -47,7 +47,11 @@
 //! descending index order (`Grid::settle`, most of the pass's own time). An entry's envelope and
 //! whether it is a corner read only the entries above it, so the sweep starts at the highest
 //! entry the update lowered and keeps the corners above it (`Grid::settle_below`): 15–25 %
-//! faster on whole requests (docs/perf.md "Sparse envelopes"), the same tables to the bit.
+//! faster on whole requests (docs/perf.md "The covering pass settles from the highest change"),
+//! the same tables to the bit. The sweep goes one unit at a time over blocks that stay in cache
+//! (the envelope is separable), so that all units but the lowest lower whole runs of entries at
+//! once, which the compiler vectorizes (`Grid::settle_in_blocks`; docs/perf.md "The covering
+//! pass settles one unit at a time").
 //!
 //! ## Precision: `f32`, rounded towards what stays sound
 //! The tables hold [`Bound`]s, `f32`: the node stages' tables, one per suffix state and unit,
@@ -139,6 +143,10 @@ struct Grid {
 /// Corner pairs a product tries between two looks at the deadline.
 const PAIRS_PER_LOOK: u64 = 1 << 16;
 
+/// Indices [`Grid::settle`] sweeps at a time: 8,192 entries (32 KiB) and their mask stay in
+/// cache while every unit's step passes over them.
+const SETTLE_BLOCK: usize = 8192;
+
 impl Grid {
     fn new(counts: &[u32], deadline: Deadline) -> Self {
         let n: Vec<usize> = counts.iter().map(|&c| c as usize).collect();
@@ -189,9 +197,8 @@ impl Grid {
 
     /// Turn `f` into its envelope, f(d) = min over d' ≥ d of f(d') (the least value of everything
     /// that covers d), and list its corners whose value is at most `cap(idx)`, sorted by value
-    /// (then index: a fixed order). One sweep in descending index order: every point above d
-    /// (d + e_s) comes first, the envelope at d is the least of f(d) and theirs, and d is a
-    /// corner exactly when f(d) is below all of theirs.
+    /// (then index: a fixed order). A point d is a corner exactly when f(d) is below the
+    /// envelope at every point above it (d + e_s), i.e. when its own envelope is.
     fn settle(&self, f: &mut [Bound], cap: impl Fn(usize) -> f64, out: &mut Vec<Corner>) {
         out.clear();
         self.settle_below(self.states, f, cap, out);
@@ -209,45 +216,161 @@ impl Grid {
         cap: impl Fn(usize) -> f64,
         out: &mut Vec<Corner>,
     ) {
-        let s_count = self.units();
+        self.settle_in_blocks(end, f, cap, out, SETTLE_BLOCK);
+    }
+
+    /// [`Grid::settle_below`], sweeping `0..end` in blocks of `block` indices from the top.
+    ///
+    /// The envelope is separable: the points above d are a product of intervals, so the least
+    /// over them is taken one unit at a time, f(d) = min(f(d), f(d + e_s)) for unit 0, then
+    /// unit 1, …, each in descending index order. Every step takes the least of values standing
+    /// for points above d, so no entry goes below its envelope; and an entry of a higher block,
+    /// already its envelope, is at most what the one-unit-at-a-time sweep would hold there, so a
+    /// block swept after the blocks above it ends at its envelope too. Inside a block the units
+    /// above 0 lower whole runs of entries from the run one step up (contiguous slices, which the
+    /// compiler vectorizes); unit 0 is a short chain per line. Then the block's corners: d is
+    /// one when its envelope is below the envelope at every d + e_s (then it is f(d) itself),
+    /// marked unit by unit in a mask of the block (cleared first; unit 0 overwrites it). A block is a few pages of memory, so a sweep
+    /// reads the table about once from memory, with a stream per unit, as a single sweep with
+    /// all S neighbours did (that one was a serial chain of scalar minima through each entry).
+    fn settle_in_blocks(
+        &self,
+        end: usize,
+        f: &mut [Bound],
+        cap: impl Fn(usize) -> f64,
+        out: &mut Vec<Corner>,
+        block: usize,
+    ) {
         out.retain(|c| c.idx as usize >= end);
-        let Some(start) = end.checked_sub(1) else {
-            out.sort_unstable_by(|a, b| a.value.total_cmp(&b.value).then(a.idx.cmp(&b.idx)));
-            return;
-        };
-        let mut at = [0u16; MAX_SOCKETS];
-        at[..s_count].copy_from_slice(&self.comps[start * s_count..start * s_count + s_count]);
-        for idx in (0..end).rev() {
-            let raw = f[idx];
-            let mut higher = Bound::INFINITY;
-            for s in 0..s_count {
-                if (at[s] as usize) < self.n[s] {
-                    higher = higher.min(f[idx + self.stride[s]]);
+        let block = block.max(1);
+        let mut not_corner = vec![false; block.min(end)];
+        let mut top = end;
+        while top > 0 {
+            let bottom = top.saturating_sub(block);
+            for s in 0..self.units() {
+                self.lower_from_above(s, bottom, top, f);
+            }
+            let mask = &mut not_corner[..top - bottom];
+            mask.fill(false);
+            for s in 0..self.units() {
+                self.mark_ties_above(s, bottom, top, f, mask);
+            }
+            for (idx, _) in (bottom..top).zip(mask.iter()).filter(|&(_, &tie)| !tie) {
+                let value = f64::from(f[idx]);
+                if value < f64::INFINITY && value <= cap(idx) {
+                    out.push(self.corner(idx, value));
                 }
             }
-            if raw < higher {
-                let value = f64::from(raw);
-                if value <= cap(idx) {
-                    out.push(Corner {
-                        idx: idx as u32,
-                        at,
-                        value,
-                    });
-                }
-            } else {
-                f[idx] = higher;
-            }
-            // The next index down: the lowest digit that can go down does, the ones below it
-            // return to their top.
-            for (digit, &top) in at.iter_mut().zip(&self.n) {
-                if *digit > 0 {
-                    *digit -= 1;
-                    break;
-                }
-                *digit = top as u16;
-            }
+            top = bottom;
         }
         out.sort_unstable_by(|a, b| a.value.total_cmp(&b.value).then(a.idx.cmp(&b.idx)));
+    }
+
+    /// The runs of `bottom..top` on which unit `s` can still go up, in descending order: with
+    /// stride t and top count n, the indices whose digit s is below n, cut into pieces of
+    /// consecutive indices (at most t long) that share that digit.
+    fn runs_below_top(
+        &self,
+        s: usize,
+        bottom: usize,
+        top: usize,
+    ) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let (stride, n) = (self.stride[s], self.n[s]);
+        // Runs of t indices, numbered from 0; the run's number modulo n + 1 is its digit s.
+        let mut run = top.saturating_sub(1) / stride;
+        let mut digit = run % (n + 1);
+        let mut done = top <= bottom;
+        std::iter::from_fn(move || {
+            while !done {
+                let lo = (run * stride).max(bottom);
+                let hi = ((run + 1) * stride).min(top);
+                let here = digit;
+                done = lo == bottom;
+                run = run.saturating_sub(1);
+                digit = if digit == 0 { n } else { digit - 1 };
+                if here < n {
+                    return Some((lo, hi));
+                }
+            }
+            None
+        })
+    }
+
+    /// One unit's step of the envelope over `bottom..top` (see [`Grid::settle_in_blocks`]):
+    /// f(d) = min(f(d), f(d + e_s)) in descending index order, where d + e_s is in the box.
+    fn lower_from_above(&self, s: usize, bottom: usize, top: usize, f: &mut [Bound]) {
+        let (stride, n) = (self.stride[s], self.n[s]);
+        if n == 0 || top <= bottom {
+            return;
+        }
+        if stride == 1 {
+            // Unit 0: a chain along each line of n + 1 entries (lines are independent, so the
+            // chains of consecutive lines overlap in the processor).
+            let line = n + 1;
+            let mut start = (top - 1) / line * line;
+            loop {
+                let entries = &mut f[start..start + line];
+                let hi = (top - start).min(n);
+                let lo = bottom.saturating_sub(start);
+                for j in (lo..hi).rev() {
+                    let up = entries[j + 1];
+                    let here = entries[j];
+                    entries[j] = if up < here { up } else { here };
+                }
+                if start <= bottom {
+                    break;
+                }
+                start -= line;
+            }
+            return;
+        }
+        for (lo, hi) in self.runs_below_top(s, bottom, top) {
+            // The run one step up, [lo + t, hi + t), lies wholly above this one (hi − lo ≤ t).
+            let (low, high) = f.split_at_mut(lo + stride);
+            for (x, &y) in low[lo..hi].iter_mut().zip(&high[..hi - lo]) {
+                *x = if y < *x { y } else { *x };
+            }
+        }
+    }
+
+    /// Marks in `mask` (indexed from `bottom`) the entries of `bottom..top` whose envelope is
+    /// not below the envelope one step up on unit `s` (so they are no corner). Unit 0 must be
+    /// marked first: it overwrites the mask, the others add to it.
+    fn mark_ties_above(&self, s: usize, bottom: usize, top: usize, f: &[Bound], mask: &mut [bool]) {
+        let (stride, n) = (self.stride[s], self.n[s]);
+        if n == 0 || top <= bottom {
+            return;
+        }
+        if stride == 1 {
+            // Every entry against the next one, then the tops of the lines (digit n, nothing
+            // above on unit 0) cleared.
+            let compared = top.min(self.states - 1).max(bottom);
+            for ((tie, &x), &y) in mask
+                .iter_mut()
+                .zip(&f[bottom..compared])
+                .zip(&f[bottom + 1..])
+            {
+                *tie = x >= y;
+            }
+            mask[compared - bottom..top - bottom].fill(false);
+            let line = n + 1;
+            let first_top = bottom + (n + line - bottom % line) % line;
+            for idx in (first_top..top).step_by(line) {
+                mask[idx - bottom] = false;
+            }
+            return;
+        }
+        for (lo, hi) in self.runs_below_top(s, bottom, top) {
+            let here = &f[lo..hi];
+            let above = &f[lo + stride..hi + stride];
+            for ((tie, &x), &y) in mask[lo - bottom..hi - bottom]
+                .iter_mut()
+                .zip(here)
+                .zip(above)
+            {
+                *tie |= x >= y;
+            }
+        }
     }
 
     /// Into `out`, every pairwise sum of a corner of `a` (value raised by `shift`) and one of
@@ -1190,7 +1313,88 @@ mod tests {
         assert_eq!(corners(&out), vec![(1, 3.0), (3, 4.0), (5, 5.0)]);
     }
 
+    /// The envelope and corners of `f` by their definitions, point by point: the envelope at d
+    /// the least f over every d' ≥ d; d a corner when f(d) is finite, at most `cap` and below
+    /// f at every other d' ≥ d. Sorted as `settle` sorts them.
+    fn by_definition(grid: &Grid, f: &[Bound], cap: f64) -> (Vec<Bound>, Vec<(u32, f64)>) {
+        let s_count = grid.units();
+        let covers =
+            |d: usize, e: usize| (0..s_count).all(|s| grid.component(e, s) >= grid.component(d, s));
+        let mut envelope = Vec::new();
+        let mut found = Vec::new();
+        for d in 0..grid.states {
+            let above = (0..grid.states).filter(|&e| e != d && covers(d, e));
+            let least_above = above.map(|e| f[e]).fold(Bound::INFINITY, Bound::min);
+            envelope.push(f[d].min(least_above));
+            let value = f64::from(f[d]);
+            if f[d] < least_above && value < f64::INFINITY && value <= cap {
+                found.push((d as u32, value));
+            }
+        }
+        found.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        (envelope, found)
+    }
+
+    #[test]
+    fn a_block_sweep_finds_the_envelope_and_corners_of_a_small_box() {
+        // The box [0, 2] × [0, 2] (index a + 3·b), f = 4 at (1, 2) (index 7), 6 at (2, 0)
+        // (index 2), 9 at (0, 0), ∞ elsewhere. Envelope: the least over the points covering
+        // each one. (2, 2) ∞, (1, 2) 4, (0, 2) 4; (2, 0) 6, (2, 1) ∞; (0, 0) min(9, 4, 6) = 4;
+        // (1, 0) min(4, 6) = 4, (0, 1) 4, (1, 1) 4. Corners: (1, 2) at 4 (nothing above it finite) and (2, 0) at 6 (only (2, 1), (2, 2),
+        // both ∞, above it); (0, 0) at 9 is not (4 covers it). Swept one index at a time, two
+        // and four (blocks cutting lines and runs), and whole.
+        let grid = Grid::new(&[2, 2], Deadline::never());
+        let inf = Bound::INFINITY;
+        let raw = vec![9.0, inf, 6.0, inf, inf, inf, inf, 4.0, inf];
+        for block in [1, 2, 4, 9, SETTLE_BLOCK] {
+            let mut f = raw.clone();
+            let mut out = Vec::new();
+            grid.settle_in_blocks(grid.states, &mut f, |_| f64::INFINITY, &mut out, block);
+            assert_eq!(
+                f,
+                vec![4.0, 4.0, 6.0, 4.0, 4.0, inf, 4.0, 4.0, inf],
+                "block {block}"
+            );
+            assert_eq!(corners(&out), vec![(7, 4.0), (2, 6.0)], "block {block}");
+            // A cap of 5 keeps (1, 2) and drops (2, 0).
+            let mut f = raw.clone();
+            grid.settle_in_blocks(grid.states, &mut f, |_| 5.0, &mut out, block);
+            assert_eq!(corners(&out), vec![(7, 4.0)], "block {block}");
+        }
+    }
+
     proptest::proptest! {
+        /// The block sweep equals the definitions, point by point, for random boxes (up to
+        /// four units of up to four nodes), tables (−∞ and ∞ among the values), caps and
+        /// blocks (from one index, cutting every line and run, to the whole box).
+        #[test]
+        fn a_block_sweep_settles_as_the_definitions_say(
+            counts in proptest::collection::vec(0u32..=4, 1..=4),
+            seed in proptest::collection::vec(0u8..=21, 128),
+            cap in 0u8..=25,
+            block in 1usize..=40,
+        ) {
+            let grid = Grid::new(&counts, Deadline::never());
+            // Values 0..=19, 20 as ∞ (nothing there), 21 as −∞ (the empty node).
+            let value = |v: u8| match v {
+                20 => Bound::INFINITY,
+                21 => Bound::NEG_INFINITY,
+                _ => Bound::from(v),
+            };
+            let raw: Vec<Bound> = (0..grid.states).map(|i| value(seed[(i * 7) % seed.len()])).collect();
+            let cap = f64::from(cap);
+            let (envelope, expected) = by_definition(&grid, &raw, cap);
+            let mut f = raw.clone();
+            let mut out = Vec::new();
+            grid.settle_in_blocks(grid.states, &mut f, |_| cap, &mut out, block);
+            proptest::prop_assert_eq!(&f, &envelope);
+            proptest::prop_assert_eq!(corners(&out), expected.clone());
+            let mut whole = raw;
+            grid.settle(&mut whole, |_| cap, &mut out);
+            proptest::prop_assert_eq!(&whole, &envelope);
+            proptest::prop_assert_eq!(corners(&out), expected);
+        }
+
         /// Settling again from the highest lowered entry equals settling the whole table, for
         /// random boxes (up to four units of up to three nodes), tables, caps and lowerings.
         #[test]
