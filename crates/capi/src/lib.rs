@@ -384,7 +384,10 @@ unsafe fn tuning<'m>(
     Ok((
         machine,
         collective,
-        SearchOptions::new(objective, top.max(1)),
+        SearchOptions {
+            memory_available: modelopt_host::memory::usable_bytes(),
+            ..SearchOptions::new(objective, top.max(1))
+        },
         top,
     ))
 }

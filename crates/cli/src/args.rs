@@ -102,7 +102,8 @@ pub struct SearchFlags {
     /// Most memory a search's tables and kept points may take, e.g. 8G or 512M (binary
     /// units; default 2G; at least 1M, at most the machine's or container's memory). A search
     /// that needs more is answered with its best tree and certified gap, saying what it would
-    /// need.
+    /// need. Sweeps and sensitivity run one search a thread, so no more at once than this
+    /// limit fits in that memory (the same answers, fewer at a time; a note says so).
     #[arg(long, value_parser = parse_memory, allow_negative_numbers = true)]
     pub memory_limit: Option<u64>,
 }

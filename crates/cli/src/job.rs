@@ -134,6 +134,29 @@ pub fn note_estimates(machine: &Machine) {
     }
 }
 
+/// Says, before a loop of searches starts (a sweep's points, sensitivity's tunings), that it
+/// runs fewer of them at once than there are threads: each may take the memory limit, and
+/// together they are held to the memory this process may use
+/// ([`SearchOptions::searches_at_once`]). Silent when nothing is held back.
+pub fn note_searches_at_once(label: &str, options: &SearchOptions) {
+    let workers = modelopt_optimizer::parallel::workers();
+    let at_once = options.searches_at_once();
+    if let (true, Some(available)) = (at_once < workers, options.memory_available) {
+        eprintln!(
+            "note: {label} runs {at_once} search{} at a time, not {workers} (one a thread): each may take the memory limit of {}, and this process may use {} (lower --memory-limit to run more at once)",
+            if at_once == 1 { "" } else { "es" },
+            modelopt_optimizer::limits::format_limit(options.limits.memory_limit),
+            gib_down(available),
+        );
+    }
+}
+
+/// Bytes in GiB with one decimal, rounded down (memory a process may use: never overstated).
+fn gib_down(bytes: u64) -> String {
+    let tenths = u128::from(bytes) * 10 / (1u128 << 30);
+    format!("{}.{} GiB", tenths / 10, tenths % 10)
+}
+
 /// The limits of `--time-limit`, `--budget` and `--memory-limit` (the defaults when not
 /// given).
 pub fn limits_of(
@@ -170,6 +193,9 @@ impl SearchFlags {
             fixed: self.fix.clone(),
             limits: self.limits(),
             progress: progress(),
+            // What the searches of one command share (sweeps run fewer points at once when
+            // their memory limits would pass it).
+            memory_available: modelopt_host::memory::usable_bytes(),
         }
     }
 }

@@ -1652,3 +1652,54 @@ fn sweep_rows_say_whether_each_best_is_proven_and_its_gap() {
     let all_exact = stdout_of(&["sweep", "-m", "xeon-phi", "-c", "bcast", "-n", "2..=8"]);
     assert!(!all_exact.contains("proof"), "{all_exact}");
 }
+
+#[test]
+fn a_sweep_whose_memory_limits_would_pass_the_memory_runs_fewer_searches_at_once() {
+    // Each point of a sweep may take the whole memory limit, one point a rayon thread. With
+    // the limit at all the memory this process may use, two threads run one search at a time,
+    // say so before they start, and answer the same rows as at the default limit (each search
+    // keeps its own limit; only fewer run at once).
+    let Some(usable) = modelopt_host::memory::usable_bytes() else {
+        eprintln!("skipped: this host does not say how much memory the process may use");
+        return;
+    };
+    let sweep = |limit: &str| {
+        let out = modelopt()
+            .env("RAYON_NUM_THREADS", "2")
+            .args([
+                "sweep",
+                "-m",
+                "sandy-bridge-e5-2660",
+                "-c",
+                "bcast",
+                "-n",
+                "2..=12",
+                "--algorithm",
+                "cla-tree",
+                "--format",
+                "json",
+                "--memory-limit",
+                limit,
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        (
+            out.stdout,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (held, note) = sweep(&usable.to_string());
+    assert!(
+        note.contains("note: sweep runs 1 search at a time, not 2 (one a thread)"),
+        "{note}"
+    );
+    let (free, quiet) = sweep("2G");
+    assert_eq!(held, free);
+    // At 2 GiB the note is there only where the process may use less than 4 GiB.
+    assert_eq!(
+        quiet.contains("search at a time"),
+        usable < 4 << 30,
+        "{quiet}"
+    );
+}

@@ -12,6 +12,11 @@
 //! - [`crate::rooted_trees`]: the batches of its exhaustive enumeration (a single search with no
 //!   outer loop around it in the CLI).
 //!
+//! A loop whose items run searches that may each take the memory limit (a sweep's points,
+//! sensitivity's ranges and Monte Carlo samples) runs at most
+//! `SearchOptions::searches_at_once` of them at a time ([`map_owned_at_most`]): the memory the
+//! process may use over the limit. Without it 200 workers could hold 200 searches' limits.
+//!
 //! A level-degree, dissemination or grid search ([`crate::search`]) runs on the calling thread:
 //! it is fast enough alone (a million threads in milliseconds) and, unparallelized, its memory
 //! and its counters do not depend on scheduling. rayon runs a nested parallel loop inline on the
@@ -37,6 +42,39 @@ where
     F: Fn(T) -> R + Sync + Send,
 {
     items.into_par_iter().map(f).collect()
+}
+
+/// [`map_owned`] running at most `at_once` items at a time (for loops whose items each may
+/// take a search's whole memory limit: `SearchOptions::searches_at_once`). Below the pool's
+/// workers, the items run on a pool of `at_once` threads of their own (on the calling thread
+/// alone should that pool not start). Results in input order, as with [`map_owned`].
+pub fn map_owned_at_most<T, R, F>(items: Vec<T>, at_once: usize, f: F) -> Vec<R>
+where
+    T: Send,
+    R: Send,
+    F: Fn(T) -> R + Sync + Send,
+{
+    let at_once = at_once.max(1);
+    if at_once >= workers() || items.len() <= 1 {
+        return map_owned(items, f);
+    }
+    if at_once == 1 {
+        return items.into_iter().map(f).collect();
+    }
+    match rayon::ThreadPoolBuilder::new().num_threads(at_once).build() {
+        Ok(pool) => pool.install(|| map_owned(items, f)),
+        Err(_) => items.into_iter().map(f).collect(),
+    }
+}
+
+/// [`map_ordered`] running at most `at_once` items at a time ([`map_owned_at_most`]).
+pub fn map_ordered_at_most<T, R, F>(items: &[T], at_once: usize, f: F) -> Vec<R>
+where
+    T: Sync,
+    R: Send,
+    F: Fn(&T) -> R + Sync + Send,
+{
+    map_owned_at_most(items.iter().collect(), at_once, f)
 }
 
 /// `f` over the items of a sequential iterator, in parallel as they come; results in input order
@@ -75,5 +113,29 @@ mod tests {
         );
         assert_eq!(map_owned(v.clone(), |x| x + 1)[999], 1000);
         assert_eq!(map_iter(v.into_iter(), |x| x)[..3], [0, 1, 2]);
+    }
+
+    #[test]
+    fn at_most_so_many_items_run_at_once() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        // Each item counts itself in, sleeps 2 ms (so that items on free workers overlap) and
+        // records the most in flight. With one at a time that is 1 whatever the pool; with the
+        // pool's own workers it is whatever they overlap (not asserted: scheduling).
+        let items: Vec<u64> = (0..24).collect();
+        for at_once in [1, 2] {
+            let in_flight = AtomicUsize::new(0);
+            let most = AtomicUsize::new(0);
+            let out = map_owned_at_most(items.clone(), at_once, |x| {
+                let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                most.fetch_max(now, Ordering::SeqCst);
+                std::thread::sleep(std::time::Duration::from_millis(2));
+                in_flight.fetch_sub(1, Ordering::SeqCst);
+                x * 3
+            });
+            assert_eq!(out, (0..24).map(|x| x * 3).collect::<Vec<_>>());
+            assert!(most.load(Ordering::SeqCst) <= at_once, "{at_once}");
+        }
+        let refs = map_ordered_at_most(&items, 1, |&x| x + 1);
+        assert_eq!(refs[23], 24);
     }
 }

@@ -100,6 +100,13 @@ pub struct SearchOptions {
     pub limits: Limits,
     /// Where progress of a long search is reported.
     pub progress: Progress,
+    /// The memory every search of one request shares, bytes (the host's, which the front ends
+    /// read; `None` where unknown). A loop that runs searches in parallel (a sweep's points,
+    /// sensitivity's parameters and samples) runs at most
+    /// [`SearchOptions::searches_at_once`] of them at a time, so that, each held to
+    /// `limits.memory_limit`, together they stay within it. Results do not depend on it: every
+    /// search keeps its own limit, only fewer run at once.
+    pub memory_available: Option<u64>,
 }
 
 impl SearchOptions {
@@ -109,6 +116,19 @@ impl SearchOptions {
             objective,
             top: top.max(1),
             ..SearchOptions::default()
+        }
+    }
+
+    /// How many searches may run at once within [`SearchOptions::memory_available`]: ⌊memory
+    /// available / memory limit⌋, at least 1 (a single search is held to its own limit only);
+    /// unbounded when the memory available is unknown.
+    pub fn searches_at_once(&self) -> usize {
+        match self.memory_available {
+            Some(available) => {
+                let at_once = available / self.limits.memory_limit.max(1);
+                usize::try_from(at_once).unwrap_or(usize::MAX).max(1)
+            }
+            None => usize::MAX,
         }
     }
 
@@ -1368,6 +1388,25 @@ pub fn rank_naive(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn searches_at_once_fit_the_memory_available() {
+        let mut options = SearchOptions::new(Objective::Min, 1);
+        // The default limit, 2 GiB, in 24 GiB: 12 at once; in 25,276,502,016 bytes (this
+        // VM's MemTotal, 23.54 GiB): ⌊11.77⌋ = 11.
+        options.memory_available = Some(24 << 30);
+        assert_eq!(options.searches_at_once(), 12);
+        options.memory_available = Some(25_276_502_016);
+        assert_eq!(options.searches_at_once(), 11);
+        // A limit of 12 GiB there: ⌊1.96⌋ = 1; above the memory: still 1 (one search is held
+        // to its own limit only); unknown memory: no cap.
+        options.limits.memory_limit = 12 << 30;
+        assert_eq!(options.searches_at_once(), 1);
+        options.memory_available = Some(1 << 30);
+        assert_eq!(options.searches_at_once(), 1);
+        options.memory_available = None;
+        assert_eq!(options.searches_at_once(), usize::MAX);
+    }
 
     #[test]
     fn smallest_uniform_degree_reaches_what_is_missing() {

@@ -439,9 +439,14 @@ impl<'m> Analysis<'m> {
         } else {
             keys.iter().map(|k| self.row(k)).collect::<Result<_, _>>()?
         };
-        Ok(crate::parallel::map_ordered(&rows, |row| {
-            self.range(row, options)
-        }))
+        // Each range tunes the request again and again: no more at once than the memory
+        // available holds (`SearchOptions::searches_at_once`).
+        let at_once = self.search.searches_at_once();
+        Ok(crate::parallel::map_ordered_at_most(
+            &rows,
+            at_once,
+            |row| self.range(row, options),
+        ))
     }
 
     fn range(&self, row: &ParamRow, options: &RangeOptions) -> ParamRange {
@@ -610,8 +615,10 @@ impl<'m> Analysis<'m> {
             // Each sample: its winner, its redraws, and whether the time limit cut its tuning
             // short (then its winner is not an optimum, and it and every later sample are left
             // out, so the summary covers a prefix of the samples whatever the scheduling).
-            let part: Vec<(SampleWinner, u64, bool)> =
-                crate::parallel::map_owned(chunk.collect(), |i| {
+            let part: Vec<(SampleWinner, u64, bool)> = crate::parallel::map_owned_at_most(
+                chunk.collect(),
+                inner.searches_at_once(),
+                |i| {
                     let (machine, redone) = self.sample(&drawn, options.seed, i);
                     let mut cut = false;
                     let winner = machine.and_then(|m| {
@@ -624,7 +631,8 @@ impl<'m> Analysis<'m> {
                         ))
                     });
                     (winner, redone, cut)
-                });
+                },
+            );
             for (w, r, cut) in part {
                 if cut {
                     stopped = Some(deadline.reason());

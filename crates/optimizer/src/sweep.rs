@@ -523,8 +523,13 @@ impl Rows<'_, '_> {
             let sweep = self.sweep;
             let deadline = self.deadline;
             let indices: Vec<u64> = (self.next_point..end).collect();
+            // Each point's searches may take the memory limit: no more points at once than the
+            // memory available holds.
+            let at_once = sweep.search.searches_at_once();
             let outcomes: Vec<Outcome> =
-                crate::parallel::map_owned(indices, |i| sweep.evaluate(&sweep.point(i), deadline));
+                crate::parallel::map_owned_at_most(indices, at_once, |i| {
+                    sweep.evaluate(&sweep.point(i), deadline)
+                });
             self.stats.points += end - self.next_point;
             self.sweep.search.progress.advance(end - self.next_point);
             self.next_point = end;

@@ -165,6 +165,37 @@ fn results_do_not_depend_on_threads_or_chunking() {
 }
 
 #[test]
+fn a_sweep_held_to_the_memory_available_runs_fewer_points_at_once_with_the_same_rows() {
+    // Two-socket cla-tree broadcasts (each point an exact socket DP) with two workers: the
+    // memory available holding one search's limit (1 at a time), two (2), or unknown (every
+    // worker). Every point keeps its own limit, so the rows are the same to the byte.
+    let snb = load("sandy-bridge-e5-2660");
+    let mut sweep = Sweep::new(vec![&snb], vec![Collective::Bcast], (2..=20).collect()).unwrap();
+    sweep.algorithms = vec!["cla-tree".into()];
+    sweep.chunk = 5;
+    let limit = sweep.search.limits.memory_limit;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let mut rows = Vec::new();
+    for (available, at_once) in [
+        (None, usize::MAX),
+        (Some(limit), 1),
+        (Some(2 * limit + 1), 2),
+    ] {
+        sweep.search.memory_available = available;
+        assert_eq!(sweep.search.searches_at_once(), at_once, "{available:?}");
+        rows.push(pool.install(|| serde_json::to_string(&rows_of(&sweep)).unwrap()));
+    }
+    assert_eq!(rows[0], rows[1]);
+    assert_eq!(rows[0], rows[2]);
+    // Less than one limit still runs one search (held to its own limit).
+    sweep.search.memory_available = Some(limit / 3);
+    assert_eq!(sweep.search.searches_at_once(), 1);
+}
+
+#[test]
 fn callback_can_stop_early() {
     let phi = load("xeon-phi");
     let sweep = Sweep::new(vec![&phi], vec![Collective::Barrier], (2..=200).collect()).unwrap();

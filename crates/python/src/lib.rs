@@ -384,6 +384,7 @@ fn search_options(
     tree: TreeOptions<'_, '_>,
 ) -> PyResult<SearchOptions> {
     let mut options = SearchOptions::new(objective, top);
+    options.memory_available = modelopt_host::memory::usable_bytes();
     options.space.root = tree.root.map(|r| unsigned("root", r)).transpose()?;
     options.space.placement = parse("placement", tree.placement)?;
     options.tree_search = parse("search", tree.search)?;

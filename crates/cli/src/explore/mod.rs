@@ -125,6 +125,9 @@ pub(crate) fn collect(sweep: &Sweep<'_>, label: &str) -> (Vec<Row>, SweepStats) 
             modelopt_optimizer::limits::format_limit(sweep.search.limits.memory_limit)
         );
     }
+    if total > 1 {
+        crate::job::note_searches_at_once(label, &sweep.search);
+    }
     let progress = crate::job::progress();
     progress.begin(label, Some(total));
     let mut rows_iter = sweep.rows();

@@ -110,6 +110,7 @@ pub fn run(args: &SensitivityArgs) -> anyhow::Result<String> {
         .with_state(args.state)
         .with_metric(args.metric);
     let search = args.search.options(1, None);
+    crate::job::note_searches_at_once("sensitivity", &search);
     let analysis = Analysis::new(&machine, request, search)
         .map_err(|e| anyhow::anyhow!("{} on {}: {e}", args.collective, machine.name))?;
     let keys: Vec<&str> = args.params.iter().map(String::as_str).collect();
