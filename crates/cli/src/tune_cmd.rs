@@ -209,6 +209,10 @@ fn render_text(machine: &Machine, report: &Report) -> String {
                 "the best found by a heuristic; a --memory-limit above {} (its tables; the points and budgets it keeps come on top) and a --budget that admits the search may give an exact answer",
                 modelopt_optimizer::limits::format_bytes(needed).replace(" MiB", "M").replace(" GiB", "G")
             ),
+            // Refused up front: the size that starts the exact search is known.
+            Some(modelopt_optimizer::StopReason::WorkBudget { needed, .. }) if needed > 0 => {
+                format!("the best found so far; --budget {needed} or more starts the exact search")
+            }
             _ => "the best found so far; raise --time-limit or --budget for an exact answer"
                 .to_string(),
         };

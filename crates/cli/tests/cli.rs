@@ -1480,7 +1480,8 @@ fn a_budget_between_the_two_forms_runs_the_search_by_envelopes() {
     // the envelopes are not, so the search runs by envelopes and is exact (the optimum and tie
     // of the default budget, where the suffix states run), where it used to be refused by the
     // budget; at 3,000,000 both are over it, and the answer is bounded with the budget as the
-    // reason.
+    // reason and the least budget that starts the exact search, the envelopes' 3,183,624
+    // (`needed`): at that budget exact, one below it refused again.
     let json = |budget: &str| -> serde_json::Value {
         serde_json::from_str(&stdout_of(&[
             "bcast",
@@ -1505,8 +1506,34 @@ fn a_budget_between_the_two_forms_runs_the_search_by_envelopes() {
     assert_eq!(within["t_max_ns"], default["t_max_ns"], "{within}");
     let over = json("3000000");
     assert_eq!(over["exact"], false, "{over}");
-    assert_eq!(over["stopped"]["reason"], "work-budget", "{over}");
-    assert_eq!(over["stopped"]["budget"], 3_000_000u64, "{over}");
+    let stopped = |budget: u64| serde_json::json!({"reason": "work-budget", "budget": budget, "needed": 3_183_624u64});
+    assert_eq!(over["stopped"], stopped(3_000_000), "{over}");
+    let just_below = json("3183623");
+    assert_eq!(just_below["stopped"], stopped(3_183_623), "{just_below}");
+    let least = json("3183624");
+    assert_eq!(least["exact"], true, "{least}");
+    assert_eq!(least["t_min_ns"], default["t_min_ns"], "{least}");
+    assert_eq!(least["t_max_ns"], default["t_max_ns"], "{least}");
+    // The text says which budget starts it.
+    let text = stdout_of(&[
+        "bcast",
+        "-m",
+        "xeon-e5-4650-4s",
+        "-n",
+        "48",
+        "--algorithm",
+        "cla-tree",
+        "--budget",
+        "3000000",
+    ]);
+    assert!(
+        text.contains("the exact search's size, 3183624, is over the work budget of 3000000"),
+        "{text}"
+    );
+    assert!(
+        text.contains("--budget 3183624 or more starts the exact search"),
+        "{text}"
+    );
 }
 
 #[test]

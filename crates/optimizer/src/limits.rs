@@ -292,6 +292,12 @@ pub enum StopReason {
     WorkBudget {
         /// The budget.
         budget: u64,
+        /// The size of the exact search the budget refused before it started, in budget units
+        /// (its [`WorkEstimate`], known up front); 0 when the budget ran out while a search ran
+        /// (the work it does as it goes, e.g. a covering pass's corner pairs, is counted then).
+        /// A budget of `needed` starts that search; what it does while running draws on the
+        /// same budget.
+        needed: u64,
     },
     /// What the search keeps would pass the memory limit: its tables, sized before they are
     /// allocated (`needed`, bytes), or what it stores as it runs, its Pareto points and the
@@ -319,8 +325,14 @@ impl std::fmt::Display for StopReason {
             StopReason::TimeLimit { seconds } => {
                 write!(f, "the time limit of {seconds} s passed")
             }
-            StopReason::WorkBudget { budget } => {
+            StopReason::WorkBudget { budget, needed: 0 } => {
                 write!(f, "the work budget of {budget} was used up")
+            }
+            StopReason::WorkBudget { budget, needed } => {
+                write!(
+                    f,
+                    "the exact search's size, {needed}, is over the work budget of {budget}"
+                )
             }
             StopReason::MemoryLimit { limit, needed: 0 } => write!(
                 f,
@@ -470,7 +482,14 @@ mod tests {
     #[test]
     fn gap_is_relative_to_the_bound() {
         // best 110, bound 100: (110 − 100) / 100 = 10 %.
-        let e = Exactness::bounded(StopReason::WorkBudget { budget: 5 }, 110.0, Some(100.0));
+        let e = Exactness::bounded(
+            StopReason::WorkBudget {
+                budget: 5,
+                needed: 0,
+            },
+            110.0,
+            Some(100.0),
+        );
         match e {
             Exactness::Bounded { gap_percent, .. } => {
                 assert!((gap_percent.unwrap() - 10.0).abs() < 1e-12)

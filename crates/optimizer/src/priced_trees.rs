@@ -551,7 +551,7 @@ pub fn rank_priced_trees(
         } else if deadline.passed() {
             deadline.reason()
         } else {
-            StopReason::WorkBudget { budget }
+            StopReason::WorkBudget { budget, needed: 0 }
         })
     } else {
         let total = configurations(space);

@@ -379,6 +379,7 @@ impl<'a> Control<'a> {
     fn over_budget(&self) -> StopReason {
         StopReason::WorkBudget {
             budget: self.limits.work_budget,
+            needed: 0,
         }
     }
 }
@@ -1052,12 +1053,8 @@ fn dp_admits(
     if !socket_dp::tables_fit(counts, limits.memory_limit) {
         return Err(over_memory(with_covering.max(index)));
     }
-    if limits
-        .check(&socket_dp_estimate(
-            space, counts, objective, limits, incumbent,
-        ))
-        .is_err()
-    {
+    let estimate = socket_dp_estimate(space, counts, objective, limits, incumbent);
+    if limits.check(&estimate).is_err() {
         // Either form of the covering pass (with envelopes under min: fewer entries).
         let covering_within_budget = classes.is_some_and(|classes| {
             [
@@ -1074,8 +1071,13 @@ fn dp_admits(
         if with_covering > limits.memory_limit && covering_within_budget {
             return Err(over_memory(with_covering));
         }
+        // The least budget that would start it (none where it saturates: no budget does).
+        let needed = classes.map_or(estimate.units, |classes| {
+            socket_dp::least_budget(&classes, counts, objective, limits.memory_limit, incumbent)
+        });
         return Err(StopReason::WorkBudget {
             budget: limits.work_budget,
+            needed: if needed == u64::MAX { 0 } else { needed },
         });
     }
     Ok(())
@@ -3177,7 +3179,11 @@ mod tests {
         let at_141 = dp(&sandy(), 141, &Objective::Min).unwrap();
         match found.exactness {
             Exactness::Bounded {
-                stopped: StopReason::WorkBudget { budget: 10_000 },
+                stopped:
+                    StopReason::WorkBudget {
+                        budget: 10_000,
+                        needed: 0,
+                    },
                 lower_bound: Some(lb),
                 ..
             } => {

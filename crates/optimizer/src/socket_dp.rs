@@ -528,6 +528,38 @@ fn stage_budgets_within(
     )
 }
 
+/// The least work budget that starts the exact search over the box `counts` within
+/// `memory_limit` bytes ([`estimate_for`] admits it): the fewest entries among the forms of the
+/// covering pass whose tables fit (with that budget [`stage_budgets_within`] takes the first
+/// fitting form within it, which is then one of the fewest), else the Pareto pass's pairs
+/// ([`estimate`]). What the search does while it runs (corner pairs, points) draws on the same
+/// budget, so that budget starts the search but may not see it through.
+pub fn least_budget(
+    costs: &LineClasses,
+    counts: &[u32],
+    objective: &Objective,
+    memory_limit: u64,
+    incumbent: Option<f64>,
+) -> u64 {
+    let widest = counts.iter().copied().max().unwrap_or(0);
+    let memory = memory_limit.saturating_sub(table_bytes(counts));
+    [
+        (
+            StageBudgets::BySuffix,
+            covering_estimate_within(costs, objective, counts, widest, incumbent),
+        ),
+        (
+            StageBudgets::Envelope,
+            envelope_estimate_within(costs, objective, counts, widest, incumbent),
+        ),
+    ]
+    .into_iter()
+    .filter(|(form, entries)| form_bytes(*form, entries.units, counts) <= memory)
+    .map(|(_, entries)| entries.units)
+    .min()
+    .unwrap_or_else(|| estimate(counts).units)
+}
+
 /// Whether the exact search over the box `counts` under `objective` budgets its partial nodes
 /// by envelopes within `memory_limit` bytes and `work_budget` entries (`stage_budgets_within`,
 /// no incumbent): under min, on L3 domains, or where the suffix states' tables do not fit or
@@ -1021,6 +1053,7 @@ impl SocketTable {
                 Err(NotBuilt::Exhausted) => {
                     let reason = StopReason::WorkBudget {
                         budget: limits.work_budget,
+                        needed: 0,
                     };
                     return Ok((table, Filled::Stopped(reason)));
                 }
@@ -1313,6 +1346,7 @@ impl SocketTable {
     fn points_exhausted(&self) -> StopReason {
         StopReason::WorkBudget {
             budget: self.point_cap / POINTS_PER_BUDGET_UNIT,
+            needed: 0,
         }
     }
 
