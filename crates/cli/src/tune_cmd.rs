@@ -211,7 +211,7 @@ fn render_text(machine: &Machine, report: &Report) -> String {
             ),
             // Refused up front: the size that starts the exact search is known.
             Some(modelopt_optimizer::StopReason::WorkBudget { needed, .. }) if needed > 0 => {
-                format!("the best found so far; --budget {needed} or more starts the exact search")
+                format!("the best found so far; --budget {needed} or more starts the exact search, which may need more to finish")
             }
             _ => "the best found so far; raise --time-limit or --budget for an exact answer"
                 .to_string(),

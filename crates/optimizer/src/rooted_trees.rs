@@ -1087,6 +1087,49 @@ fn dp_admits(
 /// limit to raise.
 const BEYOND_ANY_MEMORY: u64 = 1 << 50;
 
+/// Whether the exact search is admitted under `limits` by the steps a request takes: without an
+/// incumbent, then, past a memory refusal, with the `incumbent`'s score (`socket_optimum`,
+/// `free_split`).
+fn admitted_with(
+    space: &RootedTreeSpace,
+    counts: &[u32],
+    objective: &Objective,
+    limits: &Limits,
+    incumbent: Option<f64>,
+) -> bool {
+    match dp_admits(space, counts, objective, limits, None) {
+        Ok(()) => true,
+        Err(StopReason::MemoryLimit { .. }) => {
+            dp_admits(space, counts, objective, limits, incumbent).is_ok()
+        }
+        Err(_) => false,
+    }
+}
+
+/// A refusal as the answer states it: sized with an incumbent, a work-budget refusal's least
+/// budget (`needed`) is the with-incumbent size, which the first check, without one, may still
+/// refuse; it is kept only when a budget of that size is admitted by the request's own steps
+/// (`admits`), else no size is named (0). Without an incumbent it always is (`dp_admits`).
+fn confirmed_need(
+    reason: StopReason,
+    limits: &Limits,
+    admits: impl Fn(&Limits) -> bool,
+) -> StopReason {
+    match reason {
+        StopReason::WorkBudget { budget, needed } if needed > 0 => {
+            let raised = Limits {
+                work_budget: needed,
+                ..*limits
+            };
+            StopReason::WorkBudget {
+                budget,
+                needed: if admits(&raised) { needed } else { 0 },
+            }
+        }
+        other => other,
+    }
+}
+
 /// The up-front size of the socket DP for fixed counts under `objective`
 /// ([`socket_dp::estimate_for`]; the Pareto pass's pairs when the pricing has no socket-line
 /// form, which the search then refuses with its own error).
@@ -1188,7 +1231,13 @@ fn free_split(
                     Err(StopReason::MemoryLimit { .. }) => {
                         let incumbent =
                             split_incumbent(space, &splits, root_socket, objective, ctl)?;
-                        dp_admits(space, &box_counts, objective, ctl.limits, incumbent)
+                        dp_admits(space, &box_counts, objective, ctl.limits, incumbent).map_err(
+                            |reason| {
+                                confirmed_need(reason, ctl.limits, |raised| {
+                                    admitted_with(space, &box_counts, objective, raised, incumbent)
+                                })
+                            },
+                        )
                     }
                     other => other,
                 }
@@ -2254,6 +2303,9 @@ fn socket_optimum(
             let stopgap = stopgap_tree(space, counts, root_socket, objective, ctl)?;
             let incumbent = Some(stopgap.score(objective));
             if let Err(reason) = dp_admits(space, counts, objective, ctl.limits, incumbent) {
+                let reason = confirmed_need(reason, ctl.limits, |raised| {
+                    admitted_with(space, counts, objective, raised, incumbent)
+                });
                 return fallback(space, counts, root_socket, objective, ctl, reason);
             }
             stopgap
@@ -2982,6 +3034,39 @@ mod tests {
     use super::*;
     use modelopt_model::ccnuma::bcast::TreeCosts;
     use modelopt_model::placed_tree::PlacedTreeCost;
+
+    #[test]
+    fn a_refusal_names_a_budget_only_when_that_budget_is_admitted() {
+        let limits = Limits::default();
+        let refused = StopReason::WorkBudget {
+            budget: 100,
+            needed: 250,
+        };
+        // Admitted at 250 (and the budget it was asked at is 250): the size stays.
+        let kept = confirmed_need(refused, &limits, |l| l.work_budget == 250);
+        assert_eq!(kept, refused);
+        // Not admitted at that size (the first check, without an incumbent, refuses it): no
+        // size is named.
+        let unsure = confirmed_need(refused, &limits, |_| false);
+        assert_eq!(
+            unsure,
+            StopReason::WorkBudget {
+                budget: 100,
+                needed: 0
+            }
+        );
+        // Other reasons, and a refusal without a size, pass as they are (never asked).
+        let memory = StopReason::MemoryLimit {
+            limit: 1,
+            needed: 2,
+        };
+        assert_eq!(confirmed_need(memory, &limits, |_| unreachable!()), memory);
+        let run_out = StopReason::WorkBudget {
+            budget: 100,
+            needed: 0,
+        };
+        assert_eq!(confirmed_need(run_out, &limits, |_| unreachable!()), run_out);
+    }
 
     #[test]
     fn the_least_clipped_total_is_below_every_splits_clip() {
