@@ -1482,8 +1482,8 @@ fn a_budget_between_the_two_forms_runs_the_search_by_envelopes() {
     // budget; at 3,000,000 both are over it, and the answer is bounded with the budget as the
     // reason and the least budget that starts the exact search, the envelopes' 3,183,624
     // (`needed`): at that budget exact, one below it refused again.
-    let json = |budget: &str| -> serde_json::Value {
-        serde_json::from_str(&stdout_of(&[
+    let output = |budget: &str, format: &str| {
+        stdout_of(&[
             "bcast",
             "-m",
             "xeon-e5-4650-4s",
@@ -1494,9 +1494,11 @@ fn a_budget_between_the_two_forms_runs_the_search_by_envelopes() {
             "--budget",
             budget,
             "--format",
-            "json",
-        ]))
-        .unwrap()
+            format,
+        ])
+    };
+    let json = |budget: &str| -> serde_json::Value {
+        serde_json::from_str(&output(budget, "json")).unwrap()
     };
     let within = json("4000000");
     let default = json("100000000");
@@ -1515,17 +1517,7 @@ fn a_budget_between_the_two_forms_runs_the_search_by_envelopes() {
     assert_eq!(least["t_min_ns"], default["t_min_ns"], "{least}");
     assert_eq!(least["t_max_ns"], default["t_max_ns"], "{least}");
     // The text says which budget starts it.
-    let text = stdout_of(&[
-        "bcast",
-        "-m",
-        "xeon-e5-4650-4s",
-        "-n",
-        "48",
-        "--algorithm",
-        "cla-tree",
-        "--budget",
-        "3000000",
-    ]);
+    let text = output("3000000", "text");
     assert!(
         text.contains("the exact search's size, 3183624, is over the work budget of 3000000"),
         "{text}"

@@ -3065,7 +3065,10 @@ mod tests {
             budget: 100,
             needed: 0,
         };
-        assert_eq!(confirmed_need(run_out, &limits, |_| unreachable!()), run_out);
+        assert_eq!(
+            confirmed_need(run_out, &limits, |_| unreachable!()),
+            run_out
+        );
     }
 
     #[test]
