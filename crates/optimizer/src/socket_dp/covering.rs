@@ -375,7 +375,7 @@ impl Grid {
 
     /// Into `out`, every pairwise sum of a corner of `a` (value raised by `shift`) and one of
     /// `b` (sorted by value, raised by `shift_b`), clipped to the box, with the larger value,
-    /// where it lowers `out` and is at most `cap`. Returns (pairs tried, whether `out` changed);
+    /// where it lowers `out` (marked in `marks`) and is at most `cap`. Returns (pairs tried, whether `out` changed);
     /// stops early once the deadline has passed (the caller then stops the pass).
     #[allow(clippy::too_many_arguments)]
     fn product(
@@ -386,6 +386,7 @@ impl Grid {
         shift_b: f64,
         cap: f64,
         out: &mut [Bound],
+        marks: &mut Marks,
     ) -> (u64, bool) {
         let s_count = self.units();
         let mut pairs = 0u64;
@@ -419,6 +420,7 @@ impl Grid {
                     let v = below(v);
                     if v < out[idx] {
                         out[idx] = v;
+                        marks.mark(idx);
                         changed = true;
                     }
                 }
@@ -429,18 +431,58 @@ impl Grid {
 }
 
 /// Lower `f` to the values of `corners` where they are below it (a stage passing the one
-/// before it on without a group); whether anything changed. A corner's value is a stored
-/// [`Bound`] (or the empty node's −∞), so `below` keeps it as it is.
-fn lower_to(f: &mut [Bound], corners: &[Corner]) -> bool {
+/// before it on without a group), marking what it lowers; whether anything changed. A
+/// corner's value is a stored [`Bound`] (or the empty node's −∞), so `below` keeps it as it is.
+fn lower_to(f: &mut [Bound], corners: &[Corner], marks: &mut Marks) -> bool {
     let mut changed = false;
     for c in corners {
         let v = below(c.value);
         if v < f[c.idx as usize] {
             f[c.idx as usize] = v;
+            marks.mark(c.idx as usize);
             changed = true;
         }
     }
     changed
+}
+
+/// One update's work on a table: lower entries (marking each in the [`Marks`]); returns the
+/// corner pairs tried and whether anything changed.
+type Fill<'a> = dyn FnMut(&mut [Bound], &mut Marks) -> (u64, bool) + 'a;
+
+/// The entries an update lowered: a bit each, and one past the highest. What the settle after
+/// it needs (it sweeps below the highest, `Grid::settle_below`) and which of the new corners
+/// dropped (those lowered: an entry not lowered keeps its value, the envelope it had), without
+/// a copy of the table to compare with (1/32 of its bytes).
+#[derive(Debug)]
+struct Marks {
+    bits: Vec<u64>,
+    end: usize,
+}
+
+impl Marks {
+    fn new(states: usize) -> Self {
+        Marks {
+            bits: vec![0; states.div_ceil(64)],
+            end: 0,
+        }
+    }
+
+    fn mark(&mut self, i: usize) {
+        self.bits[i / 64] |= 1 << (i % 64);
+        self.end = self.end.max(i + 1);
+    }
+
+    fn is_marked(&self, i: usize) -> bool {
+        self.bits[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    /// Clear every mark (all lie below `end`).
+    fn clear(&mut self) {
+        let words = self.end.div_ceil(64);
+        self.bits[..words].fill(0);
+        self.end = 0;
+    }
 }
 
 /// One covering function over the grid with the bookkeeping of a semi-naive round.
@@ -807,24 +849,28 @@ pub(super) fn cover(
         }
     };
 
-    let mut scratch: Vec<Bound> = vec![0.0; states];
+    let mut marks = Marks::new(states);
     let mut found = Vec::new();
     let mut pairs = 0u64;
 
-    // One function's update: `fill` lowers a copy of its table (returning whether it changed
-    // anything); then the envelope, the corners under `cap`, and the corners that dropped.
+    // One function's update: `fill` lowers its table in place, marking every entry it lowers
+    // (`Marks`; until 2026-11-27 it lowered a copy, compared entry by entry afterwards); then
+    // the envelope, the corners under `cap`, and the corners that dropped.
     let mut update = |stair: &mut Stair,
                       cap: &dyn Fn(usize) -> f64,
                       keep_prev: bool,
-                      fill: &mut dyn FnMut(&mut [Bound]) -> (u64, bool),
+                      fill: &mut Fill<'_>,
                       pairs: &mut u64|
      -> Result<(), CoverStop> {
         if stair.dense.is_empty() {
             // First touched now: tables no tree reaches are never allocated.
             stair.dense = vec![Bound::INFINITY; states];
         }
-        scratch.copy_from_slice(&stair.dense);
-        let (tried, changed) = fill(&mut scratch);
+        // In debug builds, the table before the update: every entry that changed must be
+        // marked (the marks replace a comparison with such a copy).
+        #[cfg(debug_assertions)]
+        let before = stair.dense.clone();
+        let (tried, _) = fill(&mut stair.dense, &mut marks);
         *pairs = pairs.saturating_add(tried);
         if *pairs > allowance {
             return Err(CoverStop::Work);
@@ -832,7 +878,16 @@ pub(super) fn cover(
         if deadline.passed() {
             return Err(CoverStop::Deadline);
         }
-        if !changed {
+        #[cfg(debug_assertions)]
+        for (i, (new, old)) in stair.dense.iter().zip(&before).enumerate() {
+            debug_assert_eq!(
+                new.to_bits() != old.to_bits(),
+                marks.is_marked(i),
+                "entry {i}"
+            );
+        }
+        let end = marks.end;
+        if end == 0 {
             stair.fresh.clear();
             if keep_prev {
                 stair.prev.clone_from(&stair.corners);
@@ -840,20 +895,18 @@ pub(super) fn cover(
             return Ok(());
         }
         // Only the entries up to the highest one `fill` lowered are settled again: the table
-        // was an envelope, and above that entry nothing changed (nor its corners).
-        let end = (0..states)
-            .rev()
-            .find(|&i| scratch[i].to_bits() != stair.dense[i].to_bits())
-            .map_or(0, |i| i + 1);
+        // was an envelope, and above that entry nothing changed (nor its corners). A corner
+        // below it dropped exactly when its entry was lowered (one not lowered holds the
+        // envelope it had, and a corner's value is its entry's).
         found.clone_from(&stair.corners);
-        grid.settle_below(end, &mut scratch, cap, &mut found);
+        grid.settle_below(end, &mut stair.dense, cap, &mut found);
         stair.fresh.clear();
         stair.fresh.extend(
             found
                 .iter()
-                .filter(|c| c.value < f64::from(stair.dense[c.idx as usize])),
+                .filter(|c| (c.idx as usize) < end && marks.is_marked(c.idx as usize)),
         );
-        std::mem::swap(&mut stair.dense, &mut scratch);
+        marks.clear();
         if keep_prev {
             stair.prev = std::mem::take(&mut stair.corners);
         }
@@ -872,8 +925,9 @@ pub(super) fn cover(
             t,
             &|_| f64::INFINITY,
             true,
-            &mut |f| {
+            &mut |f, marks| {
                 f[leaf] = 0.0;
+                marks.mark(leaf);
                 (0, true)
             },
             &mut pairs,
@@ -928,9 +982,11 @@ pub(super) fn cover(
                     fk,
                     &|_| cap_k,
                     false,
-                    &mut |f| {
-                        let (p1, c1) = grid.product(&t.fresh, 0.0, before_all, 0.0, cap_k, f);
-                        let (p2, c2) = grid.product(&t.prev, 0.0, before_fresh, 0.0, cap_k, f);
+                    &mut |f, marks| {
+                        let (p1, c1) =
+                            grid.product(&t.fresh, 0.0, before_all, 0.0, cap_k, f, marks);
+                        let (p2, c2) =
+                            grid.product(&t.prev, 0.0, before_fresh, 0.0, cap_k, f, marks);
                         (p1 + p2, c1 || c2)
                     },
                     &mut pairs,
@@ -943,7 +999,7 @@ pub(super) fn cover(
                     group,
                     &|_| cap_child,
                     true,
-                    &mut |f| {
+                    &mut |f, marks| {
                         let mut changed = false;
                         let ks = std::iter::once(&trees[s]).chain(fs.iter());
                         for (k, stair) in ks.enumerate() {
@@ -952,6 +1008,7 @@ pub(super) fn cover(
                                 let v = below(c.value + add);
                                 if v < f[c.idx as usize] {
                                     f[c.idx as usize] = v;
+                                    marks.mark(c.idx as usize);
                                     changed = true;
                                 }
                             }
@@ -994,12 +1051,19 @@ pub(super) fn cover(
                     here,
                     &cap,
                     false,
-                    &mut |f| {
-                        let changed = lower_to(f, skip);
-                        let (p1, c1) =
-                            grid.product(&g.fresh, term, &before.corners, wait, product_cap, f);
+                    &mut |f, marks| {
+                        let changed = lower_to(f, skip, marks);
+                        let (p1, c1) = grid.product(
+                            &g.fresh,
+                            term,
+                            &before.corners,
+                            wait,
+                            product_cap,
+                            f,
+                            marks,
+                        );
                         let (p2, c2) =
-                            grid.product(&g.prev, term, &before.fresh, wait, product_cap, f);
+                            grid.product(&g.prev, term, &before.fresh, wait, product_cap, f, marks);
                         (p1 + p2, changed || c1 || c2)
                     },
                     &mut pairs,
@@ -1049,9 +1113,9 @@ pub(super) fn cover(
                         &mut here[state],
                         &cap,
                         false,
-                        &mut |f| {
+                        &mut |f, marks| {
                             let mut tried = 0u64;
-                            let mut changed = lower_to(f, skip);
+                            let mut changed = lower_to(f, skip, marks);
                             for &(prev, (shift, raise)) in &adds {
                                 let a = &above[prev];
                                 let (p1, c1) = grid.product(
@@ -1061,9 +1125,17 @@ pub(super) fn cover(
                                     raise,
                                     product_cap,
                                     f,
+                                    marks,
                                 );
-                                let (p2, c2) =
-                                    grid.product(&g.prev, shift, &a.fresh, raise, product_cap, f);
+                                let (p2, c2) = grid.product(
+                                    &g.prev,
+                                    shift,
+                                    &a.fresh,
+                                    raise,
+                                    product_cap,
+                                    f,
+                                    marks,
+                                );
                                 tried += p1 + p2;
                                 changed |= c1 || c2;
                             }
@@ -1091,7 +1163,7 @@ pub(super) fn cover(
                 &mut trees[sigma],
                 &cap_t,
                 true,
-                &mut |f| {
+                &mut |f, marks| {
                     let mut changed = false;
                     for p in stage0.iter().skip(first_state) {
                         for c in p.fresh.iter().filter(|c| c.idx != 0) {
@@ -1104,6 +1176,7 @@ pub(super) fn cover(
                             let v = below(c.value);
                             if v < f[up] {
                                 f[up] = v;
+                                marks.mark(up);
                                 changed = true;
                             }
                         }
@@ -1166,7 +1239,10 @@ pub(super) fn cover(
                     }
                     let rest: Vec<Corner> = above.iter().copied().filter(|c| c.idx != 0).collect();
                     let wait = waits[sigma][stage];
-                    let (tried, _) = grid.product(&g.corners, term + wait, &rest, 0.0, top, &mut f);
+                    let (tried, _) =
+                        grid.product(&g.corners, term + wait, &rest, 0.0, top, &mut f, &mut marks);
+                    // Settled whole below: the marks are not read.
+                    marks.clear();
                     pairs = pairs.saturating_add(tried);
                     if pairs > allowance {
                         return Err(CoverStop::Work);
