@@ -502,14 +502,9 @@ fn stage_budgets_within(
     (memory, work_budget): (u64, u64),
     forced: Option<StageBudgets>,
 ) -> Option<(StageBudgets, WorkEstimate)> {
-    let by_suffix = covering_estimate_within(costs, objective, counts, widest, incumbent);
-    let by_envelope = envelope_estimate_within(costs, objective, counts, widest, incumbent);
+    let mut forms = stage_forms(costs, objective, counts, widest, incumbent);
     let on_domains = Suffix::new(counts.len(), costs).near_span > 1;
-    let envelopes_first = on_domains && by_envelope.units != u64::MAX;
-    let mut forms = [
-        (StageBudgets::BySuffix, by_suffix),
-        (StageBudgets::Envelope, by_envelope),
-    ];
+    let envelopes_first = on_domains && forms[1].1.units != u64::MAX;
     if envelopes_first {
         forms.reverse();
     }
@@ -528,6 +523,28 @@ fn stage_budgets_within(
     )
 }
 
+/// The two forms of the covering pass and budgets over the box `counts`, each with its size:
+/// by suffix states ([`covering_estimate_within`]), then by envelopes
+/// ([`envelope_estimate_within`]).
+fn stage_forms(
+    costs: &LineClasses,
+    objective: &Objective,
+    counts: &[u32],
+    widest: u32,
+    incumbent: Option<f64>,
+) -> [(StageBudgets, WorkEstimate); 2] {
+    [
+        (
+            StageBudgets::BySuffix,
+            covering_estimate_within(costs, objective, counts, widest, incumbent),
+        ),
+        (
+            StageBudgets::Envelope,
+            envelope_estimate_within(costs, objective, counts, widest, incumbent),
+        ),
+    ]
+}
+
 /// The least work budget that starts the exact search over the box `counts` within
 /// `memory_limit` bytes ([`estimate_for`] admits it): the fewest entries among the forms of the
 /// covering pass whose tables fit (with that budget [`stage_budgets_within`] takes the first
@@ -543,21 +560,12 @@ pub fn least_budget(
 ) -> u64 {
     let widest = counts.iter().copied().max().unwrap_or(0);
     let memory = memory_limit.saturating_sub(table_bytes(counts));
-    [
-        (
-            StageBudgets::BySuffix,
-            covering_estimate_within(costs, objective, counts, widest, incumbent),
-        ),
-        (
-            StageBudgets::Envelope,
-            envelope_estimate_within(costs, objective, counts, widest, incumbent),
-        ),
-    ]
-    .into_iter()
-    .filter(|(form, entries)| form_bytes(*form, entries.units, counts) <= memory)
-    .map(|(_, entries)| entries.units)
-    .min()
-    .unwrap_or_else(|| estimate(counts).units)
+    stage_forms(costs, objective, counts, widest, incumbent)
+        .into_iter()
+        .filter(|(form, entries)| form_bytes(*form, entries.units, counts) <= memory)
+        .map(|(_, entries)| entries.units)
+        .min()
+        .unwrap_or_else(|| estimate(counts).units)
 }
 
 /// Whether the exact search over the box `counts` under `objective` budgets its partial nodes

@@ -228,11 +228,13 @@ impl Grid {
     /// already its envelope, is at most what the one-unit-at-a-time sweep would hold there, so a
     /// block swept after the blocks above it ends at its envelope too. Inside a block the units
     /// above 0 lower whole runs of entries from the run one step up (contiguous slices, which the
-    /// compiler vectorizes); unit 0 is a short chain per line. Then the block's corners: d is
+    /// compiler vectorizes); the unit of stride 1 (unit 0, or the first unit holding nodes) is a
+    /// short chain per line. Then the block's corners: d is
     /// one when its envelope is below the envelope at every d + e_s (then it is f(d) itself),
-    /// marked unit by unit in a mask of the block (cleared first; unit 0 overwrites it). A block is a few pages of memory, so a sweep
-    /// reads the table about once from memory, with a stream per unit, as a single sweep with
-    /// all S neighbours did (that one was a serial chain of scalar minima through each entry).
+    /// marked unit by unit in a mask of the block (cleared first; the unit of stride 1
+    /// overwrites it). A block is a few pages of memory, so a sweep reads the table about once
+    /// from memory, with a stream per unit, as a single sweep with all S neighbours did (that
+    /// one was a serial chain of scalar minima through each entry).
     fn settle_in_blocks(
         &self,
         end: usize,
@@ -304,8 +306,9 @@ impl Grid {
             return;
         }
         if stride == 1 {
-            // Unit 0: a chain along each line of n + 1 entries (lines are independent, so the
-            // chains of consecutive lines overlap in the processor).
+            // Stride 1 (unit 0, or the first unit holding nodes): a chain along each line of
+            // n + 1 entries (lines are independent, so the chains of consecutive lines overlap
+            // in the processor).
             let line = n + 1;
             let mut start = (top - 1) / line * line;
             loop {
@@ -334,7 +337,8 @@ impl Grid {
     }
 
     /// Marks in `mask` (indexed from `bottom`) the entries of `bottom..top` whose envelope is
-    /// not below the envelope one step up on unit `s` (so they are no corner). Unit 0 must be
+    /// not below the envelope one step up on unit `s` (so they are no corner). The unit of
+    /// stride 1 (unit 0, or the first unit holding nodes: those before it add nothing) must be
     /// marked first: it overwrites the mask, the others add to it.
     fn mark_ties_above(&self, s: usize, bottom: usize, top: usize, f: &[Bound], mask: &mut [bool]) {
         let (stride, n) = (self.stride[s], self.n[s]);
@@ -343,7 +347,7 @@ impl Grid {
         }
         if stride == 1 {
             // Every entry against the next one, then the tops of the lines (digit n, nothing
-            // above on unit 0) cleared.
+            // above on this unit) cleared.
             let compared = top.min(self.states - 1).max(bottom);
             for ((tie, &x), &y) in mask
                 .iter_mut()
@@ -375,8 +379,9 @@ impl Grid {
 
     /// Into `out`, every pairwise sum of a corner of `a` (value raised by `shift`) and one of
     /// `b` (sorted by value, raised by `shift_b`), clipped to the box, with the larger value,
-    /// where it lowers `out` (marked in `marks`) and is at most `cap`. Returns (pairs tried, whether `out` changed);
-    /// stops early once the deadline has passed (the caller then stops the pass).
+    /// where it lowers `out` (each lowered entry marked in `marks`) and is at most `cap`.
+    /// Returns the pairs tried; stops early once the deadline has passed (the caller then stops
+    /// the pass).
     #[allow(clippy::too_many_arguments)]
     fn product(
         &self,
@@ -387,10 +392,9 @@ impl Grid {
         cap: f64,
         out: &mut [Bound],
         marks: &mut Marks,
-    ) -> (u64, bool) {
+    ) -> u64 {
         let s_count = self.units();
         let mut pairs = 0u64;
-        let mut changed = false;
         let mut rows: [&[u32]; MAX_SOCKETS] = [&[]; MAX_SOCKETS];
         for x in a {
             let va = x.value + shift;
@@ -408,7 +412,7 @@ impl Grid {
                 }
                 pairs += 1;
                 if pairs.is_multiple_of(PAIRS_PER_LOOK) && self.deadline.passed() {
-                    return (pairs, changed);
+                    return pairs;
                 }
                 let v = va.max(vb);
                 let mut idx = 0usize;
@@ -421,34 +425,30 @@ impl Grid {
                     if v < out[idx] {
                         out[idx] = v;
                         marks.mark(idx);
-                        changed = true;
                     }
                 }
             }
         }
-        (pairs, changed)
+        pairs
     }
 }
 
 /// Lower `f` to the values of `corners` where they are below it (a stage passing the one
-/// before it on without a group), marking what it lowers; whether anything changed. A
-/// corner's value is a stored [`Bound`] (or the empty node's −∞), so `below` keeps it as it is.
-fn lower_to(f: &mut [Bound], corners: &[Corner], marks: &mut Marks) -> bool {
-    let mut changed = false;
+/// before it on without a group), marking what it lowers. A corner's value is a stored
+/// [`Bound`] (or the empty node's −∞), so `below` keeps it as it is.
+fn lower_to(f: &mut [Bound], corners: &[Corner], marks: &mut Marks) {
     for c in corners {
         let v = below(c.value);
         if v < f[c.idx as usize] {
             f[c.idx as usize] = v;
             marks.mark(c.idx as usize);
-            changed = true;
         }
     }
-    changed
 }
 
-/// One update's work on a table: lower entries (marking each in the [`Marks`]); returns the
-/// corner pairs tried and whether anything changed.
-type Fill<'a> = dyn FnMut(&mut [Bound], &mut Marks) -> (u64, bool) + 'a;
+/// One update's work on a table: lower entries, marking each in the [`Marks`] (which then say
+/// whether and where anything changed); returns the corner pairs tried.
+type Fill<'a> = dyn FnMut(&mut [Bound], &mut Marks) -> u64 + 'a;
 
 /// The entries an update lowered: a bit each, and one past the highest. What the settle after
 /// it needs (it sweeps below the highest, `Grid::settle_below`) and which of the new corners
@@ -870,7 +870,7 @@ pub(super) fn cover(
         // marked (the marks replace a comparison with such a copy).
         #[cfg(debug_assertions)]
         let before = stair.dense.clone();
-        let (tried, _) = fill(&mut stair.dense, &mut marks);
+        let tried = fill(&mut stair.dense, &mut marks);
         *pairs = pairs.saturating_add(tried);
         if *pairs > allowance {
             return Err(CoverStop::Work);
@@ -928,7 +928,7 @@ pub(super) fn cover(
             &mut |f, marks| {
                 f[leaf] = 0.0;
                 marks.mark(leaf);
-                (0, true)
+                0
             },
             &mut pairs,
         )?;
@@ -983,11 +983,8 @@ pub(super) fn cover(
                     &|_| cap_k,
                     false,
                     &mut |f, marks| {
-                        let (p1, c1) =
-                            grid.product(&t.fresh, 0.0, before_all, 0.0, cap_k, f, marks);
-                        let (p2, c2) =
-                            grid.product(&t.prev, 0.0, before_fresh, 0.0, cap_k, f, marks);
-                        (p1 + p2, c1 || c2)
+                        grid.product(&t.fresh, 0.0, before_all, 0.0, cap_k, f, marks)
+                            + grid.product(&t.prev, 0.0, before_fresh, 0.0, cap_k, f, marks)
                     },
                     &mut pairs,
                 )?;
@@ -1000,7 +997,6 @@ pub(super) fn cover(
                     &|_| cap_child,
                     true,
                     &mut |f, marks| {
-                        let mut changed = false;
                         let ks = std::iter::once(&trees[s]).chain(fs.iter());
                         for (k, stair) in ks.enumerate() {
                             let add = k as f64 * slope;
@@ -1009,11 +1005,10 @@ pub(super) fn cover(
                                 if v < f[c.idx as usize] {
                                     f[c.idx as usize] = v;
                                     marks.mark(c.idx as usize);
-                                    changed = true;
                                 }
                             }
                         }
-                        (0, changed)
+                        0
                     },
                     &mut pairs,
                 )?;
@@ -1052,19 +1047,17 @@ pub(super) fn cover(
                     &cap,
                     false,
                     &mut |f, marks| {
-                        let changed = lower_to(f, skip, marks);
-                        let (p1, c1) = grid.product(
-                            &g.fresh,
-                            term,
-                            &before.corners,
-                            wait,
-                            product_cap,
-                            f,
-                            marks,
-                        );
-                        let (p2, c2) =
-                            grid.product(&g.prev, term, &before.fresh, wait, product_cap, f, marks);
-                        (p1 + p2, changed || c1 || c2)
+                        lower_to(f, skip, marks);
+                        grid.product(&g.fresh, term, &before.corners, wait, product_cap, f, marks)
+                            + grid.product(
+                                &g.prev,
+                                term,
+                                &before.fresh,
+                                wait,
+                                product_cap,
+                                f,
+                                marks,
+                            )
                     },
                     &mut pairs,
                 )?;
@@ -1115,10 +1108,10 @@ pub(super) fn cover(
                         false,
                         &mut |f, marks| {
                             let mut tried = 0u64;
-                            let mut changed = lower_to(f, skip, marks);
+                            lower_to(f, skip, marks);
                             for &(prev, (shift, raise)) in &adds {
                                 let a = &above[prev];
-                                let (p1, c1) = grid.product(
+                                tried += grid.product(
                                     &g.fresh,
                                     shift,
                                     &a.corners,
@@ -1127,7 +1120,7 @@ pub(super) fn cover(
                                     f,
                                     marks,
                                 );
-                                let (p2, c2) = grid.product(
+                                tried += grid.product(
                                     &g.prev,
                                     shift,
                                     &a.fresh,
@@ -1136,10 +1129,8 @@ pub(super) fn cover(
                                     f,
                                     marks,
                                 );
-                                tried += p1 + p2;
-                                changed |= c1 || c2;
                             }
-                            (tried, changed)
+                            tried
                         },
                         &mut pairs,
                     )?;
@@ -1164,7 +1155,6 @@ pub(super) fn cover(
                 &cap_t,
                 true,
                 &mut |f, marks| {
-                    let mut changed = false;
                     for p in stage0.iter().skip(first_state) {
                         for c in p.fresh.iter().filter(|c| c.idx != 0) {
                             let idx = c.idx as usize;
@@ -1177,11 +1167,10 @@ pub(super) fn cover(
                             if v < f[up] {
                                 f[up] = v;
                                 marks.mark(up);
-                                changed = true;
                             }
                         }
                     }
-                    (0, changed)
+                    0
                 },
                 &mut pairs,
             )?;
@@ -1239,7 +1228,7 @@ pub(super) fn cover(
                     }
                     let rest: Vec<Corner> = above.iter().copied().filter(|c| c.idx != 0).collect();
                     let wait = waits[sigma][stage];
-                    let (tried, _) =
+                    let tried =
                         grid.product(&g.corners, term + wait, &rest, 0.0, top, &mut f, &mut marks);
                     // Settled whole below: the marks are not read.
                     marks.clear();
