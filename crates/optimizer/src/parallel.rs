@@ -119,21 +119,29 @@ mod tests {
     fn at_most_so_many_items_run_at_once() {
         use std::sync::atomic::{AtomicUsize, Ordering};
         // Each item counts itself in, sleeps 2 ms (so that items on free workers overlap) and
-        // records the most in flight. With one at a time that is 1 whatever the pool; with the
-        // pool's own workers it is whatever they overlap (not asserted: scheduling).
+        // records the most in flight, under a pool of 4 workers (whatever the machine's cores:
+        // sleeping items overlap on it): 1 at a time runs on the calling thread, 2 and 3 on a
+        // pool of their own, 4 and more on the 4 workers. The most in flight never passes the
+        // bound (without one, 24 items of 2 ms on 4 workers overlap).
         let items: Vec<u64> = (0..24).collect();
-        for at_once in [1, 2] {
+        let workers = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        for at_once in [1, 2, 3, 4, 8] {
             let in_flight = AtomicUsize::new(0);
             let most = AtomicUsize::new(0);
-            let out = map_owned_at_most(items.clone(), at_once, |x| {
-                let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-                most.fetch_max(now, Ordering::SeqCst);
-                std::thread::sleep(std::time::Duration::from_millis(2));
-                in_flight.fetch_sub(1, Ordering::SeqCst);
-                x * 3
+            let out = workers.install(|| {
+                map_owned_at_most(items.clone(), at_once, |x| {
+                    let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(now, Ordering::SeqCst);
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                    in_flight.fetch_sub(1, Ordering::SeqCst);
+                    x * 3
+                })
             });
             assert_eq!(out, (0..24).map(|x| x * 3).collect::<Vec<_>>());
-            assert!(most.load(Ordering::SeqCst) <= at_once, "{at_once}");
+            assert!(most.load(Ordering::SeqCst) <= at_once.min(4), "{at_once}");
         }
         let refs = map_ordered_at_most(&items, 1, |&x| x + 1);
         assert_eq!(refs[23], 24);
