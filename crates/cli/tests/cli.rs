@@ -1383,23 +1383,23 @@ fn the_look_ahead_of_a_long_sweep_is_bounded_too() {
 fn a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need() {
     // 48 threads by id on xeon-e5-4650-4s: 8 cores of each of the 4 sockets, then the
     // hardware threads of sockets 0 and 1, so counts [16, 16, 8, 8] and 17·17·9·9 = 23,409
-    // count vectors. The covering pass's tables: per vector S·K + 2·R + 6·S + ⌈S²/4⌉ =
-    // 4·16 + 2·76 + 24 + 4 = 244 entries of 4 bytes (`f32`; R = 76 suffix states, every socket
+    // count vectors. The covering pass's tables: per vector S·K + 2·R + 4·S + ⌈S²/4⌉ =
+    // 4·16 + 2·76 + 16 + 4 = 236 entries of 4 bytes (`f32`; R = 76 suffix states, every socket
     // holding threads; K = 16, the widest socket) and 2·4 bytes of components; the Pareto
     // tables' index: (4² + 2·4) = 24 tables of ⌈23,409 / 64⌉ = 366 words of 12 bytes
     // (105,408) and 4·4 bytes of components a vector (374,544), 479,952 bytes.
-    // 23,409 × (976 + 8) + 479,952 = 23,513,408 bytes (22.4 MiB). With envelopes (docs/cla.md
-    // §11, "Budgets without suffix states"), S·K + 6·S + 3·S² = 64 + 24 + 48 = 136 entries of
+    // 23,409 × (944 + 8) + 479,952 = 22,765,320 bytes (21.7 MiB). With envelopes (docs/cla.md
+    // §11, "Budgets without suffix states"), S·K + 4·S + 3·S² = 64 + 16 + 48 = 128 entries of
     // work, of which the envelopes (2·S² = 32) are stored by pages, only those written
-    // ("Sparse envelopes"): sized before the pass, 104 entries of 4 bytes and 8 of components a
-    // vector, 23,409 × 424 = 9,925,416 bytes, + the pages' directories, 4² tables of
-    // 366 pages of 4 bytes (23,424), + the index's 479,952 = 10,428,792 bytes (9.95 MiB), the
+    // ("Sparse envelopes"): sized before the pass, 96 entries of 4 bytes and 8 of components a
+    // vector, 23,409 × 392 = 9,176,328 bytes, + the pages' directories, 4² tables of
+    // 366 pages of 4 bytes (23,424), + the index's 479,952 = 9,679,704 bytes (9.23 MiB), the
     // least the exact search runs in. The Pareto pass alone would visit
     // (17·18/2)²·(9·10/2)² = 153²·45² ≈ 4.7·10⁷ pairs × 16 convolutions ≈ 7.6·10⁸, over the
     // default budget of 10⁸: under 9 MiB (9,437,184 bytes) the answer is bounded and says
-    // what the tables need. Under 10 MiB the tables fit with 56,968 bytes left for the
+    // what the tables need. Under 10 MiB the tables fit with 806,056 bytes left for the
     // envelopes' pages (528 bytes each) and the Pareto points, held to the limit as they are
-    // stored: exact, or stopped by the memory limit with no size to name. Under 12 MiB (2.1 MB
+    // stored: exact, or stopped by the memory limit with no size to name. Under 12 MiB (2.9 MB
     // left), 16 MiB and the default 2 GiB it is exact.
     let args = |memory: Option<&str>, format: &str| -> Vec<String> {
         let mut a: Vec<String> = [
@@ -1434,7 +1434,7 @@ fn a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need() {
     assert_eq!(refused["exact"], false, "{refused}");
     assert_eq!(refused["stopped"]["reason"], "memory-limit", "{refused}");
     assert_eq!(refused["stopped"]["limit"], 9_437_184u64, "{refused}");
-    assert_eq!(refused["stopped"]["needed"], 10_428_792u64, "{refused}");
+    assert_eq!(refused["stopped"]["needed"], 9_679_704u64, "{refused}");
     assert!(refused["gap_percent"].as_f64().is_some(), "{refused}");
     let exact = json(None);
     assert_eq!(exact["exact"], true, "{exact}");
@@ -1475,12 +1475,12 @@ fn a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need() {
 fn a_budget_between_the_two_forms_runs_the_search_by_envelopes() {
     // The request of a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need (48
     // threads on xeon-e5-4650-4s, counts [16, 16, 8, 8], 23,409 count vectors): by suffix
-    // states 23,409 × 244 = 5,711,796 entries, by envelopes 23,409 × 136 = 3,183,624. On
+    // states 23,409 × 236 = 5,524,524 entries, by envelopes 23,409 × 128 = 2,996,352. On
     // sockets the suffix states are preferred; at a budget of 4,000,000 they are over it and
     // the envelopes are not, so the search runs by envelopes and is exact (the optimum and tie
     // of the default budget, where the suffix states run), where it used to be refused by the
-    // budget; at 3,000,000 both are over it, and the answer is bounded with the budget as the
-    // reason and the least budget that starts the exact search, the envelopes' 3,183,624
+    // budget; at 2,900,000 both are over it, and the answer is bounded with the budget as the
+    // reason and the least budget that starts the exact search, the envelopes' 2,996,352
     // (`needed`): at that budget exact, one below it refused again.
     let output = |budget: &str, format: &str| {
         stdout_of(&[
@@ -1506,24 +1506,24 @@ fn a_budget_between_the_two_forms_runs_the_search_by_envelopes() {
     assert_eq!(within["exact"], true, "{within}");
     assert_eq!(within["t_min_ns"], default["t_min_ns"], "{within}");
     assert_eq!(within["t_max_ns"], default["t_max_ns"], "{within}");
-    let over = json("3000000");
+    let over = json("2900000");
     assert_eq!(over["exact"], false, "{over}");
-    let stopped = |budget: u64| serde_json::json!({"reason": "work-budget", "budget": budget, "needed": 3_183_624u64});
-    assert_eq!(over["stopped"], stopped(3_000_000), "{over}");
-    let just_below = json("3183623");
-    assert_eq!(just_below["stopped"], stopped(3_183_623), "{just_below}");
-    let least = json("3183624");
+    let stopped = |budget: u64| serde_json::json!({"reason": "work-budget", "budget": budget, "needed": 2_996_352u64});
+    assert_eq!(over["stopped"], stopped(2_900_000), "{over}");
+    let just_below = json("2996351");
+    assert_eq!(just_below["stopped"], stopped(2_996_351), "{just_below}");
+    let least = json("2996352");
     assert_eq!(least["exact"], true, "{least}");
     assert_eq!(least["t_min_ns"], default["t_min_ns"], "{least}");
     assert_eq!(least["t_max_ns"], default["t_max_ns"], "{least}");
     // The text says which budget starts it.
-    let text = output("3000000", "text");
+    let text = output("2900000", "text");
     assert!(
-        text.contains("the exact search's size, 3183624, is over the work budget of 3000000"),
+        text.contains("the exact search's size, 2996352, is over the work budget of 2900000"),
         "{text}"
     );
     assert!(
-        text.contains("--budget 3183624 or more starts the exact search"),
+        text.contains("--budget 2996352 or more starts the exact search"),
         "{text}"
     );
 }

@@ -3491,9 +3491,9 @@ mod tests {
     #[test]
     fn a_socket_dp_over_the_budget_answers_a_placed_tree_with_a_certified_gap() {
         // 2 × 300 threads at a budget of 10^7: the covering pass's tables hold 301² = 90,601
-        // count vectors × (S·K + 2·R + 6·S + ⌈S²/4⌉) = (2·300 + 2·12 + 12 + 1) = 57,712,837
-        // entries (R = 12 suffix states on two sockets: 8 + 4; with envelopes, 2·300 + 6·2 +
-        // 3·4 = 624 a vector, still over), and the Pareto pass alone (301·302/2)² · 6 ≈ 1.2·10^10
+        // count vectors × (S·K + 2·R + 4·S + ⌈S²/4⌉) = (2·300 + 2·12 + 8 + 1) = 57,350,433
+        // entries (R = 12 suffix states on two sockets: 8 + 4; with envelopes, 2·300 + 4·2 +
+        // 3·4 = 620 a vector, still over), and the Pareto pass alone (301·302/2)² · 6 ≈ 1.2·10^10
         // transitions, both over it. The fallback places the one-socket DP tree (600·599/2 =
         // 179,700 pairs, within budget); its bound is at least the recurrence's (the truncated
         // DP can only raise it). (At the default budget of 10^8 the covering pass starts, since

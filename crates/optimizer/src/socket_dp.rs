@@ -76,7 +76,7 @@
 //! survived pruning. [`estimate`] reports the pair count of one Pareto pass before the DP
 //! starts: an upper bound on its pairs, not a time prediction. The covering pass's work is the
 //! products of corner lists, unknown beforehand; [`covering_estimate`] bounds its memory and
-//! per-state work (states × (S·K + 2·R + 6·S + ⌈S²/4⌉), + 4·S under max and blends, R the
+//! per-state work (states × (S·K + 2·R + 4·S + ⌈S²/4⌉), + 4·S under max and blends, R the
 //! suffix states the node stages can reach, `Suffix::reachable`; with envelopes, under min
 //! on L3 domains or when those tables do not fit, [`envelope_estimate_within`]) and [`estimate_for`] chooses
 //! which estimate a request is checked against.
@@ -233,7 +233,7 @@ fn form_bytes(form: StageBudgets, entries: u64, within: &[u32]) -> u64 {
 
 /// The size of the covering pass and its budgets for a request under [`Objective::Min`], known
 /// before it starts: the entries of their tables, every count vector of the box ×
-/// (S·K + 2·R + 6·S + ⌈S²/4⌉) (+ 4·S under max and blends, [`covering_estimate_within`]), with
+/// (S·K + 2·R + 4·S + ⌈S²/4⌉) (+ 4·S under max and blends, [`covering_estimate_within`]), with
 /// K the most trees one group can hold (the widest unit's count: no incumbent is known yet)
 /// and R the suffix states of all node stages together, only those a tree can reach
 /// (`Suffix::reachable`: a unit the box leaves empty adds none). The pass's other work, the corner pairs it multiplies, depends on
@@ -269,16 +269,17 @@ pub fn covering_estimate_within(
             // The rows of trees and forests the backward pass reads (S·K) beside the trees
             // (S); the node stages forward and their budgets (2·R); a group table per unit,
             // forward and in the budgets, or under max and blends one per relation to the
-            // parent (2·S·kinds); the budgets of the trees (S); the lists of the count vectors
-            // where each tree and group table holds a value (2·S, `u32`); and a flag a node
-            // stage, whether any of its suffix states has a budget (S² bytes, a quarter of an
-            // entry each). Until 2026-11-27 (sixth session) the trees, the groups' tables and
+            // parent (2·S·kinds); the budgets of the trees (S); and a flag a node stage,
+            // whether any of its suffix states has a budget (S² bytes, a quarter of an entry
+            // each). Until 2026-11-27 (sixth session) the trees, the groups' tables and
             // budgets, the tree budgets, the lists and the flags were left out: 6·S + ⌈S²/4⌉
-            // entries a count vector too few.
+            // entries a count vector too few; until 2026-11-28 lists of the count vectors
+            // where each tree and group table holds a value (2·S, `u32`) were kept too, which
+            // the backward pass stopped reading when it walked its tables as down-sets.
             let kinds = prices.group_kinds() as u64;
             s.saturating_mul(k)
                 .saturating_add(2 * stages)
-                .saturating_add(s * (2 * kinds + 4))
+                .saturating_add(s * (2 * kinds + 2))
                 .saturating_add((s * s).div_ceil(4))
         },
     )
@@ -286,19 +287,20 @@ pub fn covering_estimate_within(
 
 /// The size of the exact search's covering pass and budgets when its partial nodes are
 /// budgeted by envelopes (under min only; `StageBudgets::Envelope`), in table entries: every
-/// count vector of the box `within` × (S·K + 6·S + 3·S²), the work the budget counts (the
+/// count vector of the box `within` × (S·K + 4·S + 3·S²), the work the budget counts (the
 /// backward pass visits every envelope). While the covering pass runs (lowest
 /// unit first, `covering::Stages`) it holds its trees and forests (S·K), groups (S) and node
 /// stages (S², one a unit and stage, freed before the next); after it, the trees (S) beside the rows of trees and
 /// forests the backward pass reads (S·K), the groups (S), the lower bounds of the partial
 /// nodes above each stage (S², `covering::Covered::upper`), the budgets of trees and groups
-/// (2·S), the envelopes (2·S², two numbers a node stage) and the lists of the count vectors
-/// where each tree and group table holds a value (2·S, `u32`), which is more. The envelopes
-/// are stored by pages, only those written (`form_bytes`: the memory sized before the pass is
-/// S·K + 6·S + S² entries a count vector and the pages' directories). Under max and
-/// blends, where envelopes do not apply, `u64::MAX` units. 48 domain-line threads (six
-/// domains of 8): 6·8 + 6·6 + 3·6² = 192 entries a count vector against the 837 of the suffix
-/// states' form ([`covering_estimate_within`]: 48 + 2·372 + 6·6 + 9, R = 372).
+/// (2·S) and the envelopes (2·S², two numbers a node stage), which is more (until 2026-11-28
+/// also lists of the count vectors where each tree and group table holds a value, 2·S `u32`,
+/// which the backward pass no longer reads). The envelopes are stored by pages, only those
+/// written (`form_bytes`: the memory sized before the pass is S·K + 4·S + S² entries a count
+/// vector and the pages' directories). Under max and blends, where envelopes do not apply,
+/// `u64::MAX` units. 48 domain-line threads (six domains of 8): 6·8 + 4·6 + 3·6² = 180
+/// entries a count vector against the 825 of the suffix states' form
+/// ([`covering_estimate_within`]: 48 + 2·372 + 4·6 + 9, R = 372).
 pub fn envelope_estimate_within(
     costs: &LineClasses,
     objective: &Objective,
@@ -312,7 +314,7 @@ pub fn envelope_estimate_within(
         |s, k, prices| {
             if prices.ascends() {
                 s.saturating_mul(k)
-                    .saturating_add(6 * s)
+                    .saturating_add(4 * s)
                     .saturating_add(3 * s * s)
             } else {
                 u64::MAX
@@ -486,8 +488,8 @@ pub fn estimate_for(
 /// ([`covering_estimate_within`]) does not fit, else the suffix states; `None` when neither
 /// fits. Of the forms that fit, the first within `work_budget` entries is taken, so a request
 /// on sockets whose suffix states are over the budget runs by envelopes when theirs are within
-/// it (four sockets of 16 at a budget of 1.5·10⁷: 20,379,124 entries by suffix states,
-/// 11,358,856 by envelopes); when none is, the preferred one, whose size the budget refuses.
+/// it (four sockets of 16 at a budget of 1.5·10⁷: 19,710,956 entries by suffix states,
+/// 10,690,688 by envelopes); when none is, the preferred one, whose size the budget refuses.
 /// Only the `forced` form if given. Measured with each form forced (docs/perf.md
 /// "Envelopes", same output to the byte): on L3 domains the envelopes are 1.7–1.9 × faster
 /// from 33 domain-line threads on and take a third of the memory (at a few hundred µs, the
@@ -3747,13 +3749,14 @@ mod tests {
         );
         let exact = covering_estimate_within(&costs, &min, &counts, 8, None).units;
         assert!(exact > 5 * entries, "{exact}");
-        // By envelopes the exact search's work is S·K + 6·S + 3·S² = 48 + 36 + 108 = 192 entries
+        // By envelopes the exact search's work is S·K + 4·S + 3·S² = 48 + 24 + 108 = 180 entries
         // a vector (the 2·S² envelopes among them stored by pages, only those written),
-        // 531,441 × 192 = 102,036,672: just over the default budget of 10⁸ (48
-        // domain-line threads, six domains of 8, are exact from `--budget 102036672`).
+        // 531,441 × 180 = 95,659,380: within the default budget of 10⁸, so 48 domain-line
+        // threads, six domains of 8, are exact at the defaults (with the lists of finite
+        // entries the pass kept until 2026-11-28, 2·S more, 102,036,672: just over it).
         assert_eq!(
             envelope_estimate_within(&costs, &min, &counts, 8, None).units,
-            102_036_672
+            95_659_380
         );
         // Under max the stages keep their suffix states (forward only) and the group tables
         // one per relation: 6·8 + R + 6·3.
@@ -3767,16 +3770,16 @@ mod tests {
     #[test]
     fn the_envelopes_pages_are_held_to_the_memory_left_by_the_tables() {
         // [8, 8] on the E5-2660 rooted on socket 0, by envelopes, no incumbent (K = 8): 9² = 81
-        // count vectors. Sized before the pass: S·K + 6·S + S² = 16 + 12 + 4 = 32 entries of 4
-        // bytes and 2·2 bytes of components a vector, 81 × 132 = 10,692; the envelopes' pages'
+        // count vectors. Sized before the pass: S·K + 4·S + S² = 16 + 8 + 4 = 28 entries of 4
+        // bytes and 2·2 bytes of components a vector, 81 × 116 = 9,396; the envelopes' pages'
         // directories, S² = 4 tables of ⌈81 / 64⌉ = 2 pages of 4 bytes, 32; the Pareto index,
         // S² + 2·S = 8 tables of 2 words of 12 bytes (192) and 81 × 4·2 bytes of components
-        // (648), 840: 11,564 bytes.
+        // (648), 840: 10,268 bytes.
         let costs = e5_2660();
         let counts = [8u32, 8];
         assert_eq!(
             exact_memory_within(&costs, &Objective::Min, &counts, 8, None),
-            11_564
+            10_268
         );
         let limits = |memory_limit: u64| Limits {
             time_limit: None,
@@ -3789,11 +3792,11 @@ mod tests {
         // there) on a page of 528 bytes: refused, so the search stops on the memory limit with
         // no size to name, before any Pareto point.
         let tight =
-            optimal_by_envelopes(&costs, &counts, 0, None, &limits(11_564), &quiet).unwrap();
+            optimal_by_envelopes(&costs, &counts, 0, None, &limits(10_268), &quiet).unwrap();
         assert_eq!(
             tight.filled,
             Filled::Stopped(StopReason::MemoryLimit {
-                limit: 11_564,
+                limit: 10_268,
                 needed: 0
             })
         );
@@ -3858,38 +3861,38 @@ mod tests {
         let costs = e5_2660();
         let default = Limits::default().memory_limit;
         assert!(!covering_fits(&costs, &counts, default));
-        // The covering pass's tables: states × (S·K + 2·R + 6·S + ⌈S²/4⌉) under min, K the
+        // The covering pass's tables: states × (S·K + 2·R + 4·S + ⌈S²/4⌉) under min, K the
         // widest count, R the
         // suffix states the node stages reach. With sockets as units a suffix state is (far,
         // local): at stage s, a node on σ ≥ s reaches far ≤ S − s − 1 and local ≤ 1, (S − s)·2 states;
         // one on σ < s far ≤ S − s, local 0, S − s + 1 states. R = Σ_s (S − s)·2(S − s) +
         // s·(S − s + 1). S = 4: 32 + (18 + 4) + (8 + 6) + (2 + 6) = 76. Four sockets of 16
-        // (83,521 vectors): 83,521 × (4·16 + 2·76 + 6·4 + 4) = 83,521 × 244 = 20,379,124
-        // values of 4 bytes (`f32`) and 2·4 bytes of components a vector, 81,516,496 + 668,168
-        // = 82,184,664 bytes; with the index, 24 tables of ⌈83,521 / 64⌉ = 1,306 words of 12
+        // (83,521 vectors): 83,521 × (4·16 + 2·76 + 4·4 + 4) = 83,521 × 236 = 19,710,956
+        // values of 4 bytes (`f32`) and 2·4 bytes of components a vector, 78,843,824 + 668,168
+        // = 79,511,992 bytes; with the index, 24 tables of ⌈83,521 / 64⌉ = 1,306 words of 12
         // bytes (376,128) and 83,521 × 4·4 of components (1,336,336), 1,712,464 bytes:
-        // 83,897,128 in all (80 MiB). It fits the default 2 GiB, and a limit of exactly that,
+        // 81,224,456 in all (77 MiB). It fits the default 2 GiB, and a limit of exactly that,
         // not one byte less.
-        assert_eq!(covering_estimate(&costs, &[16; 4]).units, 20_379_124);
+        assert_eq!(covering_estimate(&costs, &[16; 4]).units, 19_710_956);
         assert_eq!(table_bytes(&[16; 4]), 1_712_464);
         assert!(covering_fits(&costs, &[16; 4], default));
-        assert!(covering_fits(&costs, &[16; 4], 83_897_128));
-        assert!(!covering_fits(&costs, &[16; 4], 83_897_127));
-        // With envelopes (under min, when the suffix states' tables do not fit): 4·16 + 6·4 +
-        // 3·4² = 64 + 24 + 48 = 136 entries a vector of work, 83,521 × 136 = 11,358,856. In
+        assert!(covering_fits(&costs, &[16; 4], 81_224_456));
+        assert!(!covering_fits(&costs, &[16; 4], 81_224_455));
+        // With envelopes (under min, when the suffix states' tables do not fit): 4·16 + 4·4 +
+        // 3·4² = 64 + 16 + 48 = 128 entries a vector of work, 83,521 × 128 = 10,690,688. In
         // memory the envelopes (2·4² of them) are stored by pages, so what is sized before the
-        // pass is 136 − 32 = 104 entries a vector, 83,521 × 104 × 4 = 34,744,736 bytes, +
+        // pass is 128 − 32 = 96 entries a vector, 83,521 × 96 × 4 = 32,072,064 bytes, +
         // 668,168 of components + the pages' directories, 4² tables of ⌈83,521 / 64⌉ = 1,306
-        // pages of 4 bytes (83,584), + the index's 1,712,464 = 37,208,952 bytes, the least the
+        // pages of 4 bytes (83,584), + the index's 1,712,464 = 34,536,280 bytes, the least the
         // exact search needs; under max, where envelopes do not apply, the suffix states'
         // form is the only one.
         assert_eq!(
             envelope_estimate_within(&costs, &Objective::Min, &[16; 4], 16, None).units,
-            11_358_856
+            10_690_688
         );
         assert_eq!(
             exact_memory_within(&costs, &Objective::Min, &[16; 4], 16, None),
-            37_208_952
+            34_536_280
         );
         assert_eq!(
             envelope_estimate_within(&costs, &Objective::Max, &[16; 4], 16, None).units,
@@ -3902,84 +3905,84 @@ mod tests {
         // So a limit between the two runs the exact search with envelopes: sized by them.
         let min = Objective::Min;
         assert_eq!(
-            estimate_for(&costs, &[16; 4], &min, (37_208_952, u64::MAX), None).units,
-            11_358_856
+            estimate_for(&costs, &[16; 4], &min, (34_536_280, u64::MAX), None).units,
+            10_690_688
         );
         // One byte less and neither form fits: the Pareto pass alone, sized by its
         // transitions ([`estimate`]).
         assert_eq!(
-            estimate_for(&costs, &[16; 4], &min, (37_208_951, u64::MAX), None).units,
+            estimate_for(&costs, &[16; 4], &min, (34_536_279, u64::MAX), None).units,
             estimate(&[16; 4]).units
         );
         assert_eq!(
-            estimate_for(&costs, &[16; 4], &min, (83_897_128, u64::MAX), None).units,
-            20_379_124
+            estimate_for(&costs, &[16; 4], &min, (81_224_456, u64::MAX), None).units,
+            19_710_956
         );
         // Both fit the default memory; the suffix states are preferred on sockets, unless they
         // are over the work budget and the envelopes are not: at 1.5·10⁷ the envelopes'
-        // 11,358,856 entries, at 10⁷ (both over) the suffix states', which the budget refuses.
+        // 10,690,688 entries, at 10⁷ (both over) the suffix states', which the budget refuses.
         let room = |budget: u64| (default, budget);
         assert_eq!(
             estimate_for(&costs, &[16; 4], &min, room(21_000_000), None).units,
-            20_379_124
+            19_710_956
         );
         assert_eq!(
             estimate_for(&costs, &[16; 4], &min, room(15_000_000), None).units,
-            11_358_856
+            10_690_688
         );
         assert_eq!(
             estimate_for(&costs, &[16; 4], &min, room(10_000_000), None).units,
-            20_379_124
+            19_710_956
         );
         assert!(by_envelopes(&costs, &min, &[16; 4], room(15_000_000)));
         assert!(!by_envelopes(&costs, &min, &[16; 4], room(21_000_000)));
         // Under max (and blends) each unit keeps a group table per relation to the parent,
-        // forward and in the budgets: 2 · S · 2 = 16 more per vector, 83,521 × 260.
+        // forward and in the budgets: 2 · S · 2 = 16 more per vector, 83,521 × 252.
         assert_eq!(
             covering_estimate_within(&costs, &Objective::Max, &[16; 4], 16, None).units,
-            21_715_460
+            21_047_292
         );
-        // S = 8: R = 128 + 106 + 86 + 68 + 52 + 38 + 26 + 16 = 520, 6·S + S²/4 = 64. Eight
-        // sockets of 2: 6,561 × (8·2 + 2·520 + 64) = 6,561 × 1,120 = 7,348,320 entries fit; of
-        // 3: 65,536 × (24 + 1,040 + 64) = 73,924,608 entries, 295,698,432 bytes, + 65,536 × 16
+        // S = 8: R = 128 + 106 + 86 + 68 + 52 + 38 + 26 + 16 = 520, 4·S + S²/4 = 48. Eight
+        // sockets of 2: 6,561 × (8·2 + 2·520 + 48) = 6,561 × 1,104 = 7,243,344 entries fit; of
+        // 3: 65,536 × (24 + 1,040 + 48) = 72,876,032 entries, 291,504,128 bytes, + 65,536 × 16
         // of components and the index's 80 tables of 1,024 words of 12 bytes (983,040) and
-        // 65,536 × 8·4 of components (2,097,152): 299,827,200 bytes, within 2 GiB, not
+        // 65,536 × 8·4 of components (2,097,152): 295,632,896 bytes, within 2 GiB, not
         // 256 MiB.
-        assert_eq!(covering_estimate(&costs, &[2; 8]).units, 7_348_320);
+        assert_eq!(covering_estimate(&costs, &[2; 8]).units, 7_243_344);
         assert!(covering_fits(&costs, &[2; 8], default));
-        assert_eq!(covering_estimate(&costs, &[3; 8]).units, 73_924_608);
+        assert_eq!(covering_estimate(&costs, &[3; 8]).units, 72_876_032);
         assert!(covering_fits(&costs, &[3; 8], default));
-        assert!(covering_fits(&costs, &[3; 8], 299_827_200));
-        assert!(!covering_fits(&costs, &[3; 8], 299_827_199));
+        assert!(covering_fits(&costs, &[3; 8], 295_632_896));
+        assert!(!covering_fits(&costs, &[3; 8], 295_632_895));
         assert!(!covering_fits(&costs, &[3; 8], 256 << 20));
     }
 
     #[test]
     fn an_incumbent_sizes_the_covering_pass_for_the_trees_that_can_beat_it() {
         // Two E5-2660 sockets of 512 threads: 513² = 263,169 count vectors, R = 12 suffix
-        // states, 6·S + ⌈S²/4⌉ = 13. Without an incumbent a group may hold K = 512 trees:
-        // 263,169 × (2·512 + 24 + 13) = 263,169 × 1,061 = 279,222,309 entries. Under a tree of
+        // states, 4·S + ⌈S²/4⌉ = 9. Without an incumbent a group may hold K = 512 trees:
+        // 263,169 × (2·512 + 24 + 9) = 263,169 × 1,057 = 278,169,633 entries. Under a tree of
         // 1,600 ns, a group of k trees costs at least (k − 1)·R_R above a parent's least level
         // 2 R_I + 2 R_R + R_L = 212.3 ns and the offset R_L = 2.3 ns: k − 1 ≤
-        // (1,600 − 214.6)/35 = 39.58, K = 40, 263,169 × 117 = 30,790,773 entries.
+        // (1,600 − 214.6)/35 = 39.58, K = 40, 263,169 × 113 = 29,738,097 entries.
         let costs = e5_2660();
         let counts = [512u32, 512];
         let min = Objective::Min;
         let without = covering_estimate_within(&costs, &min, &counts, 512, None).units;
         let with = covering_estimate_within(&costs, &min, &counts, 512, Some(1_600.0)).units;
-        assert_eq!((without, with), (279_222_309, 30_790_773));
+        assert_eq!((without, with), (278_169_633, 29_738_097));
         // In bytes (4 an entry), with the index (8 tables of ⌈263,169 / 64⌉ = 4,113 words of
         // 12 bytes, 394,848, and 263,169 × 2·4 of components, 2,105,352: 2,500,200) and the
-        // pass's grid (263,169 × 2·2 = 1,052,676): 1,120,442,112 without, over a limit of
-        // 1 GiB, and 126,715,968 with it; the work estimate follows (the exact search asks
+        // pass's grid (263,169 × 2·2 = 1,052,676): 1,116,231,408 without, over a limit of
+        // 1 GiB, and 122,505,264 with it; the work estimate follows (the exact search asks
         // again with its stopgap tree's score before it answers with the memory's reason).
         let memory = |incumbent| covering_memory_within(&costs, &min, &counts, 512, incumbent);
-        assert_eq!(memory(None), 1_120_442_112);
-        assert_eq!(memory(Some(1_600.0)), 126_715_968);
+        assert_eq!(memory(None), 1_116_231_408);
+        assert_eq!(memory(Some(1_600.0)), 122_505_264);
         let default = Limits::default().memory_limit;
         assert_eq!(
             estimate_for(&costs, &counts, &min, (default, u64::MAX), Some(1_600.0)).units,
-            30_790_773
+            29_738_097
         );
     }
 
@@ -4009,18 +4012,18 @@ mod tests {
         // No node lives on a unit without room.
         assert!(widths(5).iter().all(|&w| w == 0));
         // σ = 1: 16 + 12 + 6 + 4 + 2 + 3 = 43; σ = 3 as σ = 2: 45. R = 39 + 43 + 45 + 45 + 33 =
-        // 205, and the tables hold 9^5 × (8·8 + 2·205 + 6·8 + 64/4) = 59,049 × 538 =
-        // 31,768,362 values, 127,073,448 bytes, + 59,049 × 16 of components = 128,018,232, and
+        // 205, and the tables hold 9^5 × (8·8 + 2·205 + 4·8 + 64/4) = 59,049 × 522 =
+        // 30,823,578 values, 123,294,312 bytes, + 59,049 × 16 of components = 124,239,096, and
         // the index, 80 tables of ⌈59,049 / 64⌉ = 923 words of 12 bytes (886,080) and 59,049 ×
-        // 8·4 of components (1,889,568): 130,793,880 bytes, within the default 2 GiB
+        // 8·4 of components (1,889,568): 127,014,744 bytes, within the default 2 GiB
         // (with all 8·8·40 stage states it would be 59,049 × 5,184 = 306,110,016 values,
         // 1,224,440,064 bytes: eight times as many).
         assert_eq!(widths(1).iter().sum::<usize>(), 43);
         assert_eq!(widths(3).iter().sum::<usize>(), 45);
         assert_eq!(suffix.stage_states(&costs, &counts), 205);
-        assert_eq!(covering_estimate(&costs, &counts).units, 31_768_362);
-        assert!(covering_fits(&costs, &counts, 130_793_880));
-        assert!(!covering_fits(&costs, &counts, 130_793_879));
+        assert_eq!(covering_estimate(&costs, &counts).units, 30_823_578);
+        assert!(covering_fits(&costs, &counts, 127_014_744));
+        assert!(!covering_fits(&costs, &counts, 127_014_743));
         // Every state listed is one a node can reach: the empty state at every stage of a
         // unit with room.
         let slots = suffix.slots(&costs, &counts);

@@ -367,22 +367,22 @@ fn the_preflight_agrees_with_the_search() {
     // that over-budget cases stop quickly. Threads placed by id on the cores of every socket
     // first (8 each), then on second hardware threads from socket 0. Under min the exact search
     // is sized by its covering pass over the box (a free split: the capacities cut to n),
-    // Π (c+1) × entries a vector: by suffix states S·K + 2·R + 6·S + ⌈S²/4⌉, K the widest
+    // Π (c+1) × entries a vector: by suffix states S·K + 2·R + 4·S + ⌈S²/4⌉, K the widest
     // socket's count and R the suffix states its node stages reach (with every socket used, a
     // node on σ ≥ s reaches (S − s)·2 at stage s and one on σ < s reaches S − s + 1, so R = 35
     // for three sockets (18 + 11 + 6) and 76 for four (32 + 22 + 14 + 8)), the form sockets
-    // as units take where it fits and is within the budget; else by envelopes, S·K + 6·S + 3·S²,
+    // as units take where it fits and is within the budget; else by envelopes, S·K + 4·S + 3·S²,
     // where those are within it:
     // - four sockets, 8 threads: one socket, the exact one-socket search (false);
-    // - 24 threads = 8 + 8 + 8 + 0 (S = 4 units, one empty): 9³ · (4·8 + 70 + 24 + 4) =
-    //   729 · 130 = 94,770 (false);
-    // - 40 threads = 16 + 8 + 8 + 8: 17 · 9³ · (4·16 + 152 + 24 + 4) = 12,393 · 244 =
-    //   3,023,892 (true; by envelopes 12,393 · 136 = 1,685,448, over it too);
+    // - 24 threads = 8 + 8 + 8 + 0 (S = 4 units, one empty): 9³ · (4·8 + 70 + 16 + 4) =
+    //   729 · 122 = 88,938 (false);
+    // - 40 threads = 16 + 8 + 8 + 8: 17 · 9³ · (4·16 + 152 + 16 + 4) = 12,393 · 236 =
+    //   2,924,748 (true; by envelopes 12,393 · 128 = 1,586,304, over it too);
     // - free split of 10 over four sockets (a socket holds its 8 cores): the box (8,8,8,8),
-    //   K = 8, 6,561 · (32 + 180) = 1,390,932 (true; by envelopes 6,561 · (32 + 72) =
-    //   682,344, over it too: at 10^6 these were within it);
+    //   K = 8, 6,561 · (32 + 172) = 1,338,444 (true; by envelopes 6,561 · (32 + 64) =
+    //   629,856, over it too: at 10^6 these were within it);
     // - free split of 6 over the two sockets of the E5-2660: the box (6,6), 49 · (12 + 24 +
-    //   12 + 1) = 2,401 (false).
+    //   8 + 1) = 2,205 (false).
     use modelopt_model::algorithm::ThreadPlacement;
     use modelopt_model::{machine, Collective, Request};
     use modelopt_optimizer::search::{rank, runs_to_budget, SearchOptions};
@@ -481,9 +481,9 @@ fn a_raised_budget_never_ranks_a_worse_tree_than_the_default_budget() {
 /// four-socket machine, a work budget of twice the tables of a bound's pass over the box
 /// 3 × 3 × 3 × 3 (`socket_dp::bound_estimate_within`: 4⁴ = 256 count vectors × (4·4 + 4·4 +
 /// 4) = 9,216 entries; the refusal path may spend half the budget on its bound; the exact
-/// search's pass over the request's own box, 5⁴ = 625 count vectors × (4·4 + 2·76 + 6·4 + 4)
-/// = 122,500 entries by suffix states (the form sockets take where it fits; by envelopes,
-/// × (4·4 + 6·4 + 3·4²) = 55,000, over it too), is over it, so the exact search is refused
+/// search's pass over the request's own box, 5⁴ = 625 count vectors × (4·4 + 2·76 + 4·4 + 4)
+/// = 117,500 entries by suffix states (the form sockets take where it fits; by envelopes,
+/// × (4·4 + 4·4 + 3·4²) = 50,000, over it too), is over it, so the exact search is refused
 /// and the clip is 3 per socket; raising
 /// the root's socket to 4 would be 5 · 4³ = 320 vectors, 11,520 entries, over it too). The
 /// reported bound is then exactly that clip's covering value, below the optimum (the exact
@@ -503,11 +503,11 @@ fn a_refused_fixed_split_is_bounded_by_the_largest_clip_that_fits() {
     );
     assert_eq!(
         socket_dp::covering_estimate(&classes, &counts).units,
-        122_500
+        117_500
     );
     assert_eq!(
         socket_dp::envelope_estimate_within(&classes, &Objective::Min, &counts, 4, None).units,
-        55_000
+        50_000
     );
     let unlimited = Limits {
         time_limit: None,
@@ -553,10 +553,10 @@ fn a_refused_fixed_split_is_bounded_by_the_largest_clip_that_fits() {
 
 /// The same for a free split (`--placement optimal`): 10 threads anywhere on four sockets of 4,
 /// a budget of 40,000, under both forms of the exact search over the box 4⁴ whatever its
-/// incumbent (groups of K ≥ 1 trees: 5⁴ = 625 count vectors × (4·K + 2·76 + 6·4 + 4) ≥ 115,000
-/// entries by suffix states, × (4·K + 6·4 + 3·4²) ≥ 47,500 by envelopes; until the budget chose
+/// incumbent (groups of K ≥ 1 trees: 5⁴ = 625 count vectors × (4·K + 2·76 + 4·4 + 4) ≥ 110,000
+/// entries by suffix states, × (4·K + 4·4 + 3·4²) ≥ 42,500 by envelopes; until the budget chose
 /// between the forms it was twice the suffix states' tables of the capacities cut to 3 per
-/// socket, which the envelopes' 55,000 are now within), so that search is refused while one
+/// socket, which the envelopes' 50,000 are now within), so that search is refused while one
 /// clip of every split runs (a bound's pass over 3⁴ takes 9,216 entries). Every split of 10 threads has a
 /// clip to 3 per socket of at least 10 · 3/4 → 8 nodes (`least_clipped_total`), so the reported
 /// bound is at most the best split's optimum (the exact search with the budget lifted), and it
@@ -572,12 +572,12 @@ fn a_refused_free_split_is_bounded_by_a_clip_of_every_split() {
     s.capacity = Some(vec![4, 4, 4, 4]);
     let exact = run(&s, &Objective::Min, None, u64::MAX);
     assert_eq!(exact.exactness, Exactness::Exact);
-    // Without an incumbent K = 4 (625 × 88 = 55,000); an incumbent cuts K to no less than 1.
+    // Without an incumbent K = 4 (625 × 80 = 50,000); an incumbent cuts K to no less than 1.
     let budget = 40_000;
     assert_eq!(
         socket_dp::envelope_estimate_within(&classes, &Objective::Min, &[4, 4, 4, 4], 4, None)
             .units,
-        55_000
+        50_000
     );
     assert!(budget < 2 * affordable);
     let refused = run(&s, &Objective::Min, None, budget);
