@@ -1602,7 +1602,7 @@ impl SocketTable {
             // The lowest unit to advance: 0 after a fit; past a failure, the one above the
             // lowest unit standing above its least value (every vector before that carry is
             // above this one, so none fits).
-            let mut i = if fits(idx) {
+            let i = if fits(idx) {
                 out.push(idx);
                 0
             } else {
@@ -1618,20 +1618,56 @@ impl SocketTable {
                     None => return,
                 }
             };
-            loop {
-                if i == s {
-                    return;
-                }
-                if cur[i] < hi[i] {
-                    cur[i] += 1;
-                    idx += self.stride[i];
-                    break;
-                }
-                idx -= (cur[i] - lo(i)) as usize * self.stride[i];
-                cur[i] = lo(i);
-                i += 1;
+            if !self.advance(&mut cur, &mut idx, i, lo, hi) {
+                return;
             }
         }
+    }
+
+    /// The groups on `unit` a node stage at r may add that pass `fits` (closed downwards, as for
+    /// [`SocketTable::down_set_within`]), into `out`: at the `last` stage only d = r (no stage
+    /// above it holds the rest).
+    fn stage_groups(
+        &self,
+        r: usize,
+        unit: usize,
+        last: bool,
+        fits: impl Fn(usize) -> bool,
+        out: &mut Vec<usize>,
+    ) {
+        if last {
+            out.clear();
+            if self.component(r, unit) > 0 && fits(r) {
+                out.push(r);
+            }
+        } else {
+            self.down_set_within(r, unit, fits, out);
+        }
+    }
+
+    /// One step of an odometer over the vectors with lo(u) ≤ cur[u] ≤ hi[u] (index `idx`,
+    /// the lowest unit fastest, so indices ascend), from unit `i`: the units below `i` are at
+    /// their least, `i` or the first unit above it with room goes up by one and the ones it
+    /// passes return to their least. False past the last vector.
+    fn advance(
+        &self,
+        cur: &mut [u32; MAX_SOCKETS],
+        idx: &mut usize,
+        mut i: usize,
+        lo: impl Fn(usize) -> u32,
+        hi: &[u32],
+    ) -> bool {
+        while i < self.radix.len() {
+            if cur[i] < hi[i] {
+                cur[i] += 1;
+                *idx += self.stride[i];
+                return true;
+            }
+            *idx -= (cur[i] - lo(i)) as usize * self.stride[i];
+            cur[i] = lo(i);
+            i += 1;
+        }
+        false
     }
 
     /// The count vectors e ≤ d (d included) that are in `list` (`alive(e)` says the same)
@@ -1668,19 +1704,8 @@ impl SocketTable {
             if alive(idx) {
                 out.push(idx);
             }
-            let mut i = 0;
-            loop {
-                if i == s {
-                    return;
-                }
-                if cur[i] < dv[i] {
-                    cur[i] += 1;
-                    idx += self.stride[i];
-                    break;
-                }
-                idx -= cur[i] as usize * self.stride[i];
-                cur[i] = 0;
-                i += 1;
+            if !self.advance(&mut cur, &mut idx, 0, |_| 0, dv) {
+                return;
             }
         }
     }
@@ -2777,14 +2802,7 @@ impl ScalarPass {
                     room.iter()
                         .any(|&(fixed, o)| fixed + f64::from(gm[d]) <= o + SLACK)
                 };
-                if last {
-                    subs.clear();
-                    if t.component(r, stage) > 0 && fits(r) {
-                        subs.push(r);
-                    }
-                } else {
-                    t.down_set_within(r, stage, fits, subs);
-                }
+                t.stage_groups(r, stage, last, fits, subs);
                 for &d in subs.iter() {
                     let rest = r - d;
                     for &(st, prev_state, waits) in &steps {
@@ -2884,14 +2902,7 @@ impl ScalarPass {
                 // walk visits only those (`down_set_within`), not every sub-vector of r.
                 let gm = &self.group_min[stage][0];
                 let fits = |d: usize| fixed + f64::from(gm[d]) <= o + SLACK;
-                if last {
-                    subs.clear();
-                    if t.component(r, stage) > 0 && fits(r) {
-                        subs.push(r);
-                    }
-                } else {
-                    t.down_set_within(r, stage, fits, subs);
-                }
+                t.stage_groups(r, stage, last, fits, subs);
                 for &d in subs.iter() {
                     let rest = r - d;
                     let waits = if rest == 0 {
