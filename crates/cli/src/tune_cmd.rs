@@ -209,9 +209,29 @@ fn render_text(machine: &Machine, report: &Report) -> String {
                 "the best found by a heuristic; a --memory-limit above {} (its tables; the points and budgets it keeps come on top) and a --budget that admits the search may give an exact answer",
                 modelopt_optimizer::limits::format_bytes(needed).replace(" MiB", "M").replace(" GiB", "G")
             ),
-            // Refused up front: the size that starts the exact search is known.
-            Some(modelopt_optimizer::StopReason::WorkBudget { needed, .. }) if needed > 0 => {
+            // Refused up front: the size that starts the exact search is known, and the
+            // memory its tables take when that is over the limit too.
+            Some(modelopt_optimizer::StopReason::WorkBudget {
+                needed, memory: 0, ..
+            }) if needed > 0 => {
                 format!("the best found so far; --budget {needed} or more starts the exact search, which may need more to finish")
+            }
+            Some(modelopt_optimizer::StopReason::WorkBudget { needed, memory, .. })
+                if needed > 0 =>
+            {
+                let bytes = modelopt_optimizer::limits::format_bytes;
+                match modelopt_host::memory::usable_bytes().filter(|&usable| memory > usable) {
+                    // The host's memory rounded down, the need up: never "24 of 24".
+                    Some(usable) => format!(
+                        "the best found so far; the exact search needs --budget {needed} or more and {} of memory, more than the {:.1} GiB this machine has",
+                        bytes(memory),
+                        (usable as f64 / f64::from(1u32 << 30) * 10.0).floor() / 10.0
+                    ),
+                    None => format!(
+                        "the best found so far; --budget {needed} or more with a --memory-limit above {} starts the exact search, which may need more to finish",
+                        bytes(memory).replace(" MiB", "M").replace(" GiB", "G")
+                    ),
+                }
             }
             _ => "the best found so far; raise --time-limit or --budget for an exact answer"
                 .to_string(),

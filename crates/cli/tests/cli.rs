@@ -1472,6 +1472,66 @@ fn a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need() {
 }
 
 #[test]
+fn a_refusal_over_budget_and_memory_names_what_each_must_be() {
+    // The request of the two tests beside this one (48 threads on xeon-e5-4650-4s, counts
+    // [16, 16, 8, 8]): by envelopes 2,996,352 entries in 9,679,704 bytes, by suffix states
+    // 5,524,524 entries in 22,765,320 bytes. Under 9 MiB (9,437,184 bytes) neither form fits,
+    // and a budget of 2,900,000 holds neither: the refusal names the budget of the form that
+    // takes the least memory (the envelopes) and that memory, not the ~7.6·10⁸ pairs of the
+    // Pareto pass alone, the only search that budget alone would start at that memory. At
+    // both, exactly, the search starts and stops on the memory limit with no size to name
+    // (no byte is left for its pages and points: "may need more to finish"); with 12 MiB it
+    // is exact, with the default budget's optimum and tie.
+    let run = |budget: &str, memory: &str, format: &str| {
+        stdout_of(&[
+            "bcast",
+            "-m",
+            "xeon-e5-4650-4s",
+            "-n",
+            "48",
+            "--algorithm",
+            "cla-tree",
+            "--budget",
+            budget,
+            "--memory-limit",
+            memory,
+            "--format",
+            format,
+        ])
+    };
+    let json = |budget: &str, memory: &str| -> serde_json::Value {
+        serde_json::from_str(&run(budget, memory, "json")).unwrap()
+    };
+    let refused = json("2900000", "9M");
+    assert_eq!(refused["exact"], false, "{refused}");
+    assert_eq!(
+        refused["stopped"],
+        serde_json::json!({"reason": "work-budget", "budget": 2_900_000u64, "needed": 2_996_352u64, "memory": 9_679_704u64}),
+        "{refused}"
+    );
+    let text = run("2900000", "9M", "text");
+    assert!(
+        text.contains("the exact search's size, 2996352, is over the work budget of 2900000, and its tables would take 10 MiB, over the memory limit"),
+        "{text}"
+    );
+    assert!(
+        text.contains("--budget 2996352 or more with a --memory-limit above 10M starts the exact search, which may need more to finish"),
+        "{text}"
+    );
+    let started = json("2996352", "9679704");
+    assert_eq!(
+        started["stopped"],
+        serde_json::json!({"reason": "memory-limit", "limit": 9_679_704u64, "needed": 0}),
+        "{started}"
+    );
+    let exact = json("2996352", "12M");
+    let default = json("100000000", "2G");
+    assert_eq!(exact["exact"], true, "{exact}");
+    assert_eq!(exact["t_min_ns"], default["t_min_ns"], "{exact}");
+    assert_eq!(exact["t_max_ns"], default["t_max_ns"], "{exact}");
+}
+
+#[test]
 fn a_budget_between_the_two_forms_runs_the_search_by_envelopes() {
     // The request of a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need (48
     // threads on xeon-e5-4650-4s, counts [16, 16, 8, 8], 23,409 count vectors): by suffix

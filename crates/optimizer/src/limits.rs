@@ -276,6 +276,11 @@ impl Deadline {
     }
 }
 
+/// Whether a count is zero (a field serde leaves out).
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// Why a search ended.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(tag = "reason", rename_all = "kebab-case")]
@@ -298,6 +303,11 @@ pub enum StopReason {
         /// A budget of `needed` starts that search; what it does while running draws on the
         /// same budget.
         needed: u64,
+        /// What the tables of that search would take (bytes) when they are over the memory
+        /// limit too, so that a budget of `needed` alone does not start it; 0 when they fit
+        /// (and then left out of JSON).
+        #[serde(skip_serializing_if = "is_zero")]
+        memory: u64,
     },
     /// What the search keeps would pass the memory limit: its tables, sized before they are
     /// allocated (`needed`, bytes), or what it stores as it runs, its Pareto points and the
@@ -325,13 +335,30 @@ impl std::fmt::Display for StopReason {
             StopReason::TimeLimit { seconds } => {
                 write!(f, "the time limit of {seconds} s passed")
             }
-            StopReason::WorkBudget { budget, needed: 0 } => {
+            StopReason::WorkBudget {
+                budget, needed: 0, ..
+            } => {
                 write!(f, "the work budget of {budget} was used up")
             }
-            StopReason::WorkBudget { budget, needed } => {
+            StopReason::WorkBudget {
+                budget,
+                needed,
+                memory: 0,
+            } => {
                 write!(
                     f,
                     "the exact search's size, {needed}, is over the work budget of {budget}"
+                )
+            }
+            StopReason::WorkBudget {
+                budget,
+                needed,
+                memory,
+            } => {
+                write!(
+                    f,
+                    "the exact search's size, {needed}, is over the work budget of {budget}, and its tables would take {}, over the memory limit",
+                    format_bytes(*memory)
                 )
             }
             StopReason::MemoryLimit { limit, needed: 0 } => write!(
@@ -486,6 +513,7 @@ mod tests {
             StopReason::WorkBudget {
                 budget: 5,
                 needed: 0,
+                memory: 0,
             },
             110.0,
             Some(100.0),

@@ -551,7 +551,11 @@ pub fn rank_priced_trees(
         } else if deadline.passed() {
             deadline.reason()
         } else {
-            StopReason::WorkBudget { budget, needed: 0 }
+            StopReason::WorkBudget {
+                budget,
+                needed: 0,
+                memory: 0,
+            }
         })
     } else {
         let total = configurations(space);

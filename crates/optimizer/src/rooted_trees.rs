@@ -380,6 +380,7 @@ impl<'a> Control<'a> {
         StopReason::WorkBudget {
             budget: self.limits.work_budget,
             needed: 0,
+            memory: 0,
         }
     }
 }
@@ -1071,13 +1072,17 @@ fn dp_admits(
         if with_covering > limits.memory_limit && covering_within_budget {
             return Err(over_memory(with_covering));
         }
-        // The least budget that would start it (none where it saturates: no budget does).
-        let needed = classes.map_or(estimate.units, |classes| {
+        // The least budget that would start it, with the memory it then needs when that is
+        // over the limit too (none where either saturates or passes any memory: no budget
+        // does).
+        let (needed, memory) = classes.map_or((estimate.units, 0), |classes| {
             socket_dp::least_budget(&classes, counts, objective, limits.memory_limit, incumbent)
         });
+        let sized = needed != u64::MAX && memory < BEYOND_ANY_MEMORY;
         return Err(StopReason::WorkBudget {
             budget: limits.work_budget,
-            needed: if needed == u64::MAX { 0 } else { needed },
+            needed: if sized { needed } else { 0 },
+            memory: if sized { memory } else { 0 },
         });
     }
     Ok(())
@@ -1116,14 +1121,21 @@ fn confirmed_need(
     admits: impl Fn(&Limits) -> bool,
 ) -> StopReason {
     match reason {
-        StopReason::WorkBudget { budget, needed } if needed > 0 => {
+        StopReason::WorkBudget {
+            budget,
+            needed,
+            memory,
+        } if needed > 0 => {
             let raised = Limits {
                 work_budget: needed,
+                memory_limit: limits.memory_limit.max(memory),
                 ..*limits
             };
+            let confirmed = admits(&raised);
             StopReason::WorkBudget {
                 budget,
-                needed: if admits(&raised) { needed } else { 0 },
+                needed: if confirmed { needed } else { 0 },
+                memory: if confirmed { memory } else { 0 },
             }
         }
         other => other,
@@ -3041,6 +3053,7 @@ mod tests {
         let refused = StopReason::WorkBudget {
             budget: 100,
             needed: 250,
+            memory: 0,
         };
         // Admitted at 250 (and the budget it was asked at is 250): the size stays.
         let kept = confirmed_need(refused, &limits, |l| l.work_budget == 250);
@@ -3048,13 +3061,23 @@ mod tests {
         // Not admitted at that size (the first check, without an incumbent, refuses it): no
         // size is named.
         let unsure = confirmed_need(refused, &limits, |_| false);
-        assert_eq!(
-            unsure,
-            StopReason::WorkBudget {
-                budget: 100,
-                needed: 0
-            }
-        );
+        let no_size = StopReason::WorkBudget {
+            budget: 100,
+            needed: 0,
+            memory: 0,
+        };
+        assert_eq!(unsure, no_size);
+        // With the memory its tables need over the limit (3 GiB against the default 2 GiB):
+        // asked with both raised, kept when admitted so, else neither is named.
+        let three = 3 << 30;
+        let both = StopReason::WorkBudget {
+            budget: 100,
+            needed: 250,
+            memory: three,
+        };
+        let asked = |l: &Limits| l.work_budget == 250 && l.memory_limit == three;
+        assert_eq!(confirmed_need(both, &limits, asked), both);
+        assert_eq!(confirmed_need(both, &limits, |_| false), no_size);
         // Other reasons, and a refusal without a size, pass as they are (never asked).
         let memory = StopReason::MemoryLimit {
             limit: 1,
@@ -3064,6 +3087,7 @@ mod tests {
         let run_out = StopReason::WorkBudget {
             budget: 100,
             needed: 0,
+            memory: 0,
         };
         assert_eq!(
             confirmed_need(run_out, &limits, |_| unreachable!()),
@@ -3271,6 +3295,7 @@ mod tests {
                     StopReason::WorkBudget {
                         budget: 10_000,
                         needed: 0,
+                        memory: 0,
                     },
                 lower_bound: Some(lb),
                 ..

@@ -333,7 +333,11 @@ impl<'a> Run<'a> {
         }
         if let Some(budget) = self.budget {
             if self.work() >= budget && self.stopped.is_none() {
-                self.stopped = Some(StopReason::WorkBudget { budget, needed: 0 });
+                self.stopped = Some(StopReason::WorkBudget {
+                    budget,
+                    needed: 0,
+                    memory: 0,
+                });
             }
         }
         self.stopped.is_some()

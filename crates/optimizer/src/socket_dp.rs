@@ -548,26 +548,45 @@ fn stage_forms(
 }
 
 /// The least work budget that starts the exact search over the box `counts` within
-/// `memory_limit` bytes ([`estimate_for`] admits it): the fewest entries among the forms of the
+/// `memory_limit` bytes ([`estimate_for`] admits it), and the memory that search's tables take
+/// when they are over the limit (0 when they fit): the fewest entries among the forms of the
 /// covering pass whose tables fit (with that budget [`stage_budgets_within`] takes the first
-/// fitting form within it, which is then one of the fewest), else the Pareto pass's pairs
-/// ([`estimate`]). What the search does while it runs (corner pairs, points) draws on the same
-/// budget, so that budget starts the search but may not see it through.
+/// fitting form within it, which is then one of the fewest); where none fits, the form that
+/// needs the least memory, with its entries and that memory (with both raised the search
+/// starts with that form; at this limit only the Pareto pass alone would, whose pairs,
+/// [`estimate`], are orders of magnitude more: 54 domain-line threads, 859,340,097 entries and
+/// 2,190,666,842 bytes against 11,392,766,437,500 pairs); the Pareto pass's pairs where no form
+/// has a size (none saturates: `u64::MAX`). What the search does while it runs (corner pairs,
+/// points) draws on the same budget, so that budget starts the search but may not see it
+/// through.
 pub fn least_budget(
     costs: &LineClasses,
     counts: &[u32],
     objective: &Objective,
     memory_limit: u64,
     incumbent: Option<f64>,
-) -> u64 {
+) -> (u64, u64) {
     let widest = counts.iter().copied().max().unwrap_or(0);
-    let memory = memory_limit.saturating_sub(table_bytes(counts));
-    stage_forms(costs, objective, counts, widest, incumbent)
-        .into_iter()
-        .filter(|(form, entries)| form_bytes(*form, entries.units, counts) <= memory)
-        .map(|(_, entries)| entries.units)
+    let index = table_bytes(counts);
+    let memory = memory_limit.saturating_sub(index);
+    let forms = stage_forms(costs, objective, counts, widest, incumbent);
+    let sized = forms
+        .iter()
+        .filter(|(_, entries)| entries.units != u64::MAX)
+        .map(|&(form, ref entries)| (entries.units, form_bytes(form, entries.units, counts)));
+    if let Some(fewest) = sized
+        .clone()
+        .filter(|&(_, bytes)| bytes <= memory)
+        .map(|(units, _)| units)
         .min()
-        .unwrap_or_else(|| estimate(counts).units)
+    {
+        return (fewest, 0);
+    }
+    sized
+        .min_by_key(|&(units, bytes)| (bytes, units))
+        .map_or((estimate(counts).units, 0), |(units, bytes)| {
+            (units, index.saturating_add(bytes))
+        })
 }
 
 /// Whether the exact search over the box `counts` under `objective` budgets its partial nodes
@@ -1064,6 +1083,7 @@ impl SocketTable {
                     let reason = StopReason::WorkBudget {
                         budget: limits.work_budget,
                         needed: 0,
+                        memory: 0,
                     };
                     return Ok((table, Filled::Stopped(reason)));
                 }
@@ -1357,6 +1377,7 @@ impl SocketTable {
         StopReason::WorkBudget {
             budget: self.point_cap / POINTS_PER_BUDGET_UNIT,
             needed: 0,
+            memory: 0,
         }
     }
 
@@ -3776,6 +3797,29 @@ mod tests {
             bound_estimate_within(&costs, &Objective::Max, &counts, 8, None).units,
             531_441 * (48 + stages + 18)
         );
+    }
+
+    #[test]
+    fn the_least_budget_names_the_memory_when_no_form_fits() {
+        // [8, 8] on the E5-2660, no incumbent (K = 8), 81 count vectors, the index 840 bytes
+        // (as below). By envelopes S·K + 4·S + 3·S² = 16 + 8 + 12 = 36 entries a vector, 2,916,
+        // in 10,268 bytes with the index (below); by suffix states S·K + 2·R + 4·S + ⌈S²/4⌉ =
+        // 16 + 24 + 8 + 1 = 49, 3,969 entries, 3,969 × 4 + 81 × 2·2 of the grid's components +
+        // 840 = 17,040 bytes. Where both fit, the fewer entries; where only the envelopes fit,
+        // theirs; where neither fits, the one of least memory with what it needs.
+        let costs = e5_2660();
+        let min = Objective::Min;
+        let least = |limit: u64| least_budget(&costs, &[8, 8], &min, limit, None);
+        assert_eq!(least(u64::MAX), (2_916, 0));
+        assert_eq!(least(10_268), (2_916, 0));
+        assert_eq!(least(10_267), (2_916, 10_268));
+        assert_eq!(least(0), (2_916, 10_268));
+        // Under max the envelopes do not apply: the suffix states' form, with a group table per
+        // relation to the parent (2·S·3 instead of 2·S: 8 more), 57 entries a vector, 4,617,
+        // 4,617 × 4 + 324 + 840 = 19,632 bytes.
+        let max = |limit: u64| least_budget(&costs, &[8, 8], &Objective::Max, limit, None);
+        assert_eq!(max(19_632), (4_617, 0));
+        assert_eq!(max(19_631), (4_617, 19_632));
     }
 
     #[test]

@@ -321,7 +321,7 @@ proptest! {
         match stopped.exactness {
             Exactness::Exact => prop_assert!((stopped.best[0].score - exact).abs() < 1e-6),
             Exactness::Bounded { stopped: reason, lower_bound, .. } => {
-                prop_assert_eq!(reason, StopReason::WorkBudget { budget, needed: 0 });
+                prop_assert_eq!(reason, StopReason::WorkBudget { budget, needed: 0, memory: 0 });
                 let lb = lower_bound.unwrap();
                 prop_assert!(lb <= exact + 1e-6, "bound {lb} above the optimum {exact}");
                 prop_assert!(stopped.best[0].score >= exact - 1e-6);
@@ -473,7 +473,8 @@ fn regression_reduce_100000_any_ordering_bounded_memory() {
                 stopped,
                 StopReason::WorkBudget {
                     budget: 200_000,
-                    needed: 0
+                    needed: 0,
+                    memory: 0,
                 }
             );
             let lb = lower_bound.unwrap();

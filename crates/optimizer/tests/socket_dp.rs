@@ -835,7 +835,7 @@ fn the_pareto_pass_counts_its_point_combinations_against_the_budget() {
     let (table, filled) =
         SocketTable::build(&classes, &counts, None, &tight, &Progress::none()).unwrap();
     assert!(
-        matches!(filled, Filled::Stopped(StopReason::WorkBudget { budget: b, needed: 0 }) if b == budget),
+        matches!(filled, Filled::Stopped(StopReason::WorkBudget { budget: b, needed: 0, memory: 0 }) if b == budget),
         "{filled:?}, {} combinations for a budget of {budget}",
         table.points
     );
@@ -1565,7 +1565,7 @@ fn under_max_a_stopped_tie_pass_answers_the_optimum_with_a_zero_gap() {
     let outcome = run(hi).unwrap();
     assert!(matches!(
         outcome.filled,
-        Filled::TiesOpen(StopReason::WorkBudget { budget, needed: 0 }) if budget == hi
+        Filled::TiesOpen(StopReason::WorkBudget { budget, needed: 0, memory: 0 }) if budget == hi
     ));
     let got = outcome.best.unwrap();
     assert!((got.cost.max_ns - want.max_ns).abs() < 1e-6);
