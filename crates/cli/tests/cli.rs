@@ -1379,6 +1379,24 @@ fn the_look_ahead_of_a_long_sweep_is_bounded_too() {
     assert!(took < std::time::Duration::from_secs(6), "{took:?}");
 }
 
+/// `bcast` over 48 threads of `xeon-e5-4650-4s` (by id: counts [16, 16, 8, 8]) with
+/// `cla-tree`: the request of the memory and budget tests below.
+const FOUR_SOCKETS_48: [&str; 7] = [
+    "bcast",
+    "-m",
+    "xeon-e5-4650-4s",
+    "-n",
+    "48",
+    "--algorithm",
+    "cla-tree",
+];
+
+/// The standard output of [`FOUR_SOCKETS_48`] with the flags `extra`.
+fn four_sockets_48(extra: &[&str]) -> String {
+    let args: Vec<&str> = FOUR_SOCKETS_48.iter().chain(extra).copied().collect();
+    stdout_of(&args)
+}
+
 #[test]
 fn a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need() {
     // 48 threads by id on xeon-e5-4650-4s: 8 cores of each of the 4 sockets, then the
@@ -1402,20 +1420,11 @@ fn a_memory_limit_is_obeyed_and_a_refusal_says_what_the_tables_need() {
     // stored: exact, or stopped by the memory limit with no size to name. Under 12 MiB (2.9 MB
     // left), 16 MiB and the default 2 GiB it is exact.
     let args = |memory: Option<&str>, format: &str| -> Vec<String> {
-        let mut a: Vec<String> = [
-            "bcast",
-            "-m",
-            "xeon-e5-4650-4s",
-            "-n",
-            "48",
-            "--algorithm",
-            "cla-tree",
-            "--format",
-            format,
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+        let mut a: Vec<String> = FOUR_SOCKETS_48
+            .iter()
+            .chain(&["--format", format])
+            .map(|s| s.to_string())
+            .collect();
         if let Some(m) = memory {
             a.extend(["--memory-limit".to_string(), m.to_string()]);
         }
@@ -1483,14 +1492,7 @@ fn a_refusal_over_budget_and_memory_names_what_each_must_be() {
     // (no byte is left for its pages and points: "may need more to finish"); with 12 MiB it
     // is exact, with the default budget's optimum and tie.
     let run = |budget: &str, memory: &str, format: &str| {
-        stdout_of(&[
-            "bcast",
-            "-m",
-            "xeon-e5-4650-4s",
-            "-n",
-            "48",
-            "--algorithm",
-            "cla-tree",
+        four_sockets_48(&[
             "--budget",
             budget,
             "--memory-limit",
@@ -1542,21 +1544,8 @@ fn a_budget_between_the_two_forms_runs_the_search_by_envelopes() {
     // budget; at 2,900,000 both are over it, and the answer is bounded with the budget as the
     // reason and the least budget that starts the exact search, the envelopes' 2,996,352
     // (`needed`): at that budget exact, one below it refused again.
-    let output = |budget: &str, format: &str| {
-        stdout_of(&[
-            "bcast",
-            "-m",
-            "xeon-e5-4650-4s",
-            "-n",
-            "48",
-            "--algorithm",
-            "cla-tree",
-            "--budget",
-            budget,
-            "--format",
-            format,
-        ])
-    };
+    let output =
+        |budget: &str, format: &str| four_sockets_48(&["--budget", budget, "--format", format]);
     let json = |budget: &str| -> serde_json::Value {
         serde_json::from_str(&output(budget, "json")).unwrap()
     };
