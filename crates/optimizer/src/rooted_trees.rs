@@ -1073,16 +1073,19 @@ fn dp_admits(
             return Err(over_memory(with_covering));
         }
         // The least budget that would start it, with the memory it then needs when that is
-        // over the limit too (none where either saturates or passes any memory: no budget
-        // does).
-        let (needed, memory) = classes.map_or((estimate.units, 0), |classes| {
+        // over the limit too; where that memory is past any machine, the budget that starts
+        // the search at this limit (the Pareto pass alone's pairs), and none where that
+        // saturates (no budget does).
+        let (needed, memory) = match classes.map(|classes| {
             socket_dp::least_budget(&classes, counts, objective, limits.memory_limit, incumbent)
-        });
-        let sized = needed != u64::MAX && memory < BEYOND_ANY_MEMORY;
+        }) {
+            Some((needed, memory)) if memory < BEYOND_ANY_MEMORY => (needed, memory),
+            _ => (estimate.units, 0),
+        };
         return Err(StopReason::WorkBudget {
             budget: limits.work_budget,
-            needed: if sized { needed } else { 0 },
-            memory: if sized { memory } else { 0 },
+            needed: if needed == u64::MAX { 0 } else { needed },
+            memory: if needed == u64::MAX { 0 } else { memory },
         });
     }
     Ok(())

@@ -556,7 +556,7 @@ fn stage_forms(
 /// starts with that form; at this limit only the Pareto pass alone would, whose pairs,
 /// [`estimate`], are orders of magnitude more: 54 domain-line threads, 859,340,097 entries and
 /// 2,190,666,842 bytes against 11,392,766,437,500 pairs); the Pareto pass's pairs where no form
-/// has a size (none saturates: `u64::MAX`). What the search does while it runs (corner pairs,
+/// has a size (each form's entries saturate at `u64::MAX`). What the search does while it runs (corner pairs,
 /// points) draws on the same budget, so that budget starts the search but may not see it
 /// through.
 pub fn least_budget(
