@@ -126,6 +126,26 @@ struct Row {
     vs_best: String,
 }
 
+/// A need of memory as `--memory-limit` takes it, rounded up to whole MiB or GiB (`2090M`).
+fn memory_flag(bytes: u64) -> String {
+    modelopt_optimizer::limits::format_bytes(bytes)
+        .replace(" MiB", "M")
+        .replace(" GiB", "G")
+}
+
+/// When `bytes` is more than this process may use (the host's memory or its container's
+/// limit, which `--memory-limit` may not pass), the need said as such: "29 GiB of memory, more
+/// than the 23.5 GiB this machine has" (the need rounded up, the machine down: never "24 of
+/// 24"); `None` when it fits or the host's memory cannot be read.
+fn beyond_this_machine(bytes: u64) -> Option<String> {
+    let usable = modelopt_host::memory::usable_bytes().filter(|&usable| bytes > usable)?;
+    Some(format!(
+        "{} of memory, more than the {:.1} GiB this machine has",
+        modelopt_optimizer::limits::format_bytes(bytes),
+        (usable as f64 / f64::from(1u32 << 30) * 10.0).floor() / 10.0
+    ))
+}
+
 fn render_text(machine: &Machine, report: &Report) -> String {
     let mut out = String::new();
     let r = report;
@@ -205,10 +225,15 @@ fn render_text(machine: &Machine, report: &Report) -> String {
             Some(modelopt_optimizer::StopReason::MemoryLimit { needed: 0, .. }) => {
                 "the best found by a heuristic; raise --memory-limit (and --budget) for an exact answer".to_string()
             }
-            Some(modelopt_optimizer::StopReason::MemoryLimit { needed, .. }) => format!(
-                "the best found by a heuristic; a --memory-limit above {} (its tables; the points and budgets it keeps come on top) and a --budget that admits the search may give an exact answer",
-                modelopt_optimizer::limits::format_bytes(needed).replace(" MiB", "M").replace(" GiB", "G")
-            ),
+            Some(modelopt_optimizer::StopReason::MemoryLimit { needed, .. }) => {
+                match beyond_this_machine(needed) {
+                    Some(more) => format!("the best found by a heuristic; its tables alone need {more}"),
+                    None => format!(
+                        "the best found by a heuristic; a --memory-limit above {} (its tables; the points and budgets it keeps come on top) and a --budget that admits the search may give an exact answer",
+                        memory_flag(needed)
+                    ),
+                }
+            }
             // Refused up front: the size that starts the exact search is known, and the
             // memory its tables take when that is over the limit too.
             Some(modelopt_optimizer::StopReason::WorkBudget {
@@ -219,17 +244,13 @@ fn render_text(machine: &Machine, report: &Report) -> String {
             Some(modelopt_optimizer::StopReason::WorkBudget { needed, memory, .. })
                 if needed > 0 =>
             {
-                let bytes = modelopt_optimizer::limits::format_bytes;
-                match modelopt_host::memory::usable_bytes().filter(|&usable| memory > usable) {
-                    // The host's memory rounded down, the need up: never "24 of 24".
-                    Some(usable) => format!(
-                        "the best found so far; the exact search needs --budget {needed} or more and {} of memory, more than the {:.1} GiB this machine has",
-                        bytes(memory),
-                        (usable as f64 / f64::from(1u32 << 30) * 10.0).floor() / 10.0
+                match beyond_this_machine(memory) {
+                    Some(more) => format!(
+                        "the best found so far; the exact search needs --budget {needed} or more and {more}"
                     ),
                     None => format!(
                         "the best found so far; --budget {needed} or more with a --memory-limit above {} starts the exact search, which may need more to finish",
-                        bytes(memory).replace(" MiB", "M").replace(" GiB", "G")
+                        memory_flag(memory)
                     ),
                 }
             }
@@ -369,4 +390,28 @@ fn render_text(machine: &Machine, report: &Report) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_memory_need_is_said_as_the_flag_takes_it_or_as_more_than_the_machine_has() {
+        // 2,190,666,842 bytes / 2^20 = 2,089.2 MiB, rounded up; 12 GiB exactly from 10 GiB on.
+        assert_eq!(memory_flag(2_190_666_842), "2090M");
+        assert_eq!(memory_flag(12 << 30), "12G");
+        // A byte fits any machine; a need no machine has is said as such where the host's
+        // memory can be read (skipped, with why, where it cannot).
+        assert_eq!(beyond_this_machine(1), None);
+        match modelopt_host::memory::usable_bytes() {
+            Some(usable) => {
+                let said = beyond_this_machine(usable + 1).unwrap();
+                assert!(said.contains("of memory, more than the"), "{said}");
+                assert!(said.ends_with("GiB this machine has"), "{said}");
+                assert_eq!(beyond_this_machine(usable), None);
+            }
+            None => eprintln!("skipped: this host's memory cannot be read"),
+        }
+    }
 }
