@@ -1097,6 +1097,45 @@ fn with_one_line_per_l3_domain_the_chiplet_broadcast_is_exact() {
 }
 
 #[test]
+fn with_one_line_per_socket_the_relaxation_proves_a_chiplet_broadcast_score_optimal() {
+    // 12 threads by id: 8 in domain 0 of socket 0, 4 in domain 1, one line per socket, so the
+    // CLa graph prices the trees (docs/cla.md §13). The flat tree: the root's R_L + S3 R_I, its
+    // latest child across at R_D + R_L, the group R_I + (11 − 2)·R_R + (2 − 1)·R_D entered at
+    // that child and ending in the root's domain, the read R_R: 1.43 + 122 + 165.93 + 122 +
+    // 315 + 164.5 + 35 = 925.86 ns, which the relaxation's optimum certifies as the least T_min
+    // (gap 0; the generic bound left 38.8 %): score optimal, its tie by T_max unproven.
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(&[
+        "bcast",
+        "-m",
+        "chiplet-2s-4x8",
+        "-n",
+        "12",
+        "--algorithm",
+        "cla-tree",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert!(
+        (v["t_min_ns"].as_f64().unwrap() - 925.86).abs() < 1e-6,
+        "{v}"
+    );
+    assert_eq!(v["params"]["tree"], "0(1,2,3,4,5,6,7,8,9,10,11)", "{v}");
+    assert_eq!(v["gap_percent"].as_f64(), Some(0.0), "{v}");
+    assert_eq!(v["exact"], false, "{v}");
+    let text = stdout_of(&[
+        "bcast",
+        "-m",
+        "chiplet-2s-4x8",
+        "-n",
+        "12",
+        "--algorithm",
+        "cla-tree",
+    ]);
+    assert!(text.contains("score optimal"), "{text}");
+}
+
+#[test]
 fn on_a_chiplet_machine_placement_optimal_chooses_domains() {
     let json = |n: &str, extra: &[&str]| -> serde_json::Value {
         let mut args = vec!["bcast", "-m", "chiplet-2s-4x8", "-n", n, "--format", "json"];

@@ -177,6 +177,41 @@ fn graph_error(params: &Params, e: GraphError) -> ModelError {
     }
 }
 
+/// Most forest-state updates ([`work`](crate::socket_line_relaxation::work)) the relaxation of
+/// the one-line broadcast may take when a space is built: it runs before the search, outside
+/// its time limit, so it is kept to about half a second on one core of this project's
+/// machines (measured 0.1 s at 226,354,500, 24 threads in three domains; 0.9 s at
+/// 1,679,616,000, 25 threads; docs/perf.md).
+pub const RELAXATION_MAX_WORK: u64 = 1_000_000_000;
+/// Most table entries (8 bytes each: 128 MiB) of the same.
+pub const RELAXATION_MAX_ENTRIES: u64 = 16 * 1024 * 1024;
+
+/// The relaxation's optimum for a space whose threads all run on one socket, a core each, its
+/// groups being L3 domains; `None` past [`RELAXATION_MAX_WORK`] or [`RELAXATION_MAX_ENTRIES`].
+fn relaxed_bcast(
+    machine: &Ccnuma,
+    space: &PricedTreeSpace,
+) -> Option<crate::socket_line_relaxation::RelaxedOptimum> {
+    let line = &machine.line;
+    let relaxation = crate::socket_line_relaxation::Relaxation {
+        local: line.local,
+        remote: line.remote,
+        remote_domain: if machine.topology.domains_per_socket > 1 {
+            line.remote_domain
+        } else {
+            line.remote
+        },
+        invalid: line.invalid,
+    };
+    crate::socket_line_relaxation::optimum(
+        &relaxation,
+        &space.nodes_per_group(),
+        space.root_group(),
+        RELAXATION_MAX_WORK,
+        RELAXATION_MAX_ENTRIES,
+    )
+}
+
 impl Algorithm for ProgramTree<'_> {
     fn name(&self) -> &'static str {
         "cla-tree"
@@ -306,7 +341,7 @@ impl Algorithm for ProgramTree<'_> {
             span,
             shared_cores,
         );
-        Ok(Space::PricedTrees(PricedTreeSpace {
+        let mut space = PricedTreeSpace {
             threads,
             thread_sockets,
             thread_groups,
@@ -316,8 +351,32 @@ impl Algorithm for ProgramTree<'_> {
             work_per_configuration: operations.saturating_mul(UNITS_PER_OPERATION),
             sockets_fix_cost,
             t_min_lower_bound,
+            hints: Vec::new(),
             priced_by: format!("the CLa graph of {}", self.program.origin),
-        }))
+        };
+        // The broadcast with one line per socket, all threads on one socket with a core each:
+        // the relaxation's optimum is a certified bound, often far above the generic one, and
+        // its tree a candidate that proves itself when the graph prices it at the bound
+        // (docs/cla.md §13, "One line per socket: a relaxation").
+        if self.kind == TreeProgram::Bcast
+            && !options.sizing_only
+            && topology.sync_line == modelopt_model::ccnuma::SyncLine::Socket
+            && space.capacity.is_none()
+            && sockets_used == 1
+            && !shared_cores
+        {
+            if let Some(relaxed) = relaxed_bcast(self.machine, &space) {
+                space.t_min_lower_bound = Some(
+                    space
+                        .t_min_lower_bound
+                        .map_or(relaxed.t_min, |b| b.max(relaxed.t_min)),
+                );
+                if let Ok(params) = space.assign_threads(&relaxed.tree, &relaxed.domains) {
+                    space.hints.push(params);
+                }
+            }
+        }
+        Ok(Space::PricedTrees(space))
     }
     fn cost(&self, request: &Request, params: &Params) -> Result<Cost, ModelError> {
         self.check(request)?;

@@ -42,6 +42,7 @@ pub mod instance;
 pub mod parse;
 pub mod program;
 pub mod report;
+pub mod socket_line_relaxation;
 
 pub use error::{GraphError, InputError, ParseError};
 pub use graph::{Analysis, Bound, ClaGraph, EdgeKind};

@@ -334,3 +334,114 @@ fn with_one_line_per_l3_domain_the_graph_equals_the_closed_form_over_domains() {
     // 2 roots × (1·4 + 2·16 + 6·64 + 24·256) labelled placements.
     assert_eq!(checked, 2 * (4 + 32 + 384 + 6144));
 }
+
+/// The chiplet machine's numbers (R_L 1.43, R_R 35, R_D 164.5, R_I 122 ns) on one socket of 3
+/// L3 domains × 5 cores, one hardware thread a core, one synchronization line per socket (the
+/// default `sync_line`).
+fn chiplet_socket_lines() -> Machine {
+    let text = include_str!("../../../machines/chiplet-2s-4x8.toml")
+        .replace("sockets = 2", "sockets = 1")
+        .replace("cores_per_socket = 32", "cores_per_socket = 15")
+        .replace("domains_per_socket = 4", "domains_per_socket = 3")
+        .replace("threads_per_core = 2", "threads_per_core = 1")
+        .replace("max_threads = 128", "max_threads = 15");
+    machine::from_text("chiplet-socket-lines.toml", &text).unwrap()
+}
+
+#[test]
+fn with_one_line_per_socket_the_relaxation_is_below_the_graph_and_equal_without_the_entry_penalty()
+{
+    use modelopt_graph::socket_line_relaxation::Relaxation;
+    // docs/cla.md §13: the relaxation drops the one term of the graph that breaks monotonicity
+    // (the latest child in the poller's domain while another domain holds a child costs
+    // R_D − R_R more). Every recursive tree of up to 5 nodes, every labelling of its nodes over
+    // the 3 domains: relaxed ≤ graph always, equal wherever no node pays that term, judged on
+    // the relaxed arrivals (which are the graph's below a node that pays none).
+    let m = chiplet_socket_lines();
+    let model: &Ccnuma = m.model().unwrap();
+    let line = &model.line;
+    let r = Relaxation {
+        local: line.local,
+        remote: line.remote,
+        remote_domain: line.remote_domain,
+        invalid: line.invalid,
+    };
+    let program = bcast();
+    let (mut equal, mut below) = (0, 0);
+    for n in 2..=5usize {
+        for tree in all_trees(n) {
+            for code in 0..3u32.pow(n as u32) {
+                let mut x = code;
+                let domains: Vec<u32> = (0..n)
+                    .map(|_| {
+                        let d = x % 3;
+                        x /= 3;
+                        d
+                    })
+                    .collect();
+                let places =
+                    modelopt_graph::places_in_domains(model, &vec![0; n], &domains).unwrap();
+                let (_, min, _) = analyze(&program, &tree, model, &places).unwrap();
+                let relaxed = r.evaluate(&tree, &domains).unwrap();
+                assert!(
+                    relaxed <= min.total_ns + 1e-9,
+                    "{tree} {domains:?}: relaxed {relaxed} above the graph {}",
+                    min.total_ns
+                );
+                // The relaxed T of every node, bottom-up, to find the nodes that pay.
+                let mut t = vec![0.0f64; n];
+                let mut pays = false;
+                for &p in tree.preorder().iter().rev() {
+                    let kids = tree.children(p);
+                    if kids.is_empty() {
+                        continue;
+                    }
+                    let own = domains[p as usize];
+                    let arrival = |c: u32| {
+                        let x = if domains[c as usize] == own {
+                            line.remote
+                        } else {
+                            line.remote_domain
+                        };
+                        x + line.local + t[c as usize]
+                    };
+                    let latest = kids.iter().map(|&c| arrival(c)).fold(0.0, f64::max);
+                    let mixed = kids.iter().any(|&c| domains[c as usize] != own)
+                        && kids.iter().any(|&c| domains[c as usize] == own);
+                    let entry_elsewhere = kids
+                        .iter()
+                        .any(|&c| domains[c as usize] != own && arrival(c) == latest);
+                    pays |= mixed && !entry_elsewhere;
+                    let mut used: Vec<u32> = kids.iter().map(|&c| domains[c as usize]).collect();
+                    used.sort_unstable();
+                    used.dedup();
+                    let read = if used.contains(&own) {
+                        line.remote
+                    } else {
+                        line.remote_domain
+                    };
+                    t[p as usize] = line.invalid
+                        + latest
+                        + line.invalid
+                        + (kids.len() - used.len()) as f64 * line.remote
+                        + (used.len() - 1) as f64 * line.remote_domain
+                        + read;
+                }
+                if pays {
+                    assert!(relaxed < min.total_ns, "{tree} {domains:?}");
+                    below += 1;
+                } else {
+                    assert!(
+                        (relaxed - min.total_ns).abs() < 1e-9,
+                        "{tree} {domains:?}: relaxed {relaxed}, graph {}",
+                        min.total_ns
+                    );
+                    equal += 1;
+                }
+            }
+        }
+    }
+    // (1·9 + 2·27 + 6·81 + 24·243) labelled placements.
+    assert_eq!(equal + below, 9 + 54 + 486 + 5832);
+    assert!(below > 0 && equal > below, "equal {equal}, below {below}");
+}

@@ -533,6 +533,11 @@ pub struct PricedTreeSpace {
     /// least its best case), so the bound is one on the latency score of every objective (min,
     /// max, and every blend, a weighted mean of the two).
     pub t_min_lower_bound: Option<f64>,
+    /// Configurations the pricing proposes beside the search's own candidates, priced first
+    /// (e.g. the tree that attains the relaxation giving `t_min_lower_bound`, which then proves
+    /// itself optimal when the pricing agrees with the relaxation on it). Each must be a
+    /// configuration of this space.
+    pub hints: Vec<Params>,
     /// What prices a configuration, for messages ("the CLa graph of models/barrier.cla").
     pub priced_by: String,
 }

@@ -271,7 +271,8 @@ fn next_permutation(v: &mut [u32]) -> bool {
 
 /// The candidate trees of step 1 of the module docs, on thread ids with the threads' sockets;
 /// with a free split also on the placement that spreads the threads evenly over the sockets
-/// (`balanced_placement`), so that the search starts from both ends of the choice of split.
+/// (`balanced_placement`), so that the search starts from both ends of the choice of split;
+/// then the pricing's own hints ([`PricedTreeSpace::hints`]) not already among them.
 pub fn candidates(space: &PricedTreeSpace) -> Vec<Params> {
     // With a free split over L3 domains the candidates name their domains, like every split
     // the search chooses, so one placement has one form.
@@ -289,6 +290,11 @@ pub fn candidates(space: &PricedTreeSpace) -> Vec<Params> {
             if !out.contains(&params) {
                 out.push(params);
             }
+        }
+    }
+    for params in &space.hints {
+        if !out.contains(params) {
+            out.push(params.clone());
         }
     }
     out
@@ -1108,6 +1114,7 @@ mod tests {
             work_per_configuration: 1,
             sockets_fix_cost: true,
             t_min_lower_bound: None,
+            hints: Vec::new(),
             priced_by: "a test".into(),
         }
     }

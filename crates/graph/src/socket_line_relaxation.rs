@@ -1,0 +1,699 @@
+//! The one-line broadcast on one socket split into L3 domains, each node keeping **one**
+//! many-to-one line per socket (`topology.sync_line = "socket"`, seed 001 §4 (2)): the exact
+//! optimum of a relaxation of its CLa cost, which is a certified lower bound on T_min over every
+//! rooted tree and domain labeling of a request, and a candidate tree for the graph-priced search
+//! (`docs/cla.md` §13, "One line per socket: a relaxation").
+//!
+//! ## Why a relaxation
+//! With one line per socket the adds of a node's children come from several domains, and the
+//! CLa graph's T_min (§5) enters the group at the write whose start is latest and visits the
+//! others in the cheapest order from there: its cost depends on *which* domain holds the latest
+//! child, and not monotonically (a child made slower elsewhere can become the entry and let the
+//! order end in the poller's domain). No dynamic program over subtree costs is exact for that.
+//! Drop the one term that breaks monotonicity and what is left has one:
+//!
+//! for a node p in domain r whose k children (all on p's socket) hold roots in the set U of
+//! domains, with arrivals a_c = R_I + x(r, d_c) + R_L + T(c) (R_I: p's S3 into its fresh payload
+//! line; x = R_R in one domain, R_D across; R_L: the child's S2),
+//!
+//! ```text
+//! T(p) ≥ max_c a_c + R_I + (k − |U|)·R_R + (|U| − 1)·R_D + (R_R if r ∈ U else R_D),   T(leaf) = 0
+//! ```
+//!
+//! because the group's first write fetches the fresh line from memory (R_I, rule 1: it is homed
+//! on the socket), every later write fetches it from the previous writer (R_R, or R_D when the
+//! domain changes, which it must do at least |U| − 1 times), and the wait reads it from the last
+//! writer (R_R at best when r ∈ U, else R_D). Each term is at most the graph's, and the whole is
+//! non-decreasing in every child's T, so by induction the right side, evaluated bottom-up, is at
+//! most the graph's T_min of the same tree. It equals it whenever the graph's order can end in
+//! the poller's domain or the poller's domain holds no child, i.e. unless the latest child is
+//! in the poller's domain and another domain holds a child (then the graph pays R_D − R_R more).
+//!
+//! ## The dynamic program
+//! The relaxed cost sees a subtree only through its root's domain and its own T, and a node's
+//! children only through the latest arrival, how many there are and which domains (its own or
+//! not) they start in: the socket DP's argument (§11) with one group per node. For every domain
+//! d and count vector w (nodes per domain) T(d, w) is the least relaxed T of a tree rooted in d
+//! holding w. A node's forest is built one child at a time in ascending domain order, keeping
+//! per count vector the least latest arrival for every (children k, domains used j, whether the
+//! parent's domain is one of them): `open` for forests whose last domain is the layer's, and
+//! their prefix minimum over layers. Trees of n nodes need forests of n − 1, so the tables fill
+//! by total node count. The work is (pairs w ≤ m of the box) × domains² × the forest states ×
+//! 2, counted before it starts ([`work`]); the tree is rebuilt from the tables with an explicit
+//! stack.
+
+use modelopt_model::ccnuma::tree::RootedTree;
+
+/// The four line classes the relaxation uses, ns.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Relaxation {
+    /// R_L: a line in the reader's own cache (the root's read of its buffer, a child's S2).
+    pub local: f64,
+    /// R_R: a transfer between two cores of one L3 domain.
+    pub remote: f64,
+    /// R_D: a transfer between two L3 domains of one socket.
+    pub remote_domain: f64,
+    /// R_I: a fresh line fetched from the socket's memory.
+    pub invalid: f64,
+}
+
+/// The relaxation's optimum: its T_min (the bound) and a tree that attains it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RelaxedOptimum {
+    /// The least relaxed T_min over every tree and labeling, with the root's R_L, ns.
+    pub t_min: f64,
+    /// The tree on nodes `0..n`, node 0 the root.
+    pub tree: RootedTree,
+    /// Each node's domain, as an index into the request's counts.
+    pub domains: Vec<u32>,
+}
+
+/// The most domains the program handles (its forest states grow with their square).
+pub const MAX_DOMAINS: usize = 16;
+
+impl Relaxation {
+    /// The edge to a child: x(r, d) + R_L.
+    fn edge(&self, parent: usize, child: usize) -> f64 {
+        let x = if parent == child {
+            self.remote
+        } else {
+            self.remote_domain
+        };
+        x + self.local
+    }
+
+    /// A node's relaxed T from its forest: latest arrival `latest` (without the node's own
+    /// S3), `k` children in `j` domains, `own` when one of them is the node's domain. Written
+    /// once, so that the rebuild finds the table's values bit for bit.
+    fn node(&self, latest: f64, k: usize, j: usize, own: bool) -> f64 {
+        let read = if own { self.remote } else { self.remote_domain };
+        self.invalid
+            + latest
+            + self.invalid
+            + (k - j) as f64 * self.remote
+            + (j - 1) as f64 * self.remote_domain
+            + read
+    }
+
+    /// The relaxed T_min of `tree` with node v in domain `domains[v]`, the root's R_L included;
+    /// iterative. `None` if the labels do not match the tree.
+    pub fn evaluate(&self, tree: &RootedTree, domains: &[u32]) -> Option<f64> {
+        if domains.len() != tree.len() {
+            return None;
+        }
+        let mut t = vec![0.0f64; tree.len()];
+        for &p in tree.preorder().iter().rev() {
+            let kids = tree.children(p);
+            if kids.is_empty() {
+                continue;
+            }
+            let r = domains[p as usize] as usize;
+            let mut used: Vec<u32> = kids.iter().map(|&c| domains[c as usize]).collect();
+            used.sort_unstable();
+            used.dedup();
+            let latest = kids
+                .iter()
+                .map(|&c| self.edge(r, domains[c as usize] as usize) + t[c as usize])
+                .fold(f64::NEG_INFINITY, f64::max);
+            let own = used.binary_search(&(r as u32)).is_ok();
+            t[p as usize] = self.node(latest, kids.len(), used.len(), own);
+        }
+        Some(self.local + t[tree.root() as usize])
+    }
+}
+
+/// The mixed-radix box of count vectors 0 ≤ w ≤ counts.
+struct CountBox {
+    counts: Vec<usize>,
+    strides: Vec<usize>,
+    len: usize,
+}
+
+impl CountBox {
+    fn new(counts: &[u32]) -> Option<Self> {
+        let counts: Vec<usize> = counts.iter().map(|&c| c as usize).collect();
+        let mut strides = Vec::with_capacity(counts.len());
+        let mut len = 1usize;
+        for &c in &counts {
+            strides.push(len);
+            len = len.checked_mul(c.checked_add(1)?)?;
+        }
+        Some(CountBox {
+            counts,
+            strides,
+            len,
+        })
+    }
+
+    fn component(&self, index: usize, d: usize) -> usize {
+        (index / self.strides[d]) % (self.counts[d] + 1)
+    }
+
+    /// Every index w ≤ m (componentwise), in ascending order, into `out`.
+    fn below(&self, m: usize, out: &mut Vec<usize>) {
+        out.clear();
+        out.push(0);
+        for d in 0..self.counts.len() {
+            let top = self.component(m, d);
+            let n = out.len();
+            for step in 1..=top {
+                for i in 0..n {
+                    out.push(out[i] + step * self.strides[d]);
+                }
+            }
+        }
+        out.sort_unstable();
+    }
+}
+
+/// The work of [`optimum`] for these counts, in forest-state updates (saturating): the pairs
+/// w ≤ m of the box × domains (parents) × domains (layers) × forest states × 2 (the two
+/// tables a tree joins).
+pub fn work(counts: &[u32]) -> u64 {
+    let d = counts.len() as u64;
+    let n: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+    let pairs = counts.iter().fold(1u64, |acc, &c| {
+        let c = u64::from(c);
+        acc.saturating_mul((c + 1) * (c + 2) / 2)
+    });
+    // Forest states: (children 1..n − 1) × (domains used) × (own domain among them).
+    let states = n.saturating_sub(1).saturating_mul(d).saturating_mul(2);
+    pairs
+        .saturating_mul(d)
+        .saturating_mul(d)
+        .saturating_mul(states)
+        .saturating_mul(2)
+}
+
+/// The tables' entries (f64) of [`optimum`] for these counts (saturating).
+pub fn entries(counts: &[u32]) -> u64 {
+    let d = counts.len() as u64;
+    let n: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+    let vectors = counts
+        .iter()
+        .fold(1u64, |acc, &c| acc.saturating_mul(u64::from(c) + 1));
+    let states = n.saturating_sub(1).saturating_mul(d).saturating_mul(2);
+    // Trees (d per vector) and, per parent domain and layer, the open and prefix forests.
+    vectors
+        .saturating_mul(d)
+        .saturating_add(vectors.saturating_mul(d * d * 2).saturating_mul(states))
+}
+
+/// The relaxation's optimum over every rooted tree holding `counts[d]` nodes in domain d, its
+/// root in domain `root`, or `None` when it needs more than `max_work` ([`work`]) or
+/// `max_entries` ([`entries`]), has fewer than 2 nodes, more than [`MAX_DOMAINS`] domains, or
+/// the root's domain holds no node.
+pub fn optimum(
+    relaxation: &Relaxation,
+    counts: &[u32],
+    root: u32,
+    max_work: u64,
+    max_entries: u64,
+) -> Option<RelaxedOptimum> {
+    let root = root as usize;
+    let total: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+    if counts.len() > MAX_DOMAINS
+        || total < 2
+        || counts.get(root).is_none_or(|&c| c == 0)
+        || work(counts) > max_work
+        || entries(counts) > max_entries
+    {
+        return None;
+    }
+    let tables = Tables::fill(relaxation, counts)?;
+    let full = tables.space.len - 1;
+    let t_min = relaxation.local + tables.tree(root, full);
+    if !t_min.is_finite() {
+        return None;
+    }
+    let (tree, domains) = tables.rebuild(root, full)?;
+    Some(RelaxedOptimum {
+        t_min,
+        tree,
+        domains,
+    })
+}
+
+/// The DP's tables; see the module docs.
+struct Tables<'a> {
+    relaxation: &'a Relaxation,
+    space: CountBox,
+    domains: usize,
+    /// Forest states per count vector: (k − 1, j − 1, own) → ((k − 1)·D + j − 1)·2 + own.
+    states: usize,
+    /// T(d, w) at `d * len + w`; ∞ where no tree exists.
+    trees: Vec<f64>,
+    /// Per parent domain u and layer d: forests whose largest root domain is d, at
+    /// `((u * D + d) * len + m) * states + s`.
+    open: Vec<f64>,
+    /// The same, prefix-minimized over layers ≤ d.
+    prefix: Vec<f64>,
+}
+
+impl<'a> Tables<'a> {
+    fn state(&self, k: usize, j: usize, own: bool) -> usize {
+        (((k - 1) * self.domains) + (j - 1)) * 2 + usize::from(own)
+    }
+
+    fn unstate(&self, s: usize) -> (usize, usize, bool) {
+        let own = s % 2 == 1;
+        let rest = s / 2;
+        (rest / self.domains + 1, rest % self.domains + 1, own)
+    }
+
+    fn at(&self, u: usize, d: usize, m: usize) -> usize {
+        ((u * self.domains + d) * self.space.len + m) * self.states
+    }
+
+    fn tree(&self, d: usize, w: usize) -> f64 {
+        self.trees[d * self.space.len + w]
+    }
+
+    /// The least relaxed T of a tree rooted in `d` over the forest of `rest` (non-empty), and
+    /// the forest state that gives it.
+    fn best_node(&self, d: usize, rest: usize) -> (f64, usize) {
+        let base = self.at(d, self.domains - 1, rest);
+        let mut best = (f64::INFINITY, 0);
+        for s in 0..self.states {
+            let latest = self.prefix[base + s];
+            if latest.is_finite() {
+                let (k, j, own) = self.unstate(s);
+                let t = self.relaxation.node(latest, k, j, own);
+                if t < best.0 {
+                    best = (t, s);
+                }
+            }
+        }
+        best
+    }
+
+    fn fill(relaxation: &'a Relaxation, counts: &[u32]) -> Option<Self> {
+        let space = CountBox::new(counts)?;
+        let domains = counts.len();
+        let n: usize = counts.iter().map(|&c| c as usize).sum();
+        let kids = n - 1;
+        let states = kids * domains * 2;
+        let len = space.len;
+        let forests = domains * domains * len * states;
+        let mut tables = Tables {
+            relaxation,
+            space,
+            domains,
+            states,
+            trees: vec![f64::INFINITY; domains * len],
+            open: vec![f64::INFINITY; forests],
+            prefix: vec![f64::INFINITY; forests],
+        };
+        let mut by_total: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+        let mut totals = vec![0usize; len];
+        for (m, total) in totals.iter_mut().enumerate() {
+            *total = (0..domains).map(|d| tables.space.component(m, d)).sum();
+            by_total[*total].push(m);
+        }
+        let mut below = Vec::new();
+        let mut row = vec![f64::INFINITY; states];
+        for (t, vectors) in by_total.iter().enumerate().skip(1) {
+            // Trees of t nodes, from forests of t − 1.
+            for &w in vectors {
+                for d in 0..domains {
+                    if tables.space.component(w, d) == 0 {
+                        continue;
+                    }
+                    let value = if t == 1 {
+                        0.0
+                    } else {
+                        tables.best_node(d, w - tables.space.strides[d]).0
+                    };
+                    tables.trees[d * len + w] = value;
+                }
+            }
+            // Forests of t nodes, one more tree on a smaller forest.
+            if t > kids {
+                continue;
+            }
+            for &m in vectors {
+                tables.space.below(m, &mut below);
+                for u in 0..domains {
+                    for d in 0..domains {
+                        row.fill(f64::INFINITY);
+                        let own_layer = d == u;
+                        for &w in &below[1..] {
+                            if tables.space.component(w, d) == 0 {
+                                continue;
+                            }
+                            let tree = tables.tree(d, w);
+                            if !tree.is_finite() {
+                                continue;
+                            }
+                            let a = relaxation.edge(u, d) + tree;
+                            let rest = m - w;
+                            if rest == 0 {
+                                let s = tables.state(1, 1, own_layer);
+                                row[s] = row[s].min(a);
+                                continue;
+                            }
+                            // Another tree of this layer: (k, j, own) → (k + 1, j, own); the
+                            // layer's first: (k, j, own) → (k + 1, j + 1, own or d = u).
+                            let same = tables.at(u, d, rest);
+                            let lower = (d > 0).then(|| tables.at(u, d - 1, rest));
+                            // A forest of r nodes has at most r trees in at most r domains.
+                            for k in 1..kids.min(totals[rest] + 1) {
+                                for j in 1..=domains.min(k) {
+                                    for own in [false, true] {
+                                        let s = tables.state(k, j, own);
+                                        let v = tables.open[same + s];
+                                        if v.is_finite() {
+                                            let to = tables.state(k + 1, j, own);
+                                            row[to] = row[to].min(v.max(a));
+                                        }
+                                        let Some(lower) = lower else { continue };
+                                        let v = tables.prefix[lower + s];
+                                        if v.is_finite() && j < domains {
+                                            let to = tables.state(k + 1, j + 1, own || own_layer);
+                                            row[to] = row[to].min(v.max(a));
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        let at = tables.at(u, d, m);
+                        tables.open[at..at + states].copy_from_slice(&row);
+                        if d > 0 {
+                            let before = tables.at(u, d - 1, m);
+                            let lower = &tables.prefix[before..before + states];
+                            for (x, &y) in row.iter_mut().zip(lower) {
+                                *x = x.min(y);
+                            }
+                        }
+                        tables.prefix[at..at + states].copy_from_slice(&row);
+                    }
+                }
+            }
+        }
+        Some(tables)
+    }
+
+    /// The tree of the table's value at (root domain, m), with each node's domain: every
+    /// choice is found again by recomputing the same float expressions.
+    fn rebuild(&self, root: usize, m: usize) -> Option<(RootedTree, Vec<u32>)> {
+        enum Job {
+            /// Node `id` in domain d holding m.
+            Tree { id: u32, d: usize, m: usize },
+            /// The forest below node `parent` (domain u): table (layer d, prefix?) at m, state s,
+            /// value v.
+            Forest {
+                parent: u32,
+                u: usize,
+                d: usize,
+                prefix: bool,
+                m: usize,
+                s: usize,
+                v: f64,
+            },
+        }
+        let mut parents: Vec<Option<u32>> = vec![None];
+        let mut domains: Vec<u32> = vec![root as u32];
+        let mut jobs = vec![Job::Tree { id: 0, d: root, m }];
+        while let Some(job) = jobs.pop() {
+            match job {
+                Job::Tree { id, d, m } => {
+                    let rest = m - self.space.strides[d];
+                    if rest == 0 {
+                        continue;
+                    }
+                    let (value, s) = self.best_node(d, rest);
+                    if !value.is_finite() {
+                        return None;
+                    }
+                    let v = self.prefix[self.at(d, self.domains - 1, rest) + s];
+                    jobs.push(Job::Forest {
+                        parent: id,
+                        u: d,
+                        d: self.domains - 1,
+                        prefix: true,
+                        m: rest,
+                        s,
+                        v,
+                    });
+                }
+                Job::Forest {
+                    parent,
+                    u,
+                    d,
+                    prefix,
+                    m,
+                    s,
+                    v,
+                } => {
+                    // A prefix entry is the open one of its layer or a prefix of the layer below.
+                    if prefix && self.open[self.at(u, d, m) + s] != v {
+                        if d == 0 {
+                            return None;
+                        }
+                        jobs.push(Job::Forest {
+                            parent,
+                            u,
+                            d: d - 1,
+                            prefix: true,
+                            m,
+                            s,
+                            v,
+                        });
+                        continue;
+                    }
+                    let (k, j, own) = self.unstate(s);
+                    let own_layer = d == u;
+                    let mut below = Vec::new();
+                    self.space.below(m, &mut below);
+                    let mut found = None;
+                    'search: for &w in &below[1..] {
+                        if self.space.component(w, d) == 0 {
+                            continue;
+                        }
+                        let tree = self.tree(d, w);
+                        if !tree.is_finite() {
+                            continue;
+                        }
+                        let a = self.relaxation.edge(u, d) + tree;
+                        let rest = m - w;
+                        if rest == 0 {
+                            if k == 1 && j == 1 && own == own_layer && a == v {
+                                found = Some((w, None));
+                                break 'search;
+                            }
+                            continue;
+                        }
+                        if k < 2 {
+                            continue;
+                        }
+                        let same = self.state(k - 1, j, own);
+                        let x = self.open[self.at(u, d, rest) + same];
+                        if x.is_finite() && x.max(a) == v {
+                            found = Some((w, Some((d, false, rest, same, x))));
+                            break 'search;
+                        }
+                        // The layer's first tree: the forest below had one domain fewer,
+                        // and the parent's own domain only if this layer is not it.
+                        if d > 0 && j > 1 && (own || !own_layer) {
+                            let before = own && !own_layer;
+                            let s2 = self.state(k - 1, j - 1, before);
+                            let x = self.prefix[self.at(u, d - 1, rest) + s2];
+                            if x.is_finite() && x.max(a) == v {
+                                found = Some((w, Some((d - 1, true, rest, s2, x))));
+                                break 'search;
+                            }
+                        }
+                    }
+                    let (w, rest) = found?;
+                    let id = u32::try_from(parents.len()).ok()?;
+                    parents.push(Some(parent));
+                    domains.push(d as u32);
+                    jobs.push(Job::Tree { id, d, m: w });
+                    if let Some((d2, prefix2, m2, s2, v2)) = rest {
+                        jobs.push(Job::Forest {
+                            parent,
+                            u,
+                            d: d2,
+                            prefix: prefix2,
+                            m: m2,
+                            s: s2,
+                            v: v2,
+                        });
+                    }
+                }
+            }
+        }
+        let tree = RootedTree::from_parents(&parents).ok()?;
+        Some((tree, domains))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// machines/chiplet-2s-4x8.toml: R_L 1.43, R_R 35, R_D 164.5, R_I 122 ns.
+    const CHIPLET: Relaxation = Relaxation {
+        local: 1.43,
+        remote: 35.0,
+        remote_domain: 164.5,
+        invalid: 122.0,
+    };
+
+    #[test]
+    fn a_flat_tree_over_two_domains_by_hand() {
+        // 0(1,2,3): node 1 in the root's domain 0, nodes 2 and 3 in domain 1. Arrivals after
+        // the root's S3 (R_I = 122): node 1 at 122 + R_R + R_L = 158.43, nodes 2 and 3 at
+        // 122 + R_D + R_L = 287.93. The group: + R_I + (3 − 2)·R_R + (2 − 1)·R_D = 287.93 +
+        // 122 + 35 + 164.5 = 609.43; the read from the root's domain R_R: 644.43; with the
+        // root's R_L 645.86 ns.
+        let tree = RootedTree::parse("0(1,2,3)").unwrap();
+        let t = CHIPLET.evaluate(&tree, &[0, 0, 1, 1]).unwrap();
+        assert!((t - 645.86).abs() < 1e-9, "{t}");
+    }
+
+    #[test]
+    fn the_box_lists_every_vector_below() {
+        let b = CountBox::new(&[2, 1]).unwrap();
+        let mut out = Vec::new();
+        // m = (1, 1) is index 1 + 1·3 = 4: below it (0,0)=0, (1,0)=1, (0,1)=3, (1,1)=4.
+        b.below(4, &mut out);
+        assert_eq!(out, vec![0, 1, 3, 4]);
+    }
+
+    #[test]
+    fn the_work_and_the_tables_are_counted_by_hand() {
+        // [8, 4]: pairs 45 · 15 = 675; 2 parents × 2 layers × (11 · 2 · 2 = 44 states) × 2.
+        assert_eq!(work(&[8, 4]), 675 * 2 * 2 * 44 * 2);
+        // 45 vectors: 2 trees each, and 2 · 2 · 2 tables of 44 states.
+        assert_eq!(entries(&[8, 4]), 45 * 2 + 45 * 8 * 44);
+    }
+
+    /// Every recursive labelled tree on n nodes (parent of i below i).
+    fn all_trees(n: usize) -> Vec<RootedTree> {
+        let mut out = Vec::new();
+        let mut parents = vec![0u32; n];
+        loop {
+            let p: Vec<Option<u32>> = (0..n).map(|v| (v > 0).then(|| parents[v])).collect();
+            out.push(RootedTree::from_parents(&p).unwrap());
+            // Odometer: parents[i] < i.
+            let mut i = n - 1;
+            loop {
+                if i == 0 {
+                    return out;
+                }
+                parents[i] += 1;
+                if (parents[i] as usize) < i {
+                    break;
+                }
+                parents[i] = 0;
+                i -= 1;
+            }
+        }
+    }
+
+    /// The least relaxed T_min over every tree and every labeling with `counts` and the root
+    /// (node 0) in `root`.
+    fn brute_force(r: &Relaxation, counts: &[u32], root: u32) -> f64 {
+        let n: usize = counts.iter().map(|&c| c as usize).sum();
+        let mut best = f64::INFINITY;
+        for tree in all_trees(n) {
+            let mut labels = vec![0u32; n];
+            let mut code = 0u64;
+            let d = counts.len() as u64;
+            while code < d.pow(n as u32 - 1) {
+                let mut x = code;
+                labels[0] = root;
+                for l in labels.iter_mut().skip(1) {
+                    *l = (x % d) as u32;
+                    x /= d;
+                }
+                code += 1;
+                let fits = (0..counts.len()).all(|u| {
+                    labels.iter().filter(|&&l| l as usize == u).count() == counts[u] as usize
+                });
+                if fits {
+                    best = best.min(r.evaluate(&tree, &labels).unwrap());
+                }
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn small_optima_by_hand() {
+        // [1, 1], root in domain 0: the one tree 0(1), node 1 across. R_L + R_I (S3) + R_D +
+        // R_L (edge) + R_I (the fresh line) + 0·R_R + 0·R_D + R_D (the read: the root's domain
+        // holds no child) = 1.43 + 122 + 165.93 + 122 + 164.5 = 575.86 ns.
+        let o = optimum(&CHIPLET, &[1, 1], 0, u64::MAX, u64::MAX).unwrap();
+        assert!((o.t_min - 575.86).abs() < 1e-9, "{}", o.t_min);
+        assert_eq!(o.tree.to_string(), "0(1)");
+        assert_eq!(o.domains, vec![0, 1]);
+        // [3] in one domain: the flat tree 1.43 + 122 + 36.43 + 122 + 35 + 35 = 351.86 beats
+        // the chain 0(1(2)) (T(1) = 122 + 36.43 + 122 + 35 = 315.43, then 1.43 + 122 + 36.43
+        // + 315.43 + 122 + 35 = 632.29).
+        let o = optimum(&CHIPLET, &[3], 0, u64::MAX, u64::MAX).unwrap();
+        assert!((o.t_min - 351.86).abs() < 1e-9, "{}", o.t_min);
+        assert_eq!(o.tree.to_string(), "0(1,2)");
+    }
+
+    #[test]
+    fn the_optimum_equals_brute_force_and_its_tree_attains_it() {
+        // Every split of up to 6 nodes over 2 domains and up to 5 over 3, every root domain
+        // holding a node; the rebuilt tree has the counts and prices to the optimum.
+        let mut splits: Vec<Vec<u32>> = Vec::new();
+        for a in 0..=6u32 {
+            for b in 0..=6 - a {
+                splits.push(vec![a, b]);
+                for c in 0..=5u32.saturating_sub(a + b) {
+                    if a + b + c <= 5 {
+                        splits.push(vec![a, b, c]);
+                    }
+                }
+            }
+        }
+        let mut checked = 0;
+        for counts in &splits {
+            let n: u32 = counts.iter().sum();
+            if n < 2 {
+                continue;
+            }
+            for root in 0..counts.len() as u32 {
+                if counts[root as usize] == 0 {
+                    continue;
+                }
+                let o = optimum(&CHIPLET, counts, root, u64::MAX, u64::MAX).unwrap();
+                let want = brute_force(&CHIPLET, counts, root);
+                assert!(
+                    (o.t_min - want).abs() < 1e-9,
+                    "{counts:?} root {root}: {} vs {want}",
+                    o.t_min
+                );
+                let again = CHIPLET.evaluate(&o.tree, &o.domains).unwrap();
+                assert!(
+                    (again - o.t_min).abs() < 1e-9,
+                    "{counts:?}: {} prices {again}",
+                    o.tree
+                );
+                assert_eq!(o.domains[0], root);
+                for (u, &c) in counts.iter().enumerate() {
+                    assert_eq!(
+                        o.domains.iter().filter(|&&l| l as usize == u).count(),
+                        c as usize
+                    );
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "{checked}");
+    }
+
+    #[test]
+    fn over_its_limits_it_declines() {
+        assert!(optimum(&CHIPLET, &[8, 4], 0, work(&[8, 4]) - 1, u64::MAX).is_none());
+        assert!(optimum(&CHIPLET, &[8, 4], 0, u64::MAX, entries(&[8, 4]) - 1).is_none());
+        assert!(optimum(&CHIPLET, &[8, 4], 0, work(&[8, 4]), entries(&[8, 4])).is_some());
+        assert!(optimum(&CHIPLET, &[0, 4], 0, u64::MAX, u64::MAX).is_none());
+        assert!(optimum(&CHIPLET, &[1], 0, u64::MAX, u64::MAX).is_none());
+    }
+}
