@@ -188,7 +188,6 @@ impl SearchFlags {
                 rounds: self.rounds,
                 root: trees.and_then(|t| t.root),
                 placement: trees.map(|t| t.placement).unwrap_or_default(),
-                sizing_only: false,
             },
             tree_search: trees.map(|t| t.tree_search).unwrap_or_default(),
             fixed: self.fix.clone(),

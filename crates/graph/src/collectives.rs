@@ -30,7 +30,7 @@ use crate::{analyze, places_in_domains, GraphError};
 use modelopt_model::algorithm::{Space, SpaceOptions, ThreadPlacement};
 use modelopt_model::ccnuma::Ccnuma;
 use modelopt_model::machine::{AlgorithmSource, Machine};
-use modelopt_model::placed_tree::PricedTreeSpace;
+use modelopt_model::placed_tree::{PricedTreeSpace, Refined, Refinement};
 use modelopt_model::tree::RootedTree;
 use modelopt_model::{Algorithm, Collective, Cost, ModelError, Params, Request};
 use std::any::Any;
@@ -177,39 +177,57 @@ fn graph_error(params: &Params, e: GraphError) -> ModelError {
     }
 }
 
-/// Most forest-state updates ([`work`](crate::socket_line_relaxation::work)) the relaxation of
-/// the one-line broadcast may take when a space is built: it runs before the search, outside
-/// its time limit, so it is kept to about half a second on one core of this project's
-/// machines (measured 0.1 s at 226,354,500, 24 threads in three domains; 0.9 s at
-/// 1,679,616,000, 25 threads; docs/perf.md).
-pub const RELAXATION_MAX_WORK: u64 = 1_000_000_000;
-/// Most table entries (8 bytes each: 128 MiB) of the same.
-pub const RELAXATION_MAX_ENTRIES: u64 = 16 * 1024 * 1024;
+/// Forest-state updates of the relaxation of the one-line broadcast
+/// ([`crate::socket_line_relaxation::optimum`]) per unit of the search's work budget. Measured
+/// on this project's machines (release, docs/perf.md): an update as counted takes about 3 ns
+/// (2.1 s for 601,154,018 at 32 threads in four domains), and a unit of the graph pricing's
+/// local search about 10–14 ns (a 28-thread descent of 5·10⁷ units in about 0.7 s), so three
+/// updates are about one unit: the default budget of 10⁸ units buys 3·10⁸ updates, about a
+/// second.
+pub const RELAXATION_UPDATES_PER_UNIT: u64 = 3;
 
-/// The relaxation's optimum for a space whose threads all run on one socket, a core each, its
-/// groups being L3 domains; `None` past [`RELAXATION_MAX_WORK`] or [`RELAXATION_MAX_ENTRIES`].
-fn relaxed_bcast(
-    machine: &Ccnuma,
-    space: &PricedTreeSpace,
-) -> Option<crate::socket_line_relaxation::RelaxedOptimum> {
-    let line = &machine.line;
-    let relaxation = crate::socket_line_relaxation::Relaxation {
-        local: line.local,
-        remote: line.remote,
-        remote_domain: if machine.topology.domains_per_socket > 1 {
-            line.remote_domain
-        } else {
-            line.remote
-        },
-        invalid: line.invalid,
-    };
-    crate::socket_line_relaxation::optimum(
-        &relaxation,
-        &space.nodes_per_group(),
-        space.root_group(),
-        RELAXATION_MAX_WORK,
-        RELAXATION_MAX_ENTRIES,
-    )
+/// The relaxation of the one-line broadcast with one line per socket over the L3 domains of
+/// one socket, as a [`Refinement`] of the graph-priced space: its optimum bounds every tree's
+/// T_min (docs/cla.md §13), and its tree is offered to the search.
+#[derive(Debug)]
+struct SocketLineRefinement {
+    relaxation: crate::socket_line_relaxation::Relaxation,
+    /// The space without its refinement: the counts, the root and the threads' ids.
+    space: PricedTreeSpace,
+}
+
+impl Refinement for SocketLineRefinement {
+    fn what(&self) -> String {
+        "the exact optimum of the broadcast's relaxation with one line per socket (docs/cla.md §13)"
+            .into()
+    }
+
+    fn refine(
+        &self,
+        budget: u64,
+        memory: u64,
+        keep_going: &dyn Fn() -> bool,
+    ) -> (Option<Refined>, u64) {
+        let (found, updates) = crate::socket_line_relaxation::optimum(
+            &self.relaxation,
+            &self.space.nodes_per_group(),
+            self.space.root_group(),
+            budget.saturating_mul(RELAXATION_UPDATES_PER_UNIT),
+            memory,
+            self.space.t_min_lower_bound.unwrap_or(0.0),
+            keep_going,
+        );
+        let spent = updates.div_ceil(RELAXATION_UPDATES_PER_UNIT);
+        let refined = found.map(|o| Refined {
+            t_min_lower_bound: o.t_min,
+            configurations: self
+                .space
+                .assign_threads(&o.tree, &o.domains)
+                .into_iter()
+                .collect(),
+        });
+        (refined, spent)
+    }
 }
 
 impl Algorithm for ProgramTree<'_> {
@@ -351,30 +369,35 @@ impl Algorithm for ProgramTree<'_> {
             work_per_configuration: operations.saturating_mul(UNITS_PER_OPERATION),
             sockets_fix_cost,
             t_min_lower_bound,
-            hints: Vec::new(),
+            refinement: None,
             priced_by: format!("the CLa graph of {}", self.program.origin),
         };
         // The broadcast with one line per socket, all threads on one socket with a core each:
         // the relaxation's optimum is a certified bound, often far above the generic one, and
         // its tree a candidate that proves itself when the graph prices it at the bound
-        // (docs/cla.md §13, "One line per socket: a relaxation").
+        // (docs/cla.md §13, "One line per socket: a relaxation"). The search computes it, within
+        // its budget and time limit.
         if self.kind == TreeProgram::Bcast
-            && !options.sizing_only
             && topology.sync_line == modelopt_model::ccnuma::SyncLine::Socket
             && space.capacity.is_none()
             && sockets_used == 1
             && !shared_cores
         {
-            if let Some(relaxed) = relaxed_bcast(self.machine, &space) {
-                space.t_min_lower_bound = Some(
-                    space
-                        .t_min_lower_bound
-                        .map_or(relaxed.t_min, |b| b.max(relaxed.t_min)),
-                );
-                if let Ok(params) = space.assign_threads(&relaxed.tree, &relaxed.domains) {
-                    space.hints.push(params);
-                }
-            }
+            let line = &self.machine.line;
+            let relaxation = crate::socket_line_relaxation::Relaxation {
+                local: line.local,
+                remote: line.remote,
+                remote_domain: if chiplets {
+                    line.remote_domain
+                } else {
+                    line.remote
+                },
+                invalid: line.invalid,
+            };
+            space.refinement = Some(Arc::new(SocketLineRefinement {
+                relaxation,
+                space: space.clone(),
+            }));
         }
         Ok(Space::PricedTrees(space))
     }

@@ -38,9 +38,23 @@
 //! per count vector the least latest arrival for every (children k, domains used j, whether the
 //! parent's domain is one of them): `open` for forests whose last domain is the layer's, and
 //! their prefix minimum over layers. Trees of n nodes need forests of n − 1, so the tables fill
-//! by total node count. The work is (pairs w ≤ m of the box) × domains² × the forest states ×
-//! 2, counted before it starts ([`work`]); the tree is rebuilt from the tables with an explicit
-//! stack.
+//! by total node count; the tree is rebuilt from the tables with an explicit stack.
+//!
+//! ## Pruning
+//! A run has a ceiling C on the relaxed T_min. Every ancestor only adds to a subtree's T, and a
+//! parent adds at least its S3 (R_I), the edge (R_R + R_L), its group's fresh line (R_I) and
+//! the read (R_R); so a proper subtree whose T is above C − R_L − (2·R_I + 2·R_R + R_L) is in no
+//! tree under C, nor is a forest whose node would be above that (above C − R_L for a node in
+//! the root's domain, which may be the root) even with the cheapest read: more children never
+//! lower a node (one more costs R_R or R_D). Such entries are dropped, and a row of a table with
+//! no entry left is not written (each row keeps the most children of its forests, which also
+//! bounds the loops that read it). [`optimum`] raises the ceiling from a guess until a run finds
+//! a tree; that run kept every tree under its ceiling, the optimum among them.
+//!
+//! The work is counted as it runs (each forest state looked at, each pair of count vectors,
+//! each row), against a limit, and the run asks between count vectors whether to go on; the
+//! unpruned work is at most [`work`], the memory [`bytes`], checked before anything is
+//! allocated.
 
 use modelopt_model::ccnuma::tree::RootedTree;
 
@@ -149,7 +163,7 @@ impl CountBox {
         (index / self.strides[d]) % (self.counts[d] + 1)
     }
 
-    /// Every index w ≤ m (componentwise), in ascending order, into `out`.
+    /// Every index w ≤ m (componentwise) into `out`, 0 (the empty vector) first.
     fn below(&self, m: usize, out: &mut Vec<usize>) {
         out.clear();
         out.push(0);
@@ -162,13 +176,13 @@ impl CountBox {
                 }
             }
         }
-        out.sort_unstable();
     }
 }
 
-/// The work of [`optimum`] for these counts, in forest-state updates (saturating): the pairs
-/// w ≤ m of the box × domains (parents) × domains (layers) × forest states × 2 (the two
-/// tables a tree joins).
+/// An upper bound on the work of one unpruned run of [`optimum`] for these counts, in
+/// forest-state updates (saturating): the pairs w ≤ m of the box × domains (parents) × domains
+/// (layers) × forest states × 2 (the two tables a tree joins). Pruning and empty states make
+/// the real count far smaller; [`optimum`] counts that one.
 pub fn work(counts: &[u32]) -> u64 {
     let d = counts.len() as u64;
     let n: u64 = counts.iter().map(|&c| u64::from(c)).sum();
@@ -199,40 +213,88 @@ pub fn entries(counts: &[u32]) -> u64 {
         .saturating_add(vectors.saturating_mul(d * d * 2).saturating_mul(states))
 }
 
+/// The bytes [`optimum`] allocates for these counts (saturating): the [`entries`] of 8 bytes,
+/// the most-trees counts of every row (2 · D² · vectors of 4 bytes), and per vector its
+/// domains held (D bytes), its place in the list by total (8) and one list of the vectors
+/// below it (8 each, at most all of them).
+pub fn bytes(counts: &[u32]) -> u64 {
+    let d = counts.len() as u64;
+    let vectors = counts
+        .iter()
+        .fold(1u64, |acc, &c| acc.saturating_mul(u64::from(c) + 1));
+    entries(counts)
+        .saturating_mul(8)
+        .saturating_add(vectors.saturating_mul(2 * d * d * 4))
+        .saturating_add(vectors.saturating_mul(d + 16))
+}
+
 /// The relaxation's optimum over every rooted tree holding `counts[d]` nodes in domain d, its
-/// root in domain `root`, or `None` when it needs more than `max_work` ([`work`]) or
-/// `max_entries` ([`entries`]), has fewer than 2 nodes, more than [`MAX_DOMAINS`] domains, or
-/// the root's domain holds no node.
+/// root in domain `root`, with the work spent. `None` when it needs more than `max_work`
+/// updates (counted as it runs: every forest state looked at, every pair of count vectors
+/// visited and every row of states written), or `keep_going()` turns false (asked once per
+/// count vector), or it needs more than `max_bytes` of memory ([`bytes`], checked
+/// before it starts), has fewer than 2 nodes or more than [`MAX_DOMAINS`] domains, or the
+/// root's domain holds no node.
+///
+/// It runs with a ceiling on the relaxed T_min and drops every subtree and forest that cannot be
+/// part of a tree under it (module docs, "Pruning"), first at `hint` (any guess of the optimum,
+/// e.g. a lower bound; 0 for none) plus 2 %, the slack doubled after each run that finds no
+/// tree, and without a ceiling once the slack passes 256 %: the first run that finds a tree has
+/// kept every tree under its ceiling, so what it finds is the optimum.
 pub fn optimum(
     relaxation: &Relaxation,
     counts: &[u32],
     root: u32,
     max_work: u64,
-    max_entries: u64,
-) -> Option<RelaxedOptimum> {
+    max_bytes: u64,
+    hint: f64,
+    keep_going: &dyn Fn() -> bool,
+) -> (Option<RelaxedOptimum>, u64) {
     let root = root as usize;
     let total: u64 = counts.iter().map(|&c| u64::from(c)).sum();
     if counts.len() > MAX_DOMAINS
         || total < 2
         || counts.get(root).is_none_or(|&c| c == 0)
-        || work(counts) > max_work
-        || entries(counts) > max_entries
+        || bytes(counts) > max_bytes
     {
-        return None;
+        return (None, 0);
     }
-    let tables = Tables::fill(relaxation, counts)?;
-    let full = tables.space.len - 1;
-    let t_min = relaxation.local + tables.tree(root, full);
-    if !t_min.is_finite() {
-        return None;
+    let Some(mut tables) = Tables::new(relaxation, counts) else {
+        return (None, 0);
+    };
+    let mut left = max_work;
+    let mut slack = 0.02f64;
+    loop {
+        let ceiling = if hint > 0.0 && hint.is_finite() && slack <= 2.56 {
+            hint * (1.0 + slack)
+        } else {
+            f64::INFINITY
+        };
+        if tables.fill(root, ceiling, &mut left, keep_going).is_none() {
+            return (None, max_work - left);
+        }
+        let full = tables.space.len - 1;
+        let t_min = relaxation.local + tables.tree(root, full);
+        if t_min.is_finite() {
+            let found = tables
+                .rebuild(root, full)
+                .map(|(tree, domains)| RelaxedOptimum {
+                    t_min,
+                    tree,
+                    domains,
+                });
+            return (found, max_work - left);
+        }
+        if ceiling == f64::INFINITY {
+            return (None, max_work - left);
+        }
+        slack *= 2.0;
     }
-    let (tree, domains) = tables.rebuild(root, full)?;
-    Some(RelaxedOptimum {
-        t_min,
-        tree,
-        domains,
-    })
 }
+
+/// Slack on the pruning tests, ns: the ceiling is compared with sums taken in another order
+/// than the table's, so that no tree exactly at the ceiling is lost to rounding.
+const ROUNDING: f64 = 1e-6;
 
 /// The DP's tables; see the module docs.
 struct Tables<'a> {
@@ -248,6 +310,11 @@ struct Tables<'a> {
     open: Vec<f64>,
     /// The same, prefix-minimized over layers ≤ d.
     prefix: Vec<f64>,
+    /// The most trees of a finite `open` entry per (u, d, m), at `(u * D + d) * len + m`; 0
+    /// for none.
+    open_kids: Vec<u32>,
+    /// The same for `prefix`.
+    prefix_kids: Vec<u32>,
 }
 
 impl<'a> Tables<'a> {
@@ -265,6 +332,26 @@ impl<'a> Tables<'a> {
         ((u * self.domains + d) * self.space.len + m) * self.states
     }
 
+    fn kids_at(&self, u: usize, d: usize, m: usize) -> usize {
+        (u * self.domains + d) * self.space.len + m
+    }
+
+    /// An `open` entry of this run: ∞ where the row was not written (no forest).
+    fn open_value(&self, u: usize, d: usize, m: usize, s: usize) -> f64 {
+        if self.open_kids[self.kids_at(u, d, m)] == 0 {
+            return f64::INFINITY;
+        }
+        self.open[self.at(u, d, m) + s]
+    }
+
+    /// The same for `prefix`.
+    fn prefix_value(&self, u: usize, d: usize, m: usize, s: usize) -> f64 {
+        if self.prefix_kids[self.kids_at(u, d, m)] == 0 {
+            return f64::INFINITY;
+        }
+        self.prefix[self.at(u, d, m) + s]
+    }
+
     fn tree(&self, d: usize, w: usize) -> f64 {
         self.trees[d * self.space.len + w]
     }
@@ -274,7 +361,8 @@ impl<'a> Tables<'a> {
     fn best_node(&self, d: usize, rest: usize) -> (f64, usize) {
         let base = self.at(d, self.domains - 1, rest);
         let mut best = (f64::INFINITY, 0);
-        for s in 0..self.states {
+        let most = self.prefix_kids[self.kids_at(d, self.domains - 1, rest)] as usize;
+        for s in 0..most * self.domains * 2 {
             let latest = self.prefix[base + s];
             if latest.is_finite() {
                 let (k, j, own) = self.unstate(s);
@@ -287,15 +375,15 @@ impl<'a> Tables<'a> {
         best
     }
 
-    fn fill(relaxation: &'a Relaxation, counts: &[u32]) -> Option<Self> {
+    /// The tables for `counts`, every row unwritten.
+    fn new(relaxation: &'a Relaxation, counts: &[u32]) -> Option<Self> {
         let space = CountBox::new(counts)?;
         let domains = counts.len();
         let n: usize = counts.iter().map(|&c| c as usize).sum();
-        let kids = n - 1;
-        let states = kids * domains * 2;
+        let states = n.checked_sub(1)? * domains * 2;
         let len = space.len;
         let forests = domains * domains * len * states;
-        let mut tables = Tables {
+        Some(Tables {
             relaxation,
             space,
             domains,
@@ -303,12 +391,47 @@ impl<'a> Tables<'a> {
             trees: vec![f64::INFINITY; domains * len],
             open: vec![f64::INFINITY; forests],
             prefix: vec![f64::INFINITY; forests],
-        };
+            open_kids: vec![0; domains * domains * len],
+            prefix_kids: vec![0; domains * domains * len],
+        })
+    }
+
+    /// One run of the DP under `ceiling` (module docs, "Pruning"), spending `left` work;
+    /// `None` when the work runs out. A row of `open` or `prefix` is this run's only where its
+    /// `kids` entry is non-zero (reset here, so that no row from an earlier run is read).
+    fn fill(
+        &mut self,
+        root: usize,
+        ceiling: f64,
+        left: &mut u64,
+        keep_going: &dyn Fn() -> bool,
+    ) -> Option<()> {
+        let tables = self;
+        let domains = tables.domains;
+        let states = tables.states;
+        let kids = states / (domains * 2);
+        let n = kids + 1;
+        let len = tables.space.len;
+        let r = *tables.relaxation;
+        tables.trees.fill(f64::INFINITY);
+        tables.open_kids.fill(0);
+        tables.prefix_kids.fill(0);
+        // The least a parent adds above a child's T (its S3, the edge at R_R, the group's
+        // fresh line, the read at R_R), and the root's R_L: a proper subtree above `sub_cap`,
+        // or a forest whose node would be, lies in no tree under the ceiling.
+        let whole_cap = ceiling - r.local + ROUNDING;
+        let sub_cap = whole_cap - (2.0 * r.invalid + 2.0 * r.remote + r.local);
         let mut by_total: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
-        let mut totals = vec![0usize; len];
-        for (m, total) in totals.iter_mut().enumerate() {
-            *total = (0..domains).map(|d| tables.space.component(m, d)).sum();
-            by_total[*total].push(m);
+        // Whether each vector holds a node in each domain, at `w * D + d` (the hot loop's test).
+        let mut holds = vec![false; len * domains];
+        for m in 0..len {
+            let mut total = 0;
+            for d in 0..domains {
+                let c = tables.space.component(m, d);
+                holds[m * domains + d] = c > 0;
+                total += c;
+            }
+            by_total[total].push(m);
         }
         let mut below = Vec::new();
         let mut row = vec![f64::INFINITY; states];
@@ -316,7 +439,7 @@ impl<'a> Tables<'a> {
             // Trees of t nodes, from forests of t − 1.
             for &w in vectors {
                 for d in 0..domains {
-                    if tables.space.component(w, d) == 0 {
+                    if !holds[w * domains + d] {
                         continue;
                     }
                     let value = if t == 1 {
@@ -324,7 +447,14 @@ impl<'a> Tables<'a> {
                     } else {
                         tables.best_node(d, w - tables.space.strides[d]).0
                     };
-                    tables.trees[d * len + w] = value;
+                    let cap = if t == n && d == root {
+                        whole_cap
+                    } else {
+                        sub_cap
+                    };
+                    if value <= cap {
+                        tables.trees[d * len + w] = value;
+                    }
                 }
             }
             // Forests of t nodes, one more tree on a smaller forest.
@@ -332,65 +462,113 @@ impl<'a> Tables<'a> {
                 continue;
             }
             for &m in vectors {
+                if !keep_going() {
+                    return None;
+                }
                 tables.space.below(m, &mut below);
                 for u in 0..domains {
+                    // A node in the root's domain may be the root.
+                    let cap = if u == root { whole_cap } else { sub_cap };
                     for d in 0..domains {
                         row.fill(f64::INFINITY);
+                        let mut most = 0usize;
                         let own_layer = d == u;
+                        let mut spent = (below.len() + states) as u64;
                         for &w in &below[1..] {
-                            if tables.space.component(w, d) == 0 {
+                            if !holds[w * domains + d] {
                                 continue;
                             }
-                            let tree = tables.tree(d, w);
+                            let tree = tables.trees[d * len + w];
                             if !tree.is_finite() {
                                 continue;
                             }
-                            let a = relaxation.edge(u, d) + tree;
+                            let a = r.edge(u, d) + tree;
                             let rest = m - w;
                             if rest == 0 {
                                 let s = tables.state(1, 1, own_layer);
                                 row[s] = row[s].min(a);
+                                most = most.max(1);
                                 continue;
                             }
                             // Another tree of this layer: (k, j, own) → (k + 1, j, own); the
-                            // layer's first: (k, j, own) → (k + 1, j + 1, own or d = u).
+                            // layer's first: (k, j, own) → (k + 1, j + 1, own or d = u). Rows
+                            // with no forest (kids 0) are not this run's and are not read.
                             let same = tables.at(u, d, rest);
-                            let lower = (d > 0).then(|| tables.at(u, d - 1, rest));
-                            // A forest of r nodes has at most r trees in at most r domains.
-                            for k in 1..kids.min(totals[rest] + 1) {
+                            let same_kids = tables.open_kids[tables.kids_at(u, d, rest)] as usize;
+                            let (lower, lower_kids) = if d > 0 {
+                                let at = tables.kids_at(u, d - 1, rest);
+                                (tables.at(u, d - 1, rest), tables.prefix_kids[at] as usize)
+                            } else {
+                                (0, 0)
+                            };
+                            let top = same_kids.max(lower_kids).min(kids - 1);
+                            for k in 1..=top {
                                 for j in 1..=domains.min(k) {
+                                    spent += 2;
                                     for own in [false, true] {
                                         let s = tables.state(k, j, own);
-                                        let v = tables.open[same + s];
-                                        if v.is_finite() {
-                                            let to = tables.state(k + 1, j, own);
-                                            row[to] = row[to].min(v.max(a));
+                                        if k <= same_kids {
+                                            let v = tables.open[same + s];
+                                            if v.is_finite() {
+                                                let to = tables.state(k + 1, j, own);
+                                                row[to] = row[to].min(v.max(a));
+                                            }
                                         }
-                                        let Some(lower) = lower else { continue };
-                                        let v = tables.prefix[lower + s];
-                                        if v.is_finite() && j < domains {
-                                            let to = tables.state(k + 1, j + 1, own || own_layer);
-                                            row[to] = row[to].min(v.max(a));
+                                        if k <= lower_kids && j < domains {
+                                            let v = tables.prefix[lower + s];
+                                            if v.is_finite() {
+                                                let to =
+                                                    tables.state(k + 1, j + 1, own || own_layer);
+                                                row[to] = row[to].min(v.max(a));
+                                            }
                                         }
                                     }
                                 }
                             }
+                            most = most.max(top + 1);
                         }
-                        let at = tables.at(u, d, m);
-                        tables.open[at..at + states].copy_from_slice(&row);
-                        if d > 0 {
-                            let before = tables.at(u, d - 1, m);
-                            let lower = &tables.prefix[before..before + states];
-                            for (x, &y) in row.iter_mut().zip(lower) {
-                                *x = x.min(y);
+                        *left = left.checked_sub(spent)?;
+                        // Drop the forests whose node is over the cap whatever joins them
+                        // (more children never lower the group; the read at R_R at best), and
+                        // find the most trees a forest left holds.
+                        let mut open_most = 0u32;
+                        for (s, x) in row.iter_mut().enumerate().take(most * domains * 2) {
+                            if x.is_finite() {
+                                let (k, j, _) = tables.unstate(s);
+                                if r.node(*x, k, j, true) > cap {
+                                    *x = f64::INFINITY;
+                                } else {
+                                    open_most = k as u32;
+                                }
                             }
                         }
-                        tables.prefix[at..at + states].copy_from_slice(&row);
+                        let at = tables.at(u, d, m);
+                        let kids_at = tables.kids_at(u, d, m);
+                        if open_most > 0 {
+                            tables.open[at..at + states].copy_from_slice(&row);
+                        }
+                        tables.open_kids[kids_at] = open_most;
+                        let mut prefix_most = open_most;
+                        if d > 0 {
+                            let lower_kids = tables.prefix_kids[tables.kids_at(u, d - 1, m)];
+                            if lower_kids > 0 {
+                                let before = tables.at(u, d - 1, m);
+                                let lower = &tables.prefix[before..before + states];
+                                for (x, &y) in row.iter_mut().zip(lower) {
+                                    *x = x.min(y);
+                                }
+                                prefix_most = prefix_most.max(lower_kids);
+                            }
+                        }
+                        if prefix_most > 0 {
+                            tables.prefix[at..at + states].copy_from_slice(&row);
+                        }
+                        tables.prefix_kids[kids_at] = prefix_most;
                     }
                 }
             }
         }
-        Some(tables)
+        Some(())
     }
 
     /// The tree of the table's value at (root domain, m), with each node's domain: every
@@ -425,7 +603,7 @@ impl<'a> Tables<'a> {
                     if !value.is_finite() {
                         return None;
                     }
-                    let v = self.prefix[self.at(d, self.domains - 1, rest) + s];
+                    let v = self.prefix_value(d, self.domains - 1, rest, s);
                     jobs.push(Job::Forest {
                         parent: id,
                         u: d,
@@ -446,7 +624,7 @@ impl<'a> Tables<'a> {
                     v,
                 } => {
                     // A prefix entry is the open one of its layer or a prefix of the layer below.
-                    if prefix && self.open[self.at(u, d, m) + s] != v {
+                    if prefix && self.open_value(u, d, m, s) != v {
                         if d == 0 {
                             return None;
                         }
@@ -487,7 +665,7 @@ impl<'a> Tables<'a> {
                             continue;
                         }
                         let same = self.state(k - 1, j, own);
-                        let x = self.open[self.at(u, d, rest) + same];
+                        let x = self.open_value(u, d, rest, same);
                         if x.is_finite() && x.max(a) == v {
                             found = Some((w, Some((d, false, rest, same, x))));
                             break 'search;
@@ -497,7 +675,7 @@ impl<'a> Tables<'a> {
                         if d > 0 && j > 1 && (own || !own_layer) {
                             let before = own && !own_layer;
                             let s2 = self.state(k - 1, j - 1, before);
-                            let x = self.prefix[self.at(u, d - 1, rest) + s2];
+                            let x = self.prefix_value(u, d - 1, rest, s2);
                             if x.is_finite() && x.max(a) == v {
                                 found = Some((w, Some((d - 1, true, rest, s2, x))));
                                 break 'search;
@@ -556,7 +734,8 @@ mod tests {
     fn the_box_lists_every_vector_below() {
         let b = CountBox::new(&[2, 1]).unwrap();
         let mut out = Vec::new();
-        // m = (1, 1) is index 1 + 1·3 = 4: below it (0,0)=0, (1,0)=1, (0,1)=3, (1,1)=4.
+        // m = (1, 1) is index 1 + 1·3 = 4: below it (0,0)=0, (1,0)=1, (0,1)=3, (1,1)=4, the
+        // empty vector first, then each unit's steps added to what is listed so far.
         b.below(4, &mut out);
         assert_eq!(out, vec![0, 1, 3, 4]);
     }
@@ -567,6 +746,11 @@ mod tests {
         assert_eq!(work(&[8, 4]), 675 * 2 * 2 * 44 * 2);
         // 45 vectors: 2 trees each, and 2 · 2 · 2 tables of 44 states.
         assert_eq!(entries(&[8, 4]), 45 * 2 + 45 * 8 * 44);
+        // Those at 8 bytes, 2 · 4 row counts of 4 bytes and 2 + 16 bytes per vector.
+        assert_eq!(
+            bytes(&[8, 4]),
+            (45 * 2 + 45 * 8 * 44) * 8 + 45 * 32 + 45 * 18
+        );
     }
 
     /// Every recursive labelled tree on n nodes (parent of i below i).
@@ -625,14 +809,18 @@ mod tests {
         // [1, 1], root in domain 0: the one tree 0(1), node 1 across. R_L + R_I (S3) + R_D +
         // R_L (edge) + R_I (the fresh line) + 0·R_R + 0·R_D + R_D (the read: the root's domain
         // holds no child) = 1.43 + 122 + 165.93 + 122 + 164.5 = 575.86 ns.
-        let o = optimum(&CHIPLET, &[1, 1], 0, u64::MAX, u64::MAX).unwrap();
+        let o = optimum(&CHIPLET, &[1, 1], 0, u64::MAX, u64::MAX, 0.0, &|| true)
+            .0
+            .unwrap();
         assert!((o.t_min - 575.86).abs() < 1e-9, "{}", o.t_min);
         assert_eq!(o.tree.to_string(), "0(1)");
         assert_eq!(o.domains, vec![0, 1]);
         // [3] in one domain: the flat tree 1.43 + 122 + 36.43 + 122 + 35 + 35 = 351.86 beats
         // the chain 0(1(2)) (T(1) = 122 + 36.43 + 122 + 35 = 315.43, then 1.43 + 122 + 36.43
         // + 315.43 + 122 + 35 = 632.29).
-        let o = optimum(&CHIPLET, &[3], 0, u64::MAX, u64::MAX).unwrap();
+        let o = optimum(&CHIPLET, &[3], 0, u64::MAX, u64::MAX, 0.0, &|| true)
+            .0
+            .unwrap();
         assert!((o.t_min - 351.86).abs() < 1e-9, "{}", o.t_min);
         assert_eq!(o.tree.to_string(), "0(1,2)");
     }
@@ -662,8 +850,22 @@ mod tests {
                 if counts[root as usize] == 0 {
                     continue;
                 }
-                let o = optimum(&CHIPLET, counts, root, u64::MAX, u64::MAX).unwrap();
                 let want = brute_force(&CHIPLET, counts, root);
+                // Without a ceiling, and with ceilings from guesses below, at and above the
+                // optimum (pruned runs, raised until one finds a tree).
+                let o = optimum(&CHIPLET, counts, root, u64::MAX, u64::MAX, 0.0, &|| true)
+                    .0
+                    .unwrap();
+                for hint in [want * 0.5, want * 0.99, want, want * 1.5] {
+                    let p = optimum(&CHIPLET, counts, root, u64::MAX, u64::MAX, hint, &|| true)
+                        .0
+                        .unwrap();
+                    assert!(
+                        (p.t_min - want).abs() < 1e-9,
+                        "{counts:?} hint {hint}: {}",
+                        p.t_min
+                    );
+                }
                 assert!(
                     (o.t_min - want).abs() < 1e-9,
                     "{counts:?} root {root}: {} vs {want}",
@@ -690,10 +892,31 @@ mod tests {
 
     #[test]
     fn over_its_limits_it_declines() {
-        assert!(optimum(&CHIPLET, &[8, 4], 0, work(&[8, 4]) - 1, u64::MAX).is_none());
-        assert!(optimum(&CHIPLET, &[8, 4], 0, u64::MAX, entries(&[8, 4]) - 1).is_none());
-        assert!(optimum(&CHIPLET, &[8, 4], 0, work(&[8, 4]), entries(&[8, 4])).is_some());
-        assert!(optimum(&CHIPLET, &[0, 4], 0, u64::MAX, u64::MAX).is_none());
-        assert!(optimum(&CHIPLET, &[1], 0, u64::MAX, u64::MAX).is_none());
+        let fits =
+            |work: u64, memory: u64| optimum(&CHIPLET, &[8, 4], 0, work, memory, 0.0, &|| true);
+        assert!(fits(u64::MAX, bytes(&[8, 4]) - 1).0.is_none());
+        assert!(fits(u64::MAX, bytes(&[8, 4])).0.is_some());
+        // The work is counted as it runs: found within what it reports, not within one less.
+        let (found, spent) = fits(u64::MAX, u64::MAX);
+        assert!(found.is_some() && spent > 0);
+        assert!(fits(spent, u64::MAX).0.is_some());
+        let (none, stopped_at) = fits(spent - 1, u64::MAX);
+        assert!(none.is_none() && stopped_at < spent);
+        // Asked to stop, it stops.
+        assert!(
+            optimum(&CHIPLET, &[8, 4], 0, u64::MAX, u64::MAX, 0.0, &|| false)
+                .0
+                .is_none()
+        );
+        assert!(
+            optimum(&CHIPLET, &[0, 4], 0, u64::MAX, u64::MAX, 0.0, &|| true)
+                .0
+                .is_none()
+        );
+        assert!(
+            optimum(&CHIPLET, &[1], 0, u64::MAX, u64::MAX, 0.0, &|| true)
+                .0
+                .is_none()
+        );
     }
 }

@@ -150,12 +150,6 @@ pub struct SpaceOptions {
     pub root: Option<u32>,
     /// Where the threads of rooted-tree spaces run (`--placement`).
     pub placement: ThreadPlacement,
-    /// The space is built only to size a search (a sweep's look-ahead, a warning before a
-    /// long run), not to search it: parts only a search's answer uses and that cost more than
-    /// the space itself, such as the bound and hint of a relaxation solved exactly, may be
-    /// left out.
-    #[serde(skip)]
-    pub sizing_only: bool,
 }
 
 /// An inclusive range of one named integer parameter.

@@ -495,7 +495,7 @@ fn assign_free(
 /// subtrees through line contention, docs/cla.md §4). The optimizer enumerates it exhaustively
 /// where its budget allows and otherwise ranks a documented set of candidate trees, flagged not
 /// exact.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct PricedTreeSpace {
     /// Threads, i.e. tree nodes.
     pub threads: u32,
@@ -533,13 +533,62 @@ pub struct PricedTreeSpace {
     /// least its best case), so the bound is one on the latency score of every objective (min,
     /// max, and every blend, a weighted mean of the two).
     pub t_min_lower_bound: Option<f64>,
-    /// Configurations the pricing proposes beside the search's own candidates, priced first
-    /// (e.g. the tree that attains the relaxation giving `t_min_lower_bound`, which then proves
-    /// itself optimal when the pricing agrees with the relaxation on it). Each must be a
-    /// configuration of this space.
-    pub hints: Vec<Params>,
+    /// A closer bound the pricing can compute when the search asks and pays for it (e.g. the
+    /// exact optimum of a relaxation of the cost), with the configurations that attain it.
+    #[serde(skip)]
+    pub refinement: Option<Arc<dyn Refinement>>,
     /// What prices a configuration, for messages ("the CLa graph of models/barrier.cla").
     pub priced_by: String,
+}
+
+/// A certified bound on T_min over every configuration of a [`PricedTreeSpace`], closer than
+/// [`PricedTreeSpace::t_min_lower_bound`] and worth its work only to a search that will use it:
+/// the search calls [`refine`](Self::refine) within its own work budget and time limit.
+///
+/// Contract: a bound returned is at most the T_min of every configuration of the space (and,
+/// as for `t_min_lower_bound`, the pricing guarantees T_max ≥ T_min on each), every
+/// configuration returned belongs to the space, the work reported is what was spent, in the
+/// search's budget units, at most `budget` plus one step, and no more than `memory` bytes are
+/// allocated for it.
+pub trait Refinement: Send + Sync + fmt::Debug {
+    /// What it computes, for progress messages ("the exact optimum of ...").
+    fn what(&self) -> String;
+    /// Compute within `budget` units and `memory` bytes while `keep_going()` holds: the bound
+    /// and the configurations that attain it, or `None` when the budget, the memory or the time
+    /// would run out first; with the units spent either way.
+    fn refine(
+        &self,
+        budget: u64,
+        memory: u64,
+        keep_going: &dyn Fn() -> bool,
+    ) -> (Option<Refined>, u64);
+}
+
+/// What a [`Refinement`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refined {
+    /// The bound on T_min, ns.
+    pub t_min_lower_bound: f64,
+    /// Configurations attaining it under the refinement's own cost, for the search to price.
+    pub configurations: Vec<Params>,
+}
+
+/// Two spaces are equal when every field but the refinement is (a refinement refines a space,
+/// it does not change which configurations it holds).
+impl PartialEq for PricedTreeSpace {
+    fn eq(&self, other: &Self) -> bool {
+        self.threads == other.threads
+            && self.thread_sockets == other.thread_sockets
+            && self.thread_groups == other.thread_groups
+            && self.root_thread == other.root_thread
+            && self.capacity == other.capacity
+            && self.groups_per_socket == other.groups_per_socket
+            && self.work_per_configuration == other.work_per_configuration
+            && self.sockets_fix_cost == other.sockets_fix_cost
+            && self.t_min_lower_bound == other.t_min_lower_bound
+            && self.priced_by == other.priced_by
+            && self.refinement.is_some() == other.refinement.is_some()
+    }
 }
 
 impl PricedTreeSpace {

@@ -271,8 +271,7 @@ fn next_permutation(v: &mut [u32]) -> bool {
 
 /// The candidate trees of step 1 of the module docs, on thread ids with the threads' sockets;
 /// with a free split also on the placement that spreads the threads evenly over the sockets
-/// (`balanced_placement`), so that the search starts from both ends of the choice of split;
-/// then the pricing's own hints ([`PricedTreeSpace::hints`]) not already among them.
+/// (`balanced_placement`), so that the search starts from both ends of the choice of split.
 pub fn candidates(space: &PricedTreeSpace) -> Vec<Params> {
     // With a free split over L3 domains the candidates name their domains, like every split
     // the search chooses, so one placement has one form.
@@ -290,11 +289,6 @@ pub fn candidates(space: &PricedTreeSpace) -> Vec<Params> {
             if !out.contains(&params) {
                 out.push(params);
             }
-        }
-    }
-    for params in &space.hints {
-        if !out.contains(params) {
-            out.push(params.clone());
         }
     }
     out
@@ -515,12 +509,45 @@ pub fn rank_priced_trees(
     let price = |params: Params, stats: &mut SearchStats| -> Option<Scored> {
         price_one(algorithm, request, options, params, stats)
     };
-    for params in candidates(space) {
+    let progress = &options.progress;
+    // The pricing's closer bound, when it has one and the score is a latency: computed first,
+    // within the work budget, the memory limit and half the time left, and the configurations
+    // attaining it join the
+    // candidates. The budget bounds it and the local search each (a local search with less
+    // answered up to 30 % worse where the bound was out of reach, docs/perf.md), so the two
+    // together may take twice what one would.
+    let mut refined_bound = None;
+    let mut refined_configurations = Vec::new();
+    if let (Some(refinement), modelopt_model::Metric::Latency) =
+        (&space.refinement, request.metric())
+    {
+        progress.begin(
+            &format!("{}: computing {}", algorithm.name(), refinement.what()),
+            None,
+        );
+        // At most half the time left, so that a time limit leaves the local search the rest.
+        let started = std::time::Instant::now();
+        let share = deadline.remaining().map(|left| left / 2);
+        let (found, _spent) = refinement.refine(budget, options.limits.memory_limit, &|| {
+            !deadline.passed() && share.is_none_or(|share| started.elapsed() < share)
+        });
+        progress.finish();
+        if let Some(found) = found {
+            refined_bound = Some(found.t_min_lower_bound);
+            refined_configurations = found.configurations;
+        }
+    }
+    let mut offered = candidates(space);
+    for params in refined_configurations {
+        if !offered.contains(&params) {
+            offered.push(params);
+        }
+    }
+    for params in offered {
         if let Some(s) = price(params, &mut stats) {
             top.offer(s);
         }
     }
-    let progress = &options.progress;
     let stopped = if !space.sockets_fix_cost || unaffordable {
         progress.begin(
             &format!(
@@ -581,7 +608,10 @@ pub fn rank_priced_trees(
     // configuration, so it bounds the latency score of every objective (a blend is a weighted
     // mean of T_min and T_max). A throughput score is not a latency: no bound.
     let lower_bound = match request.metric() {
-        modelopt_model::Metric::Latency => space.t_min_lower_bound,
+        modelopt_model::Metric::Latency => match (space.t_min_lower_bound, refined_bound) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        },
         modelopt_model::Metric::Throughput => None,
     };
     let exactness = match stopped {
@@ -1114,7 +1144,7 @@ mod tests {
             work_per_configuration: 1,
             sockets_fix_cost: true,
             t_min_lower_bound: None,
-            hints: Vec::new(),
+            refinement: None,
             priced_by: "a test".into(),
         }
     }

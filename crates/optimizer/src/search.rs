@@ -433,11 +433,7 @@ pub fn preflight(
     options: &SearchOptions,
 ) -> Preflight {
     let n = u64::from(request.threads());
-    let sizing = SpaceOptions {
-        sizing_only: true,
-        ..options.space
-    };
-    let (runs_to_budget, work) = match algorithm.space(request, &sizing) {
+    let (runs_to_budget, work) = match algorithm.space(request, &options.space) {
         Ok(Space::RootedTrees(trees)) => (
             crate::rooted_trees::runs_to_budget(
                 &trees,
