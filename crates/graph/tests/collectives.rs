@@ -652,3 +652,61 @@ fn on_chiplets_a_free_split_is_the_best_over_every_domain_of_every_thread() {
         }
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// The relaxation of the broadcast with one line per socket (docs/cla.md §13) on random line
+    /// classes (R_L ≤ R_R ≤ R_D ≤ R_Q, R_I ≤ R_QI): for 3 and 4 threads on one socket of the
+    /// 2 × 2 × 2 chiplet machine (domains 0, 0, 1, 1 by id), the bound the search's refinement
+    /// computes is never above the least T_min over every labeled tree (brute force by the CLa
+    /// graph), and the configuration it offers is one of the request's, priced by the graph at
+    /// or above the bound.
+    #[test]
+    fn the_socket_line_relaxation_holds_on_random_machines(
+        local in 0.5f64..5.0,
+        steps in proptest::array::uniform3(0.0f64..120.0),
+        invalid in 20.0f64..200.0,
+        invalid_step in 0.0f64..80.0,
+        multi in proptest::array::uniform2(proptest::array::uniform3(0.01f64..100.0)),
+    ) {
+        let remote = local + 5.0 + steps[0];
+        let remote_domain = remote + steps[1];
+        let remote_socket = remote_domain + steps[2];
+        let m = chiplet_with(
+            &[
+                ("local", local),
+                ("remote", remote),
+                ("remote_domain", remote_domain),
+                ("remote_socket", remote_socket),
+                ("invalid", invalid),
+                ("invalid_remote_socket", invalid + invalid_step),
+            ],
+            multi,
+            false,
+        );
+        let algorithms = m.algorithms_for(Collective::Bcast);
+        let algorithm = &*algorithms[0];
+        for n in 3..=4u32 {
+            let request = Request::new(Collective::Bcast, n).unwrap();
+            let Ok(Space::PricedTrees(space)) = algorithm.space(&request, &SpaceOptions::default())
+            else {
+                panic!("a graph-priced space");
+            };
+            let refinement = space.refinement.clone().expect("one socket, a core a thread");
+            let (found, _) = refinement.refine(u64::MAX, u64::MAX, &|| true);
+            let found = found.expect("within no limit");
+            let bound = found.t_min_lower_bound;
+            let best = every_labeled_tree(n as usize, &space.thread_sockets)
+                .iter()
+                .map(|p| algorithm.cost(&request, p).unwrap().min_ns)
+                .fold(f64::INFINITY, f64::min);
+            proptest::prop_assert!(bound <= best + 1e-9, "n = {n}: bound {bound} above {best}");
+            for p in &found.configurations {
+                let c = algorithm.cost(&request, p).unwrap();
+                proptest::prop_assert!(c.min_ns >= bound - 1e-9, "{p}: {} below {bound}", c.min_ns);
+            }
+            proptest::prop_assert!(!found.configurations.is_empty());
+        }
+    }
+}
