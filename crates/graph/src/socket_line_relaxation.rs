@@ -199,41 +199,40 @@ pub fn work(counts: &[u32]) -> u64 {
         .saturating_mul(2)
 }
 
-/// The tables' entries (f64) of [`optimum`] for these counts (saturating).
+/// The forest entries (f64) [`optimum`] would hold if no row were pruned (saturating): per
+/// parent domain, layer and count vector an `open` and a `prefix` row of every forest state.
+/// Rows are written only where a forest is left, each as long as its most trees need, so the
+/// real count is far smaller; it is checked against the memory as rows are written.
 pub fn entries(counts: &[u32]) -> u64 {
     let d = counts.len() as u64;
     let n: u64 = counts.iter().map(|&c| u64::from(c)).sum();
-    let vectors = counts
-        .iter()
-        .fold(1u64, |acc, &c| acc.saturating_mul(u64::from(c) + 1));
     let states = n.saturating_sub(1).saturating_mul(d).saturating_mul(2);
-    // Trees (d per vector) and, per parent domain and layer, the open and prefix forests.
-    vectors
-        .saturating_mul(d)
-        .saturating_add(vectors.saturating_mul(d * d * 2).saturating_mul(states))
+    vectors(counts)
+        .saturating_mul(d * d * 2)
+        .saturating_mul(states)
 }
 
-/// The bytes [`optimum`] allocates for these counts (saturating): the [`entries`] of 8 bytes,
-/// the most-trees counts of every row (2 · D² · vectors of 4 bytes), and per vector its
-/// domains held (D bytes), its place in the list by total (8) and one list of the vectors
-/// below it (8 each, at most all of them).
-pub fn bytes(counts: &[u32]) -> u64 {
-    let d = counts.len() as u64;
-    let vectors = counts
+fn vectors(counts: &[u32]) -> u64 {
+    counts
         .iter()
-        .fold(1u64, |acc, &c| acc.saturating_mul(u64::from(c) + 1));
-    entries(counts)
-        .saturating_mul(8)
-        .saturating_add(vectors.saturating_mul(2 * d * d * 4))
-        .saturating_add(vectors.saturating_mul(d + 16))
+        .fold(1u64, |acc, &c| acc.saturating_mul(u64::from(c) + 1))
+}
+
+/// The bytes [`optimum`] allocates before its rows (saturating): per count vector its trees (D
+/// of 8 bytes), per parent domain, layer and vector the place and length of its two rows (2 ·
+/// D² of 8 + 4 bytes), its domains held (D bytes), its place in the list by total (8) and one
+/// list of the vectors below it (8 each, at most all of them).
+pub fn fixed_bytes(counts: &[u32]) -> u64 {
+    let d = counts.len() as u64;
+    vectors(counts).saturating_mul(8 * d + 2 * d * d * 12 + d + 16)
 }
 
 /// The relaxation's optimum over every rooted tree holding `counts[d]` nodes in domain d, its
 /// root in domain `root`, with the work spent. `None` when it needs more than `max_work`
 /// updates (counted as it runs: every forest state looked at, every pair of count vectors
 /// visited and every row of states written), or `keep_going()` turns false (asked once per
-/// count vector), or it needs more than `max_bytes` of memory ([`bytes`], checked
-/// before it starts), has fewer than 2 nodes or more than [`MAX_DOMAINS`] domains, or the
+/// count vector), or it needs more than `max_bytes` of memory ([`fixed_bytes`], checked
+/// before it starts, and its rows, as they are written), has fewer than 2 nodes or more than [`MAX_DOMAINS`] domains, or the
 /// root's domain holds no node.
 ///
 /// It runs with a ceiling on the relaxed T_min and drops every subtree and forest that cannot be
@@ -255,11 +254,11 @@ pub fn optimum(
     if counts.len() > MAX_DOMAINS
         || total < 2
         || counts.get(root).is_none_or(|&c| c == 0)
-        || bytes(counts) > max_bytes
+        || fixed_bytes(counts) > max_bytes
     {
         return (None, 0);
     }
-    let Some(mut tables) = Tables::new(relaxation, counts) else {
+    let Some(mut tables) = Tables::new(relaxation, counts, max_bytes) else {
         return (None, 0);
     };
     let mut left = max_work;
@@ -305,16 +304,20 @@ struct Tables<'a> {
     states: usize,
     /// T(d, w) at `d * len + w`; ∞ where no tree exists.
     trees: Vec<f64>,
-    /// Per parent domain u and layer d: forests whose largest root domain is d, at
-    /// `((u * D + d) * len + m) * states + s`.
-    open: Vec<f64>,
+    /// Per parent domain u and layer d: forests whose largest root domain is d, a row per
+    /// count vector m written into `arena` at `open_rows[(u * D + d) * len + m]`, holding the
+    /// states of k ≤ its most trees (`open_kids`, 0 where no row was written this run).
+    open_rows: Vec<usize>,
     /// The same, prefix-minimized over layers ≤ d.
-    prefix: Vec<f64>,
-    /// The most trees of a finite `open` entry per (u, d, m), at `(u * D + d) * len + m`; 0
-    /// for none.
+    prefix_rows: Vec<usize>,
+    /// The most trees of a finite `open` entry per (u, d, m); 0 for none (no row).
     open_kids: Vec<u32>,
     /// The same for `prefix`.
     prefix_kids: Vec<u32>,
+    /// Every row written this run.
+    arena: Vec<f64>,
+    /// Most entries `arena` may hold (the memory left after the fixed tables).
+    arena_cap: usize,
 }
 
 impl<'a> Tables<'a> {
@@ -328,28 +331,36 @@ impl<'a> Tables<'a> {
         (rest / self.domains + 1, rest % self.domains + 1, own)
     }
 
-    fn at(&self, u: usize, d: usize, m: usize) -> usize {
-        ((u * self.domains + d) * self.space.len + m) * self.states
-    }
-
     fn kids_at(&self, u: usize, d: usize, m: usize) -> usize {
         (u * self.domains + d) * self.space.len + m
     }
 
-    /// An `open` entry of this run: ∞ where the row was not written (no forest).
+    /// An `open` entry of this run: ∞ where the row was not written or is shorter.
     fn open_value(&self, u: usize, d: usize, m: usize, s: usize) -> f64 {
-        if self.open_kids[self.kids_at(u, d, m)] == 0 {
+        let at = self.kids_at(u, d, m);
+        if s >= self.open_kids[at] as usize * self.domains * 2 {
             return f64::INFINITY;
         }
-        self.open[self.at(u, d, m) + s]
+        self.arena[self.open_rows[at] + s]
     }
 
     /// The same for `prefix`.
     fn prefix_value(&self, u: usize, d: usize, m: usize, s: usize) -> f64 {
-        if self.prefix_kids[self.kids_at(u, d, m)] == 0 {
+        let at = self.kids_at(u, d, m);
+        if s >= self.prefix_kids[at] as usize * self.domains * 2 {
             return f64::INFINITY;
         }
-        self.prefix[self.at(u, d, m) + s]
+        self.arena[self.prefix_rows[at] + s]
+    }
+
+    /// Append a row's first `len` states; `None` past the memory.
+    fn write(&mut self, row: &[f64]) -> Option<usize> {
+        let at = self.arena.len();
+        if at + row.len() > self.arena_cap {
+            return None;
+        }
+        self.arena.extend_from_slice(row);
+        Some(at)
     }
 
     fn tree(&self, d: usize, w: usize) -> f64 {
@@ -359,11 +370,12 @@ impl<'a> Tables<'a> {
     /// The least relaxed T of a tree rooted in `d` over the forest of `rest` (non-empty), and
     /// the forest state that gives it.
     fn best_node(&self, d: usize, rest: usize) -> (f64, usize) {
-        let base = self.at(d, self.domains - 1, rest);
+        let at = self.kids_at(d, self.domains - 1, rest);
+        let base = self.prefix_rows[at];
         let mut best = (f64::INFINITY, 0);
-        let most = self.prefix_kids[self.kids_at(d, self.domains - 1, rest)] as usize;
+        let most = self.prefix_kids[at] as usize;
         for s in 0..most * self.domains * 2 {
-            let latest = self.prefix[base + s];
+            let latest = self.arena[base + s];
             if latest.is_finite() {
                 let (k, j, own) = self.unstate(s);
                 let t = self.relaxation.node(latest, k, j, own);
@@ -375,24 +387,29 @@ impl<'a> Tables<'a> {
         best
     }
 
-    /// The tables for `counts`, every row unwritten.
-    fn new(relaxation: &'a Relaxation, counts: &[u32]) -> Option<Self> {
+    /// The tables for `counts`, every row unwritten, the rows within `max_bytes` less the fixed
+    /// tables ([`fixed_bytes`]).
+    fn new(relaxation: &'a Relaxation, counts: &[u32], max_bytes: u64) -> Option<Self> {
         let space = CountBox::new(counts)?;
         let domains = counts.len();
         let n: usize = counts.iter().map(|&c| c as usize).sum();
         let states = n.checked_sub(1)? * domains * 2;
         let len = space.len;
-        let forests = domains * domains * len * states;
+        let rows = domains * domains * len;
+        let arena_cap = usize::try_from(max_bytes.saturating_sub(fixed_bytes(counts)) / 8)
+            .unwrap_or(usize::MAX);
         Some(Tables {
             relaxation,
             space,
             domains,
             states,
             trees: vec![f64::INFINITY; domains * len],
-            open: vec![f64::INFINITY; forests],
-            prefix: vec![f64::INFINITY; forests],
-            open_kids: vec![0; domains * domains * len],
-            prefix_kids: vec![0; domains * domains * len],
+            open_rows: vec![0; rows],
+            prefix_rows: vec![0; rows],
+            open_kids: vec![0; rows],
+            prefix_kids: vec![0; rows],
+            arena: Vec::new(),
+            arena_cap,
         })
     }
 
@@ -416,6 +433,7 @@ impl<'a> Tables<'a> {
         tables.trees.fill(f64::INFINITY);
         tables.open_kids.fill(0);
         tables.prefix_kids.fill(0);
+        tables.arena.clear();
         // The least a parent adds above a child's T (its S3, the edge at R_R, the group's
         // fresh line, the read at R_R), and the root's R_L: a proper subtree above `sub_cap`,
         // or a forest whose node would be, lies in no tree under the ceiling.
@@ -493,11 +511,12 @@ impl<'a> Tables<'a> {
                             // Another tree of this layer: (k, j, own) → (k + 1, j, own); the
                             // layer's first: (k, j, own) → (k + 1, j + 1, own or d = u). Rows
                             // with no forest (kids 0) are not this run's and are not read.
-                            let same = tables.at(u, d, rest);
-                            let same_kids = tables.open_kids[tables.kids_at(u, d, rest)] as usize;
+                            let same_at = tables.kids_at(u, d, rest);
+                            let same = tables.open_rows[same_at];
+                            let same_kids = tables.open_kids[same_at] as usize;
                             let (lower, lower_kids) = if d > 0 {
                                 let at = tables.kids_at(u, d - 1, rest);
-                                (tables.at(u, d - 1, rest), tables.prefix_kids[at] as usize)
+                                (tables.prefix_rows[at], tables.prefix_kids[at] as usize)
                             } else {
                                 (0, 0)
                             };
@@ -508,14 +527,14 @@ impl<'a> Tables<'a> {
                                     for own in [false, true] {
                                         let s = tables.state(k, j, own);
                                         if k <= same_kids {
-                                            let v = tables.open[same + s];
+                                            let v = tables.arena[same + s];
                                             if v.is_finite() {
                                                 let to = tables.state(k + 1, j, own);
                                                 row[to] = row[to].min(v.max(a));
                                             }
                                         }
                                         if k <= lower_kids && j < domains {
-                                            let v = tables.prefix[lower + s];
+                                            let v = tables.arena[lower + s];
                                             if v.is_finite() {
                                                 let to =
                                                     tables.state(k + 1, j + 1, own || own_layer);
@@ -542,18 +561,21 @@ impl<'a> Tables<'a> {
                                 }
                             }
                         }
-                        let at = tables.at(u, d, m);
                         let kids_at = tables.kids_at(u, d, m);
+                        let width = domains * 2;
                         if open_most > 0 {
-                            tables.open[at..at + states].copy_from_slice(&row);
+                            let at = tables.write(&row[..open_most as usize * width])?;
+                            tables.open_rows[kids_at] = at;
                         }
                         tables.open_kids[kids_at] = open_most;
                         let mut prefix_most = open_most;
                         if d > 0 {
-                            let lower_kids = tables.prefix_kids[tables.kids_at(u, d - 1, m)];
+                            let below_at = tables.kids_at(u, d - 1, m);
+                            let lower_kids = tables.prefix_kids[below_at];
                             if lower_kids > 0 {
-                                let before = tables.at(u, d - 1, m);
-                                let lower = &tables.prefix[before..before + states];
+                                let before = tables.prefix_rows[below_at];
+                                let n = lower_kids as usize * width;
+                                let lower = &tables.arena[before..before + n];
                                 for (x, &y) in row.iter_mut().zip(lower) {
                                     *x = x.min(y);
                                 }
@@ -561,7 +583,8 @@ impl<'a> Tables<'a> {
                             }
                         }
                         if prefix_most > 0 {
-                            tables.prefix[at..at + states].copy_from_slice(&row);
+                            let at = tables.write(&row[..prefix_most as usize * width])?;
+                            tables.prefix_rows[kids_at] = at;
                         }
                         tables.prefix_kids[kids_at] = prefix_most;
                     }
@@ -744,13 +767,11 @@ mod tests {
     fn the_work_and_the_tables_are_counted_by_hand() {
         // [8, 4]: pairs 45 · 15 = 675; 2 parents × 2 layers × (11 · 2 · 2 = 44 states) × 2.
         assert_eq!(work(&[8, 4]), 675 * 2 * 2 * 44 * 2);
-        // 45 vectors: 2 trees each, and 2 · 2 · 2 tables of 44 states.
-        assert_eq!(entries(&[8, 4]), 45 * 2 + 45 * 8 * 44);
-        // Those at 8 bytes, 2 · 4 row counts of 4 bytes and 2 + 16 bytes per vector.
-        assert_eq!(
-            bytes(&[8, 4]),
-            (45 * 2 + 45 * 8 * 44) * 8 + 45 * 32 + 45 * 18
-        );
+        // 45 vectors, 2 parents × 2 layers × (open, prefix) rows of 44 states each.
+        assert_eq!(entries(&[8, 4]), 45 * 8 * 44);
+        // Per vector: 2 trees of 8 bytes, 2 · 2² rows' places (8) and lengths (4), 2 domain
+        // flags and 16 bytes of lists.
+        assert_eq!(fixed_bytes(&[8, 4]), 45 * (16 + 8 * 12 + 2 + 16));
     }
 
     /// Every recursive labelled tree on n nodes (parent of i below i).
@@ -894,8 +915,12 @@ mod tests {
     fn over_its_limits_it_declines() {
         let fits =
             |work: u64, memory: u64| optimum(&CHIPLET, &[8, 4], 0, work, memory, 0.0, &|| true);
-        assert!(fits(u64::MAX, bytes(&[8, 4]) - 1).0.is_none());
-        assert!(fits(u64::MAX, bytes(&[8, 4])).0.is_some());
+        // The fixed tables are checked before, the rows as they are written.
+        assert!(fits(u64::MAX, fixed_bytes(&[8, 4]) - 1).0.is_none());
+        assert!(fits(u64::MAX, fixed_bytes(&[8, 4]) + 8).0.is_none());
+        assert!(fits(u64::MAX, fixed_bytes(&[8, 4]) + 8 * entries(&[8, 4]))
+            .0
+            .is_some());
         // The work is counted as it runs: found within what it reports, not within one less.
         let (found, spent) = fits(u64::MAX, u64::MAX);
         assert!(found.is_some() && spent > 0);
