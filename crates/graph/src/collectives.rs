@@ -192,6 +192,8 @@ pub const RELAXATION_UPDATES_PER_UNIT: u64 = 3;
 #[derive(Debug)]
 struct SocketLineRefinement {
     relaxation: crate::socket_line_relaxation::Relaxation,
+    /// The socket of each group (L3 domain) of the space, numbered 0, 1, … without gaps.
+    sockets: Vec<u32>,
     /// The space without its refinement: the counts, the root and the threads' ids.
     space: PricedTreeSpace,
 }
@@ -210,8 +212,11 @@ impl Refinement for SocketLineRefinement {
     ) -> (Option<Refined>, u64) {
         let (found, updates) = crate::socket_line_relaxation::optimum(
             &self.relaxation,
-            &self.space.nodes_per_group(),
-            self.space.root_group(),
+            &crate::socket_line_relaxation::Split {
+                counts: &self.space.nodes_per_group(),
+                sockets: &self.sockets,
+                root: self.space.root_group(),
+            },
             budget.saturating_mul(RELAXATION_UPDATES_PER_UNIT),
             memory,
             self.space.t_min_lower_bound.unwrap_or(0.0),
@@ -372,17 +377,29 @@ impl Algorithm for ProgramTree<'_> {
             refinement: None,
             priced_by: format!("the CLa graph of {}", self.program.origin),
         };
-        // The broadcast with one line per socket, all threads on one socket with a core each:
-        // the relaxation's optimum is a certified bound, often far above the generic one, and
-        // its tree a candidate that proves itself when the graph prices it at the bound
-        // (docs/cla.md §13, "One line per socket: a relaxation"). The search computes it, within
-        // its budget and time limit.
+        // The broadcast with one line per socket, threads placed by id with a core each: the
+        // relaxation's optimum is a certified bound, often far above the generic one, and its
+        // tree a candidate that proves itself when the graph prices it at the bound
+        // (docs/cla.md §13, "One line per socket: a relaxation"). The search computes it,
+        // within its budget, memory and time limit.
         if self.kind == TreeProgram::Bcast
             && topology.sync_line == modelopt_model::ccnuma::SyncLine::Socket
             && space.capacity.is_none()
-            && sockets_used == 1
             && !shared_cores
         {
+            // Each group's socket; groups are numbered by (socket, domain), so these ascend.
+            let mut sockets = vec![0u32; space.nodes_per_group().len()];
+            for (&g, &s) in space.thread_groups.iter().zip(&space.thread_sockets) {
+                if let Some(x) = sockets.get_mut(g as usize) {
+                    *x = s;
+                }
+            }
+            let mut ids = sockets.clone();
+            ids.dedup();
+            let sockets: Vec<u32> = sockets
+                .iter()
+                .map(|s| ids.iter().position(|x| x == s).map_or(0, |i| i as u32))
+                .collect();
             let line = &self.machine.line;
             let relaxation = crate::socket_line_relaxation::Relaxation {
                 local: line.local,
@@ -392,10 +409,12 @@ impl Algorithm for ProgramTree<'_> {
                 } else {
                     line.remote
                 },
+                remote_socket: line.remote_socket,
                 invalid: line.invalid,
             };
             space.refinement = Some(Arc::new(SocketLineRefinement {
                 relaxation,
+                sockets,
                 space: space.clone(),
             }));
         }

@@ -658,7 +658,7 @@ proptest::proptest! {
 
     /// The relaxation of the broadcast with one line per socket (docs/cla.md §13) on random line
     /// classes (R_L ≤ R_R ≤ R_D ≤ R_Q, R_I ≤ R_QI): for 3 and 4 threads on one socket of the
-    /// 2 × 2 × 2 chiplet machine (domains 0, 0, 1, 1 by id), the bound the search's refinement
+    /// 2 × 2 × 2 chiplet machine (domains 0, 0, 1, 1 by id) and 5 on two, the bound the search's refinement
     /// computes is never above the least T_min over every labeled tree (brute force by the CLa
     /// graph), and the configuration it offers is one of the request's, priced by the graph at
     /// or above the bound.
@@ -687,13 +687,13 @@ proptest::proptest! {
         );
         let algorithms = m.algorithms_for(Collective::Bcast);
         let algorithm = &*algorithms[0];
-        for n in 3..=4u32 {
+        for n in 3..=5u32 {
             let request = Request::new(Collective::Bcast, n).unwrap();
             let Ok(Space::PricedTrees(space)) = algorithm.space(&request, &SpaceOptions::default())
             else {
                 panic!("a graph-priced space");
             };
-            let refinement = space.refinement.clone().expect("one socket, a core a thread");
+            let refinement = space.refinement.clone().expect("threads by id, a core each");
             let (found, _) = refinement.refine(u64::MAX, u64::MAX, &|| true);
             let found = found.expect("within no limit");
             let bound = found.t_min_lower_bound;

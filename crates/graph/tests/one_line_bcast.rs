@@ -364,6 +364,7 @@ fn with_one_line_per_socket_the_relaxation_is_below_the_graph_and_equal_without_
         local: line.local,
         remote: line.remote,
         remote_domain: line.remote_domain,
+        remote_socket: line.remote_socket,
         invalid: line.invalid,
     };
     let program = bcast();
@@ -382,7 +383,7 @@ fn with_one_line_per_socket_the_relaxation_is_below_the_graph_and_equal_without_
                 let places =
                     modelopt_graph::places_in_domains(model, &vec![0; n], &domains).unwrap();
                 let (_, min, _) = analyze(&program, &tree, model, &places).unwrap();
-                let relaxed = r.evaluate(&tree, &domains).unwrap();
+                let relaxed = r.evaluate(&tree, &domains, &[0, 0, 0]).unwrap();
                 assert!(
                     relaxed <= min.total_ns + 1e-9,
                     "{tree} {domains:?}: relaxed {relaxed} above the graph {}",
@@ -444,4 +445,80 @@ fn with_one_line_per_socket_the_relaxation_is_below_the_graph_and_equal_without_
     // (1·9 + 2·27 + 6·81 + 24·243) labelled placements.
     assert_eq!(equal + below, 9 + 54 + 486 + 5832);
     assert!(below > 0 && equal > below, "equal {equal}, below {below}");
+}
+
+#[test]
+fn with_one_line_per_socket_the_relaxation_is_below_the_graph_across_sockets() {
+    use modelopt_graph::socket_line_relaxation::Relaxation;
+    // The chiplet machine's numbers on 2 sockets × 2 L3 domains × 5 cores, one line per socket
+    // (docs/cla.md §13): every recursive tree of up to 5 nodes and every labelling of its nodes
+    // over the 4 domains (domain d of socket d / 2): the relaxation, whose groups wait in
+    // ascending socket order, is never above the graph, and equal on every tree whose nodes
+    // have their children in one domain each (no entry penalty can arise).
+    let text = include_str!("../../../machines/chiplet-2s-4x8.toml")
+        .replace("cores_per_socket = 32", "cores_per_socket = 10")
+        .replace("domains_per_socket = 4", "domains_per_socket = 2")
+        .replace("threads_per_core = 2", "threads_per_core = 1")
+        .replace("max_threads = 128", "max_threads = 20");
+    let m = machine::from_text("chiplet-2x2-socket-lines.toml", &text).unwrap();
+    let model: &Ccnuma = m.model().unwrap();
+    let line = &model.line;
+    let r = Relaxation {
+        local: line.local,
+        remote: line.remote,
+        remote_domain: line.remote_domain,
+        remote_socket: line.remote_socket,
+        invalid: line.invalid,
+    };
+    let program = bcast();
+    let (mut checked, mut equal) = (0, 0);
+    for n in 2..=5usize {
+        for tree in all_trees(n) {
+            for code in 0..4u32.pow(n as u32) {
+                let mut x = code;
+                let units: Vec<u32> = (0..n)
+                    .map(|_| {
+                        let d = x % 4;
+                        x /= 4;
+                        d
+                    })
+                    .collect();
+                let sockets: Vec<u32> = units.iter().map(|u| u / 2).collect();
+                let domains: Vec<u32> = units.iter().map(|u| u % 2).collect();
+                let places = modelopt_graph::places_in_domains(model, &sockets, &domains).unwrap();
+                let (_, min, _) = analyze(&program, &tree, model, &places).unwrap();
+                let relaxed = r.evaluate(&tree, &units, &[0, 0, 1, 1]).unwrap();
+                assert!(
+                    relaxed <= min.total_ns + 1e-9,
+                    "{tree} {units:?}: relaxed {relaxed} above the graph {}",
+                    min.total_ns
+                );
+                let one_domain_each = (0..n as u32).all(|p| {
+                    let mut used: Vec<u32> = tree
+                        .children(p)
+                        .iter()
+                        .map(|&c| units[c as usize])
+                        .collect();
+                    used.sort_unstable();
+                    used.dedup();
+                    // Per socket of children, one domain.
+                    let mut per_socket: Vec<u32> = used.iter().map(|u| u / 2).collect();
+                    per_socket.dedup();
+                    per_socket.len() == used.len()
+                });
+                if one_domain_each {
+                    assert!(
+                        (relaxed - min.total_ns).abs() < 1e-9,
+                        "{tree} {units:?}: relaxed {relaxed}, graph {}",
+                        min.total_ns
+                    );
+                    equal += 1;
+                }
+                checked += 1;
+            }
+        }
+    }
+    // (1·16 + 2·64 + 6·256 + 24·1024) labelled placements.
+    assert_eq!(checked, 16 + 128 + 1536 + 24576);
+    assert!(equal > 0);
 }
