@@ -64,8 +64,9 @@
 //!
 //! The work is counted as it runs (each forest state looked at, each pair of count vectors,
 //! each row), against a limit, and the run asks between count vectors whether to go on; the
-//! unpruned work is at most [`work`], the memory [`bytes`], checked before anything is
-//! allocated.
+//! unpruned work is at most [`work`] (one socket; the chain adds its pairs); the fixed tables'
+//! memory, [`fixed_bytes`], is checked before anything is allocated, the rows' as they are
+//! written.
 
 use modelopt_model::ccnuma::tree::RootedTree;
 
