@@ -179,12 +179,12 @@ fn graph_error(params: &Params, e: GraphError) -> ModelError {
 
 /// Forest-state updates of the relaxation of the one-line broadcast
 /// ([`crate::socket_line_relaxation::optimum`]) per unit of the search's work budget. Measured
-/// on this project's machines (release, docs/perf.md): an update as counted takes about 3 ns
-/// (2.1 s for 601,154,018 at 32 threads in four domains), and a unit of the graph pricing's
-/// local search about 10–14 ns (a 28-thread descent of 5·10⁷ units in about 0.7 s), so three
-/// updates are about one unit: the default budget of 10⁸ units buys 3·10⁸ updates, about a
-/// second.
-pub const RELAXATION_UPDATES_PER_UNIT: u64 = 3;
+/// on this project's machines (release, one thread, docs/perf.md): an update as counted takes
+/// about 2.7 ns (0.87 s for 317,403,090 at 32 threads in four domains), and a unit of the
+/// graph-priced local search about 11.6 ns (`barrier -m chiplet-2s-4x8 -n 32`: 0.93 s for the
+/// 8·10⁷ units between budgets of 2·10⁷ and 10⁸), so four updates are about one unit: the
+/// default budget of 10⁸ units buys 4·10⁸ updates, about a second.
+pub const RELAXATION_UPDATES_PER_UNIT: u64 = 4;
 
 /// The relaxation of the one-line broadcast with one line per socket over the L3 domains of
 /// one socket, as a [`Refinement`] of the graph-priced space: its optimum bounds every tree's

@@ -598,6 +598,26 @@ impl<'a> Tables<'a> {
             }
             by_total[total].push(m);
         }
+        // Each vector's components (the ≤ test of the lists below) and, per domain, the trees
+        // rooted there that this run kept, and per parent domain and socket the vectors with a
+        // group: where pruning keeps few, a vector's candidates are read from these lists
+        // rather than from every vector below it.
+        let comps: Vec<u8> = (0..len)
+            .flat_map(|m| {
+                let space = &tables.space;
+                (0..domains).map(move |d| u8::try_from(space.component(m, d)).unwrap_or(u8::MAX))
+            })
+            .collect();
+        let fits = |w: usize, m: usize| {
+            comps[w * domains..(w + 1) * domains]
+                .iter()
+                .zip(&comps[m * domains..(m + 1) * domains])
+                .all(|(a, b)| a <= b)
+        };
+        let mut kept: Vec<Vec<usize>> = vec![Vec::new(); domains];
+        let mut grouped: Vec<Vec<usize>> = vec![Vec::new(); domains * count];
+        let mut candidates: Vec<Vec<usize>> = vec![Vec::new(); domains];
+        let mut parts: Vec<usize> = Vec::new();
         let mut below = Vec::new();
         let mut row = vec![f64::INFINITY; states];
         let mut chain_row = vec![f64::INFINITY; chain_states];
@@ -620,6 +640,7 @@ impl<'a> Tables<'a> {
                     };
                     if value <= cap {
                         tables.trees[d * len + w] = value;
+                        kept[d].push(w);
                     }
                 }
             }
@@ -632,6 +653,17 @@ impl<'a> Tables<'a> {
                     return None;
                 }
                 tables.space.below(m, &mut below);
+                // The trees a forest over m may add, per layer (the same for every parent).
+                for (d, list) in candidates.iter_mut().enumerate() {
+                    list.clear();
+                    if kept[d].len() < below.len() {
+                        list.extend(kept[d].iter().copied().filter(|&w| fits(w, m)));
+                    } else {
+                        list.extend(below[1..].iter().copied().filter(|&w| {
+                            holds[w * domains + d] && tables.trees[d * len + w].is_finite()
+                        }));
+                    }
+                }
                 for u in 0..domains {
                     // A node in the root's domain may be the root.
                     let cap = if u == root { whole_cap } else { sub_cap };
@@ -642,15 +674,9 @@ impl<'a> Tables<'a> {
                         let own_layer = d == u;
                         let first_layer = d == tables.first[d];
                         let edge = r.edge(own_layer, tables.socket[d] == sigma);
-                        let mut spent = (below.len() + states) as u64;
-                        for &w in &below[1..] {
-                            if !holds[w * domains + d] {
-                                continue;
-                            }
+                        let mut spent = (candidates[d].len() + states) as u64;
+                        for &w in &candidates[d] {
                             let tree = tables.trees[d * len + w];
-                            if !tree.is_finite() {
-                                continue;
-                            }
                             let a = edge + tree;
                             let rest = m - w;
                             if rest == 0 {
@@ -751,6 +777,11 @@ impl<'a> Tables<'a> {
                                     let g = r.group(latest, k, j);
                                     let at = tables.group_at(u, s, m, own);
                                     if g < tables.groups[at] {
+                                        if tables.groups[at ^ 1] == f64::INFINITY
+                                            && tables.groups[at] == f64::INFINITY
+                                        {
+                                            grouped[u * count + s].push(m);
+                                        }
                                         tables.groups[at] = g;
                                     }
                                 }
@@ -765,8 +796,15 @@ impl<'a> Tables<'a> {
                             let at = tables.chain_at(u, s + 1, m);
                             chain_row.copy_from_slice(&tables.chain[at..at + chain_states]);
                         }
-                        let mut spent = below.len() as u64;
-                        for &part in &below[1..] {
+                        parts.clear();
+                        let list = &grouped[u * count + s];
+                        if list.len() < below.len() {
+                            parts.extend(list.iter().copied().filter(|&p| fits(p, m)));
+                        } else {
+                            parts.extend_from_slice(&below[1..]);
+                        }
+                        let mut spent = parts.len() as u64;
+                        for &part in &parts {
                             for own in [false, true] {
                                 let g = tables.groups[tables.group_at(u, s, part, own)];
                                 if !g.is_finite() {
