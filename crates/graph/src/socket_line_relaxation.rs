@@ -668,14 +668,14 @@ impl<'a> Tables<'a> {
                     // A node in the root's domain may be the root.
                     let cap = if u == root { whole_cap } else { sub_cap };
                     let sigma = tables.socket[u];
-                    for d in 0..domains {
+                    for (d, candidates) in candidates.iter().enumerate() {
                         row.fill(f64::INFINITY);
                         let mut most = 0usize;
                         let own_layer = d == u;
                         let first_layer = d == tables.first[d];
                         let edge = r.edge(own_layer, tables.socket[d] == sigma);
-                        let mut spent = (candidates[d].len() + states) as u64;
-                        for &w in &candidates[d] {
+                        let mut spent = (candidates.len() + states) as u64;
+                        for &w in candidates {
                             let tree = tables.trees[d * len + w];
                             let a = edge + tree;
                             let rest = m - w;
