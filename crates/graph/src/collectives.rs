@@ -400,18 +400,7 @@ impl Algorithm for ProgramTree<'_> {
                 .iter()
                 .map(|s| ids.iter().position(|x| x == s).map_or(0, |i| i as u32))
                 .collect();
-            let line = &self.machine.line;
-            let relaxation = crate::socket_line_relaxation::Relaxation {
-                local: line.local,
-                remote: line.remote,
-                remote_domain: if chiplets {
-                    line.remote_domain
-                } else {
-                    line.remote
-                },
-                remote_socket: line.remote_socket,
-                invalid: line.invalid,
-            };
+            let relaxation = crate::socket_line_relaxation::Relaxation::of(self.machine);
             space.refinement = Some(Arc::new(SocketLineRefinement {
                 relaxation,
                 sockets,

@@ -469,6 +469,33 @@ fn the_bound_of_a_flat_barrier_on_one_socket_is_its_cost() {
 /// The small chiplet machine with its line classes and Eq. (1) constants replaced:
 /// `line` maps keys of `[line]`, `multi` the keys of `[multi_line.intra_socket]` and
 /// `[multi_line.inter_socket]` (intra first).
+/// [`chiplet_with`] on line classes drawn as R_L, then R_R, R_D and R_Q each at least the one
+/// before (R_R at least R_L + 5), and R_QI = R_I + `invalid_step`.
+fn random_chiplet(
+    local: f64,
+    steps: [f64; 3],
+    invalid: f64,
+    invalid_step: f64,
+    multi: [[f64; 3]; 2],
+    domain_lines: bool,
+) -> Machine {
+    let remote = local + 5.0 + steps[0];
+    let remote_domain = remote + steps[1];
+    let remote_socket = remote_domain + steps[2];
+    chiplet_with(
+        &[
+            ("local", local),
+            ("remote", remote),
+            ("remote_domain", remote_domain),
+            ("remote_socket", remote_socket),
+            ("invalid", invalid),
+            ("invalid_remote_socket", invalid + invalid_step),
+        ],
+        multi,
+        domain_lines,
+    )
+}
+
 fn chiplet_with(line: &[(&str, f64)], multi: [[f64; 3]; 2], domain_lines: bool) -> Machine {
     let domains = if domain_lines {
         "domains_per_socket = 2\nsync_line = \"domain\""
@@ -532,21 +559,7 @@ proptest::proptest! {
         multi in proptest::array::uniform2(proptest::array::uniform3(0.01f64..100.0)),
         domain_lines in proptest::bool::ANY,
     ) {
-        let remote = local + 5.0 + steps[0];
-        let remote_domain = remote + steps[1];
-        let remote_socket = remote_domain + steps[2];
-        let m = chiplet_with(
-            &[
-                ("local", local),
-                ("remote", remote),
-                ("remote_domain", remote_domain),
-                ("remote_socket", remote_socket),
-                ("invalid", invalid),
-                ("invalid_remote_socket", invalid + invalid_step),
-            ],
-            multi,
-            domain_lines,
-        );
+        let m = random_chiplet(local, steps, invalid, invalid_step, multi, domain_lines);
         for collective in [Collective::Bcast, Collective::Barrier, Collective::Reduce] {
             let algorithms = m.algorithms_for(collective);
             let algorithm = &*algorithms[0];
@@ -670,21 +683,7 @@ proptest::proptest! {
         invalid_step in 0.0f64..80.0,
         multi in proptest::array::uniform2(proptest::array::uniform3(0.01f64..100.0)),
     ) {
-        let remote = local + 5.0 + steps[0];
-        let remote_domain = remote + steps[1];
-        let remote_socket = remote_domain + steps[2];
-        let m = chiplet_with(
-            &[
-                ("local", local),
-                ("remote", remote),
-                ("remote_domain", remote_domain),
-                ("remote_socket", remote_socket),
-                ("invalid", invalid),
-                ("invalid_remote_socket", invalid + invalid_step),
-            ],
-            multi,
-            false,
-        );
+        let m = random_chiplet(local, steps, invalid, invalid_step, multi, false);
         let algorithms = m.algorithms_for(Collective::Bcast);
         let algorithm = &*algorithms[0];
         for n in 3..=5u32 {

@@ -335,6 +335,20 @@ fn with_one_line_per_l3_domain_the_graph_equals_the_closed_form_over_domains() {
     assert_eq!(checked, 2 * (4 + 32 + 384 + 6144));
 }
 
+/// Every labelling of `n` nodes with `k` labels (node 0's the fastest digit).
+fn every_labelling(n: usize, k: u32) -> impl Iterator<Item = Vec<u32>> {
+    (0..k.pow(n as u32)).map(move |code| {
+        let mut x = code;
+        (0..n)
+            .map(|_| {
+                let d = x % k;
+                x /= k;
+                d
+            })
+            .collect()
+    })
+}
+
 /// The chiplet machine's numbers (R_L 1.43, R_R 35, R_D 164.5, R_I 122 ns) on one socket of 3
 /// L3 domains × 5 cores, one hardware thread a core, one synchronization line per socket (the
 /// default `sync_line`).
@@ -360,26 +374,12 @@ fn with_one_line_per_socket_the_relaxation_is_below_the_graph_and_equal_without_
     let m = chiplet_socket_lines();
     let model: &Ccnuma = m.model().unwrap();
     let line = &model.line;
-    let r = Relaxation {
-        local: line.local,
-        remote: line.remote,
-        remote_domain: line.remote_domain,
-        remote_socket: line.remote_socket,
-        invalid: line.invalid,
-    };
+    let r = Relaxation::of(model);
     let program = bcast();
     let (mut equal, mut below) = (0, 0);
     for n in 2..=5usize {
         for tree in all_trees(n) {
-            for code in 0..3u32.pow(n as u32) {
-                let mut x = code;
-                let domains: Vec<u32> = (0..n)
-                    .map(|_| {
-                        let d = x % 3;
-                        x /= 3;
-                        d
-                    })
-                    .collect();
+            for domains in every_labelling(n, 3) {
                 let places =
                     modelopt_graph::places_in_domains(model, &vec![0; n], &domains).unwrap();
                 let (_, min, _) = analyze(&program, &tree, model, &places).unwrap();
@@ -462,27 +462,12 @@ fn with_one_line_per_socket_the_relaxation_is_below_the_graph_across_sockets() {
         .replace("max_threads = 128", "max_threads = 20");
     let m = machine::from_text("chiplet-2x2-socket-lines.toml", &text).unwrap();
     let model: &Ccnuma = m.model().unwrap();
-    let line = &model.line;
-    let r = Relaxation {
-        local: line.local,
-        remote: line.remote,
-        remote_domain: line.remote_domain,
-        remote_socket: line.remote_socket,
-        invalid: line.invalid,
-    };
+    let r = Relaxation::of(model);
     let program = bcast();
     let (mut checked, mut equal) = (0, 0);
     for n in 2..=5usize {
         for tree in all_trees(n) {
-            for code in 0..4u32.pow(n as u32) {
-                let mut x = code;
-                let units: Vec<u32> = (0..n)
-                    .map(|_| {
-                        let d = x % 4;
-                        x /= 4;
-                        d
-                    })
-                    .collect();
+            for units in every_labelling(n, 4) {
                 let sockets: Vec<u32> = units.iter().map(|u| u / 2).collect();
                 let domains: Vec<u32> = units.iter().map(|u| u % 2).collect();
                 let places = modelopt_graph::places_in_domains(model, &sockets, &domains).unwrap();
