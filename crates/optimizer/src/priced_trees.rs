@@ -44,6 +44,7 @@
 //! answer does not depend on the order in which batches finish.
 
 use crate::limits::{BudgetExceeded, Deadline, Exactness, StopReason, WorkEstimate};
+use crate::objective::Objective;
 use crate::parallel;
 use crate::rooted_trees::{tree_count, LevelSequences, TreeSearch, TreeSearchError};
 use crate::search::{price_one, Ranked, Scored, SearchOptions, SearchStats, TopK};
@@ -510,16 +511,18 @@ pub fn rank_priced_trees(
         price_one(algorithm, request, options, params, stats)
     };
     let progress = &options.progress;
-    // The pricing's closer bound, when it has one and the score is a latency: computed first,
-    // within the work budget, the memory limit and half the time left, and the configurations
-    // attaining it join the
-    // candidates. The budget bounds it and the local search each (a local search with less
-    // answered up to 30 % worse where the bound was out of reach, docs/perf.md), so the two
-    // together may take twice what one would.
+    // The pricing's closer bound on T_min, when it has one, the search cannot prove an optimum
+    // by enumeration and the objective is T_min itself (under max and blends it would be as
+    // loose as the space's own): computed first, within the work budget, the memory limit and
+    // half the time left, and the configurations attaining it join the candidates. The budget
+    // bounds it and the local search each (a local search with less answered up to 30 % worse
+    // where the bound was out of reach, docs/perf.md), so the two together may take twice what
+    // one would.
     let mut refined_bound = None;
     let mut refined_configurations = Vec::new();
-    if let (Some(refinement), modelopt_model::Metric::Latency) =
-        (&space.refinement, request.metric())
+    let enumerated = space.sockets_fix_cost && !unaffordable;
+    if let (Some(refinement), modelopt_model::Metric::Latency, Objective::Min, false) =
+        (&space.refinement, request.metric(), objective, enumerated)
     {
         progress.begin(
             &format!("{}: computing {}", algorithm.name(), refinement.what()),
