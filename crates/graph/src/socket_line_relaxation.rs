@@ -289,13 +289,13 @@ fn vectors(counts: &[u32]) -> u64 {
 /// The bytes [`optimum`] allocates before its rows (saturating), domain d on socket
 /// `sockets[d]`: per count vector its trees (D of 8 bytes), per parent domain, layer and
 /// vector the place and length of its two rows (2 · D² of 8 + 4 bytes), its domains held (D
-/// bytes), its place in the list by total (8) and one list of the vectors below it (8 each, at
-/// most all of them); per parent domain, socket and vector its two group values and the
-/// chain's 3 · S states (S sockets, 8 bytes each).
+/// bytes) and its components (D of 8), its place in the list by total (8) and one list of the
+/// vectors below it (8 each, at most all of them); per parent domain, socket and vector its two
+/// group values and the chain's 3 · S states (S sockets, 8 bytes each).
 pub fn fixed_bytes(counts: &[u32], sockets: &[u32]) -> u64 {
     let d = counts.len() as u64;
     let s = sockets.iter().max().map_or(1, |&m| u64::from(m) + 1);
-    vectors(counts).saturating_mul(8 * d + 2 * d * d * 12 + d + 16 + d * s * (2 + 3 * s) * 8)
+    vectors(counts).saturating_mul(8 * d + 2 * d * d * 12 + 9 * d + 16 + d * s * (2 + 3 * s) * 8)
 }
 
 /// The relaxation's optimum over every rooted tree of `split`, with the work spent. `None` when it needs more than `max_work`
@@ -618,10 +618,10 @@ impl<'a> Tables<'a> {
         // rooted there that this run kept, and per parent domain and socket the vectors with a
         // group: where pruning keeps few, a vector's candidates are read from these lists
         // rather than from every vector below it.
-        let comps: Vec<u8> = (0..len)
+        let comps: Vec<usize> = (0..len)
             .flat_map(|m| {
                 let space = &tables.space;
-                (0..domains).map(move |d| u8::try_from(space.component(m, d)).unwrap_or(u8::MAX))
+                (0..domains).map(move |d| space.component(m, d))
             })
             .collect();
         let fits = |w: usize, m: usize| {
@@ -1165,11 +1165,11 @@ mod tests {
         // 45 vectors, 2 parents × 2 layers × (open, prefix) rows of 44 states each.
         assert_eq!(entries(&[8, 4]), 45 * 8 * 44);
         // Per vector: 2 trees of 8 bytes, 2 · 2² rows' places (8) and lengths (4), 2 domain
-        // flags, 16 bytes of lists, and per parent domain (2) on one socket 2 group values and
-        // 3 chain states of 8 bytes.
+        // flags and 2 components of 8 bytes, 16 bytes of lists, and per parent domain (2) on
+        // one socket 2 group values and 3 chain states of 8 bytes.
         assert_eq!(
             fixed_bytes(&[8, 4], &[0, 0]),
-            45 * (16 + 8 * 12 + 2 + 16 + 2 * 5 * 8)
+            45 * (16 + 8 * 12 + 2 + 16 + 16 + 2 * 5 * 8)
         );
     }
 
@@ -1412,6 +1412,16 @@ mod tests {
         assert!(fits(spent, u64::MAX).0.is_some());
         let (none, stopped_at) = fits(spent - 1, u64::MAX);
         assert!(none.is_none() && stopped_at < spent);
+        // Domains of more than 255 nodes (components past a byte): declined by the work, no
+        // panic.
+        let big = Split {
+            counts: &[300, 2],
+            sockets: &[0, 0],
+            root: 0,
+        };
+        assert!(optimum(&CHIPLET, &big, 100_000, u64::MAX, 0.0, &|| true)
+            .0
+            .is_none());
         // Asked to stop, it stops.
         assert!(optimum(
             &CHIPLET,
