@@ -186,8 +186,8 @@ fn graph_error(params: &Params, e: GraphError) -> ModelError {
 /// default budget of 10⁸ units buys 4·10⁸ updates, about a second.
 pub const RELAXATION_UPDATES_PER_UNIT: u64 = 4;
 
-/// The relaxation of the one-line broadcast with one line per socket over the L3 domains of
-/// one socket, as a [`Refinement`] of the graph-priced space: its optimum bounds every tree's
+/// The relaxation of the one-line broadcast with one line per socket, over the L3 domains of
+/// the sockets the threads run on, as a [`Refinement`] of the graph-priced space: its optimum bounds every tree's
 /// T_min (docs/cla.md §13), and its tree is offered to the search.
 #[derive(Debug)]
 struct SocketLineRefinement {
