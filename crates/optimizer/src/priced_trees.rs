@@ -34,6 +34,11 @@
 //!    none for a black-box cost; the bound holds for every objective, since T_max ≥ T_min by
 //!    the field's contract, but is loose under max); a time limit during the exhaustive pass
 //!    returns the best so far the same way.
+//! 4. **A closer bound, when the pricing has one.** Before step 3 and under `--objective min`,
+//!    a space's [`PricedTreeSpace::refinement`] (e.g. the exact optimum of a relaxation of the
+//!    graph's cost, docs/cla.md §13) is computed within the work budget, the memory limit and
+//!    half the time left; its configurations join the candidates and its bound, the larger of
+//!    the two, is reported. Where the best answer meets it (gap 0) the score is proven optimal.
 //!
 //! `--search` ([`SearchOptions::tree_search`]): `auto` is the search above; `exhaustive` asks
 //! for step 2 only, and is refused before anything is priced (with the budget's estimate, or
