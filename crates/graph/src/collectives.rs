@@ -204,13 +204,8 @@ impl Refinement for SocketLineRefinement {
             .into()
     }
 
-    fn refine(
-        &self,
-        budget: u64,
-        memory: u64,
-        keep_going: &dyn Fn() -> bool,
-    ) -> (Option<Refined>, u64) {
-        let (found, updates) = crate::socket_line_relaxation::optimum(
+    fn refine(&self, budget: u64, memory: u64, keep_going: &dyn Fn() -> bool) -> Option<Refined> {
+        let (found, _updates) = crate::socket_line_relaxation::optimum(
             &self.relaxation,
             &crate::socket_line_relaxation::Split {
                 counts: &self.space.nodes_per_group(),
@@ -222,16 +217,15 @@ impl Refinement for SocketLineRefinement {
             self.space.t_min_lower_bound.unwrap_or(0.0),
             keep_going,
         );
-        let spent = updates.div_ceil(RELAXATION_UPDATES_PER_UNIT);
-        let refined = found.map(|o| Refined {
-            t_min_lower_bound: o.t_min,
+        let found = found?;
+        Some(Refined {
+            t_min_lower_bound: found.t_min,
             configurations: self
                 .space
-                .assign_threads(&o.tree, &o.domains)
+                .assign_threads(&found.tree, &found.domains)
                 .into_iter()
                 .collect(),
-        });
-        (refined, spent)
+        })
     }
 }
 

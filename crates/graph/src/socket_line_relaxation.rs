@@ -115,17 +115,14 @@ pub const MAX_DOMAINS: usize = 16;
 pub const MAX_SOCKETS: usize = 8;
 
 impl Relaxation {
-    /// The classes of a ccNUMA machine (R_D is R_R on a machine whose socket is one domain).
+    /// The classes of a ccNUMA machine (its loader makes R_D equal to R_R on a machine whose
+    /// socket is one domain).
     pub fn of(machine: &modelopt_model::ccnuma::Ccnuma) -> Self {
         let line = &machine.line;
         Relaxation {
             local: line.local,
             remote: line.remote,
-            remote_domain: if machine.topology.domains_per_socket > 1 {
-                line.remote_domain
-            } else {
-                line.remote
-            },
+            remote_domain: line.remote_domain,
             remote_socket: line.remote_socket,
             invalid: line.invalid,
         }

@@ -693,7 +693,7 @@ proptest::proptest! {
                 panic!("a graph-priced space");
             };
             let refinement = space.refinement.clone().expect("threads by id, a core each");
-            let (found, _) = refinement.refine(u64::MAX, u64::MAX, &|| true);
+            let found = refinement.refine(u64::MAX, u64::MAX, &|| true);
             let found = found.expect("within no limit");
             let bound = found.t_min_lower_bound;
             let best = every_labeled_tree(n as usize, &space.thread_sockets)

@@ -547,21 +547,15 @@ pub struct PricedTreeSpace {
 ///
 /// Contract: a bound returned is at most the T_min of every configuration of the space (and,
 /// as for `t_min_lower_bound`, the pricing guarantees T_max ≥ T_min on each), every
-/// configuration returned belongs to the space, the work reported is what was spent, in the
-/// search's budget units, at most `budget` plus one step, and no more than `memory` bytes are
-/// allocated for it.
+/// configuration returned belongs to the space, it spends at most `budget` of the search's work
+/// units plus one step, and no more than `memory` bytes are allocated for it.
 pub trait Refinement: Send + Sync + fmt::Debug {
     /// What it computes, for progress messages ("the exact optimum of ...").
     fn what(&self) -> String;
     /// Compute within `budget` units and `memory` bytes while `keep_going()` holds: the bound
     /// and the configurations that attain it, or `None` when the budget, the memory or the time
-    /// would run out first; with the units spent either way.
-    fn refine(
-        &self,
-        budget: u64,
-        memory: u64,
-        keep_going: &dyn Fn() -> bool,
-    ) -> (Option<Refined>, u64);
+    /// would run out first.
+    fn refine(&self, budget: u64, memory: u64, keep_going: &dyn Fn() -> bool) -> Option<Refined>;
 }
 
 /// What a [`Refinement`] found.

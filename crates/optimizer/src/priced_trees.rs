@@ -536,7 +536,7 @@ pub fn rank_priced_trees(
         // At most half the time left, so that a time limit leaves the local search the rest.
         let started = std::time::Instant::now();
         let share = deadline.remaining().map(|left| left / 2);
-        let (found, _spent) = refinement.refine(budget, options.limits.memory_limit, &|| {
+        let found = refinement.refine(budget, options.limits.memory_limit, &|| {
             !deadline.passed() && share.is_none_or(|share| started.elapsed() < share)
         });
         progress.finish();
@@ -615,6 +615,15 @@ pub fn rank_priced_trees(
     // The pricing's certified bound is on T_min, and its contract gives T_max ≥ T_min on every
     // configuration, so it bounds the latency score of every objective (a blend is a weighted
     // mean of T_min and T_max). A throughput score is not a latency: no bound.
+    // A refined bound above the best score breaks the refinement's contract (the score is T_min
+    // here), and the gap's clamp at 0 would turn it into a false proof: it is dropped instead
+    // (and debug builds stop on it).
+    let best_score = top.best_score().unwrap_or(f64::INFINITY);
+    debug_assert!(
+        refined_bound.is_none_or(|b| b <= best_score + 1e-6),
+        "refined bound {refined_bound:?} above the best score {best_score}"
+    );
+    let refined_bound = refined_bound.filter(|&b| b <= best_score + 1e-6);
     let lower_bound = match request.metric() {
         modelopt_model::Metric::Latency => match (space.t_min_lower_bound, refined_bound) {
             (Some(a), Some(b)) => Some(a.max(b)),
