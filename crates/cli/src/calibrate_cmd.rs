@@ -561,8 +561,8 @@ fn measure(
     let mut fit_notes = Vec::new();
     for (state, points, samples) in &pp_points {
         let l = state.letter();
-        let (o, q, p, r2, note) = fit_eq_3_1(points)?;
-        if let Some(n) = &note {
+        let (o, q, p, r2, held) = fit_eq_3_1(points)?;
+        if let Some(n) = held.note(r2) {
             fit_notes.push(format!("{l}-{l}: {n}"));
         }
         let bench_name = format!("ping_pong {l}-{l}, N = 1..128 lines, fit of seed 000 Eq. 3.1");
@@ -578,11 +578,14 @@ fn measure(
         let _ = writeln!(
             multi_line_text,
             "\n[[min_max.multi_line]]\nsender = \"{l}\"\nreceiver = \"{l}\"\nq = {}\no = {}\np = {}",
-            run.param(&fitted(q)),
+            match held.q {
+                Some(free) => estimate(0.0, src, &format!("held at 0 by the fit's bound q ≥ 0 (the free fit gave q = {free:.1})")),
+                None => run.param(&fitted(q)),
+            },
             run.param(&fitted(o)),
-            match note {
-                Some(_) if p == 0.0 => estimate(0.0, src, "the unconstrained fit gave p < 0, which Eq. 3.1 does not allow; refitted with p = 0"),
-                _ => run.param(&fitted(p)),
+            match held.p {
+                Some(free) => estimate(0.0, src, &format!("held at 0 by the fit's bound p ≥ 0 (the free fit gave p = {free:.1})")),
+                None => run.param(&fitted(p)),
             }
         );
     }
@@ -902,28 +905,43 @@ fn hierarchy_text(topo: &Topology) -> String {
         .join("; ")
 }
 
-/// Fit seed 000 Eq. 3.1; when the fit gives p < 0 (which the model forbids), refit with p = 0.
-/// Returns (o, q, p, R², note).
-fn fit_eq_3_1(points: &[(f64, f64)]) -> anyhow::Result<(f64, f64, f64, f64, Option<String>)> {
-    let f = stats::fit_multi_line(points)?;
-    let (o, q, p) = (f.coefficients[0], f.coefficients[1], f.coefficients[2]);
-    if p >= 0.0 {
-        check_fit(o, q - p + o, "T_N")?;
-        return Ok((o, q, p, f.r2, None));
-    }
-    let g = stats::fit_line("T_N = o·N + q", points)?;
-    let (o, q) = (g.coefficients[0], g.coefficients[1]);
-    check_fit(o, o + q, "T_N")?;
+/// Fit seed 000 Eq. 3.1 within its bounds q ≥ 0 and p ≥ 0 (a free fit below either, noise
+/// on a busy host, is refitted with it held at 0). Returns (o, q, p, R², what was held).
+fn fit_eq_3_1(points: &[(f64, f64)]) -> anyhow::Result<(f64, f64, f64, f64, Held)> {
+    let b = stats::fit_multi_line_bounded(points)?;
+    let (o, q, p) = (b.fit.coefficients[0], b.fit.coefficients[1], b.fit.coefficients[2]);
+    check_fit(o, o + q - p, "T_N")?;
     Ok((
         o,
         q,
-        0.0,
-        g.r2,
-        Some(format!(
-            "Eq. 3.1 fit gave p = {p:.1} < 0; refitted with p = 0 (R² {:.3})",
-            g.r2
-        )),
+        p,
+        b.fit.r2,
+        Held {
+            q: b.q_held,
+            p: b.p_held,
+        },
     ))
+}
+
+/// The coefficients of Eq. 3.1 a fit held at 0, with the free fit's values.
+struct Held {
+    q: Option<f64>,
+    p: Option<f64>,
+}
+
+impl Held {
+    fn note(&self, r2: f64) -> Option<String> {
+        let free: Vec<String> = [("q", self.q), ("p", self.p)]
+            .iter()
+            .filter_map(|(name, v)| v.map(|v| format!("{name} = {v:.1}")))
+            .collect();
+        (!free.is_empty()).then(|| {
+            format!(
+                "the free Eq. 3.1 fit gave {}, outside q, p ≥ 0; refitted with them held at 0 (R² {r2:.3})",
+                free.join(", ")
+            )
+        })
+    }
 }
 
 fn check_fit(slope: f64, at_one: f64, what: &str) -> anyhow::Result<()> {
@@ -1185,9 +1203,10 @@ mod tests {
             .iter()
             .map(|&n| (n, 10.0 * n + 100.0 + 50.0 / n))
             .collect();
-        let (o, _q, p, _r2, note) = fit_eq_3_1(&pts).unwrap();
+        let (o, _q, p, r2, held) = fit_eq_3_1(&pts).unwrap();
         assert_eq!(p, 0.0);
         assert!(o > 0.0);
-        assert!(note.unwrap().contains("p = -50.0"));
+        assert!(held.p.is_some_and(|p| (p + 50.0).abs() < 1e-6) && held.q.is_none());
+        assert!(held.note(r2).unwrap().contains("p = -50.0"));
     }
 }

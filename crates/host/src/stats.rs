@@ -195,6 +195,77 @@ pub fn fit_multi_line(points: &[(f64, f64)]) -> Result<Fit, HostError> {
     least_squares("T_N = o·N + q − p/N (seed 000 Eq. 3.1)", &rows, &y)
 }
 
+/// A fit of seed 000 Eq. (3.1) within the model's bounds q ≥ 0 and p ≥ 0.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoundedMultiLine {
+    /// The fit, coefficients `[o, q, p]` (a bound held at 0 where the free fit crossed it).
+    pub fit: Fit,
+    /// Where q is held at 0: the free fit's q (below 0, or p's bound held it).
+    pub q_held: Option<f64>,
+    /// Where p is held at 0: the free fit's p.
+    pub p_held: Option<f64>,
+}
+
+/// Fit seed 000 Eq. (3.1) by least squares subject to q ≥ 0 and p ≥ 0 (negative values are
+/// noise the model does not allow): the free fit where it is within the bounds, else the
+/// best of the fits with q, p or both held at 0 that are (a convex problem's optimum on its
+/// active face, so the least residual among the feasible faces is the constrained optimum).
+pub fn fit_multi_line_bounded(points: &[(f64, f64)]) -> Result<BoundedMultiLine, HostError> {
+    let free = fit_multi_line(points)?;
+    let (q, p) = (free.coefficients[1], free.coefficients[2]);
+    if q >= 0.0 && p >= 0.0 {
+        return Ok(BoundedMultiLine {
+            fit: free,
+            q_held: None,
+            p_held: None,
+        });
+    }
+    let y: Vec<f64> = points.iter().map(|p| p.1).collect();
+    let model = "T_N = o·N + q − p/N (seed 000 Eq. 3.1), q, p ≥ 0";
+    let mut best: Option<(Fit, bool, bool)> = None;
+    // (q held at 0, p held at 0) for each face of the bounds.
+    for (hold_q, hold_p) in [(false, true), (true, false), (true, true)] {
+        let rows: Vec<Vec<f64>> = points
+            .iter()
+            .map(|&(n, _)| {
+                let mut row = vec![n];
+                if !hold_q {
+                    row.push(1.0);
+                }
+                if !hold_p {
+                    row.push(-1.0 / n);
+                }
+                row
+            })
+            .collect();
+        let f = least_squares(model, &rows, &y)?;
+        let mut c = f.coefficients.iter().copied().skip(1);
+        let q = if hold_q { 0.0 } else { c.next().unwrap_or(0.0) };
+        let p = if hold_p { 0.0 } else { c.next().unwrap_or(0.0) };
+        if q < 0.0 || p < 0.0 {
+            continue;
+        }
+        let fit = Fit {
+            coefficients: vec![f.coefficients[0], q, p],
+            r2: f.r2,
+            points: f.points,
+        };
+        if best.as_ref().is_none_or(|(b, _, _)| fit.r2 > b.r2) {
+            best = Some((fit, hold_q, hold_p));
+        }
+    }
+    // Both held at 0 is always within the bounds.
+    let (fit, hold_q, hold_p) = best.ok_or_else(|| HostError::Fit {
+        model: model.into(),
+        reason: "no fit within the bounds".into(),
+    })?;
+    Ok(BoundedMultiLine {
+        fit,
+        q_held: hold_q.then_some(q),
+        p_held: hold_p.then_some(p),
+    })
+}
+
 /// Fit seed 001 Eq. (1), T_m(n, N) = q + o·N + c·n·N, to points (n, N, T). Coefficients
 /// `[q, o, c]`. With one value of n, c is not identifiable: use [`fit_line`] on (N, T) instead.
 pub fn fit_congestion(points: &[(f64, f64, f64)]) -> Result<Fit, HostError> {
@@ -277,6 +348,36 @@ mod tests {
     fn no_samples_or_nan_is_none() {
         assert!(Summary::of(&[]).is_none());
         assert!(Summary::of(&[1.0, f64::NAN]).is_none());
+    }
+
+    #[test]
+    fn a_multi_line_fit_below_its_bounds_holds_q_at_zero() {
+        // T_N = 3N − 1 at N = 1, 2, 4, 8, 16 (2, 5, 11, 23, 47): the free fit is exact with
+        // q = −1 < 0. Held q = 0, the normal equations of T = o·N − p/N are
+        // [ΣN², −Σ1; −Σ1, Σ1/N²]·[o; p] = [ΣN·T; −ΣT/N] with ΣN² = 341, Σ1 = 5,
+        // Σ1/N² = 1.33203125, ΣN·T = 992, ΣT/N = 13.0625; det = 429.22265625, so
+        // o = (992 · 1.33203125 − 5 · 13.0625)/det = 1256.0625/det and
+        // p = (5 · 992 − 341 · 13.0625)/det = 505.6875/det ≥ 0: within the bounds, and a
+        // closer fit than o alone (q and p held).
+        let points: Vec<(f64, f64)> = [1.0, 2.0, 4.0, 8.0, 16.0]
+            .iter()
+            .map(|&n| (n, 3.0 * n - 1.0))
+            .collect();
+        let b = fit_multi_line_bounded(&points).unwrap();
+        let det = 429.22265625;
+        assert!(close(b.fit.coefficients[0], 1256.0625 / det), "{:?}", b);
+        assert_eq!(b.fit.coefficients[1], 0.0);
+        assert!(close(b.fit.coefficients[2], 505.6875 / det), "{:?}", b);
+        assert!(b.q_held.is_some_and(|q| close(q, -1.0)), "{:?}", b.q_held);
+        assert_eq!(b.p_held, None);
+        // Within the bounds (T_N = 3N + 4 − 2/N), the free fit as it is.
+        let inside: Vec<(f64, f64)> = points
+            .iter()
+            .map(|&(n, _)| (n, 3.0 * n + 4.0 - 2.0 / n))
+            .collect();
+        let b = fit_multi_line_bounded(&inside).unwrap();
+        assert!(close(b.fit.coefficients[1], 4.0) && close(b.fit.coefficients[2], 2.0));
+        assert!(b.q_held.is_none() && b.p_held.is_none());
     }
 
     #[test]

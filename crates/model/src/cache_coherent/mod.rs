@@ -353,7 +353,7 @@ pub fn load_tables(
             receiver: m.receiver,
         };
         let model = MultiLine {
-            q: ns(&m.q, &format!("{key}.q"), Domain::Positive)?,
+            q: ns(&m.q, &format!("{key}.q"), Domain::NonNegative)?,
             o: ns(&m.o, &format!("{key}.o"), Domain::Positive)?,
             p: ns(&m.p, &format!("{key}.p"), Domain::NonNegative)?,
         };
