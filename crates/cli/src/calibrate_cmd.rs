@@ -909,7 +909,11 @@ fn hierarchy_text(topo: &Topology) -> String {
 /// on a busy host, is refitted with it held at 0). Returns (o, q, p, R², what was held).
 fn fit_eq_3_1(points: &[(f64, f64)]) -> anyhow::Result<(f64, f64, f64, f64, Held)> {
     let b = stats::fit_multi_line_bounded(points)?;
-    let (o, q, p) = (b.fit.coefficients[0], b.fit.coefficients[1], b.fit.coefficients[2]);
+    let (o, q, p) = (
+        b.fit.coefficients[0],
+        b.fit.coefficients[1],
+        b.fit.coefficients[2],
+    );
     check_fit(o, o + q - p, "T_N")?;
     Ok((
         o,

@@ -180,11 +180,12 @@ fn graph_error(params: &Params, e: GraphError) -> ModelError {
 /// Forest-state updates of the relaxation of the one-line broadcast
 /// ([`crate::socket_line_relaxation::optimum`]) per unit of the search's work budget. Measured
 /// on this project's machines (release, one thread, docs/perf.md): an update as counted takes
-/// about 2.7 ns (0.87 s for 317,403,090 at 32 threads in four domains), and a unit of the
+/// 5–7 ns (one run at 32 threads in four domains under a ceiling of 1,400 ns: 220,331,306 in
+/// 1.29 s; at 33 threads under 1,336 ns: 440,422,854 in 2.25 s), and a unit of the
 /// graph-priced local search about 11.6 ns (`barrier -m chiplet-2s-4x8 -n 32`: 0.93 s for the
-/// 8·10⁷ units between budgets of 2·10⁷ and 10⁸), so four updates are about one unit: the
-/// default budget of 10⁸ units buys 4·10⁸ updates, about a second.
-pub const RELAXATION_UPDATES_PER_UNIT: u64 = 4;
+/// 8·10⁷ units between budgets of 2·10⁷ and 10⁸), so two updates are about one unit: the
+/// default budget of 10⁸ units buys 2·10⁸ updates, about a second.
+pub const RELAXATION_UPDATES_PER_UNIT: u64 = 2;
 
 /// The relaxation of the one-line broadcast with one line per socket, over the L3 domains of
 /// the sockets the threads run on, as a [`Refinement`] of the graph-priced space: its optimum bounds every tree's
@@ -204,8 +205,14 @@ impl Refinement for SocketLineRefinement {
             .into()
     }
 
-    fn refine(&self, budget: u64, memory: u64, keep_going: &dyn Fn() -> bool) -> Option<Refined> {
-        let (found, _updates) = crate::socket_line_relaxation::optimum(
+    fn refine(
+        &self,
+        budget: u64,
+        memory: u64,
+        attained: f64,
+        keep_going: &dyn Fn() -> bool,
+    ) -> Option<Refined> {
+        let outcome = crate::socket_line_relaxation::optimum(
             &self.relaxation,
             &crate::socket_line_relaxation::Split {
                 counts: &self.space.nodes_per_group(),
@@ -214,18 +221,28 @@ impl Refinement for SocketLineRefinement {
             },
             budget.saturating_mul(RELAXATION_UPDATES_PER_UNIT),
             memory,
-            self.space.t_min_lower_bound.unwrap_or(0.0),
+            crate::socket_line_relaxation::Bracket {
+                lower: self.space.t_min_lower_bound.unwrap_or(0.0),
+                upper: attained,
+            },
             keep_going,
         );
-        let found = found?;
-        Some(Refined {
-            t_min_lower_bound: found.t_min,
-            configurations: self
-                .space
-                .assign_threads(&found.tree, &found.domains)
-                .into_iter()
-                .collect(),
-        })
+        match outcome.optimum {
+            Some(found) => Some(Refined {
+                t_min_lower_bound: found.t_min,
+                configurations: self
+                    .space
+                    .assign_threads(&found.tree, &found.domains)
+                    .into_iter()
+                    .collect(),
+            }),
+            // Stopped by its limits after runs that found no tree: their ceiling.
+            None if outcome.above > 0.0 => Some(Refined {
+                t_min_lower_bound: outcome.above,
+                configurations: Vec::new(),
+            }),
+            None => None,
+        }
     }
 }
 

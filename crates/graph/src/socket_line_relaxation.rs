@@ -54,16 +54,23 @@
 //! ## Pruning
 //! A run has a ceiling C on the relaxed T_min. Every ancestor only adds to a subtree's T, and a
 //! parent adds at least its S3 (R_I), the edge (R_R + R_L), its group's fresh line (R_I) and
-//! the read (R_R); so a proper subtree whose T is above C − R_L − (2·R_I + 2·R_R + R_L) is in no
-//! tree under C, nor is a forest whose node would be above that (above C − R_L for a node in
-//! the root's domain, which may be the root) even with the cheapest read: more children never
-//! lower a node (one more costs R_R or R_D). Such entries are dropped, and a row of a table with
-//! no entry left is not written (each row keeps the most children of its forests, which also
-//! bounds the loops that read it). [`optimum`] raises the ceiling from a guess until a run finds
-//! a tree; that run kept every tree under its ceiling, the optimum among them.
+//! the read (R_R); the path from the root to a subtree in another domain changes domain at
+//! least once (an edge at R_D: R_D − R_R more), to one on another socket crosses sockets at
+//! least once (an edge and a read at R_Q: 2·(R_Q − R_R) more). So a proper subtree in domain d
+//! whose T is above C − R_L − (2·R_I + 2·R_R + R_L) − that is in no tree under C, nor is a
+//! forest whose node in d would be above it (above C − R_L for a node in the root's domain,
+//! which may be the root) even with the cheapest read: more children never lower a node (one
+//! more costs R_R or R_D). Such entries are dropped. A forest row keeps only its finite states
+//! (most are ∞: a row is a list, not an array of every state), and a row with none is empty.
+//! [`optimum`] raises the ceiling from a guess until a run finds a tree, never above a value
+//! some tree attains when the caller knows one; that run kept every tree under its ceiling,
+//! the optimum among them, and every run before it that finished proves the optimum above its
+//! ceiling. A run's work grows steeply with its ceiling (at 33 threads on the chiplet machine
+//! 4.6 · 10⁷ updates at the optimum, 1.4 · 10⁸ at 1.1 times it, docs/perf.md).
 //!
-//! The work is counted as it runs (each forest state looked at, each pair of count vectors,
-//! each row), against a limit, and the run asks between count vectors whether to go on; the
+//! The work is counted as it runs (each forest entry read, each pair of count vectors and
+//! each candidate filtered, each row written), against a limit, and the run asks between
+//! count vectors whether to go on; the
 //! unpruned work is at most [`work`] (one socket; the chain adds its pairs); the fixed tables'
 //! memory, [`fixed_bytes`], is checked before anything is allocated, the rows' as they are
 //! written.
@@ -201,6 +208,32 @@ impl Relaxation {
     }
 }
 
+/// What a caller knows of the relaxation's optimum, ns, to start [`optimum`]'s ceiling from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bracket {
+    /// Any guess at or below the optimum, e.g. a certified lower bound; 0 for none.
+    pub lower: f64,
+    /// The T_min some tree of the request attains under the CLa graph (the relaxation's
+    /// optimum is at most that, docs/cla.md §13); ∞ for none.
+    pub upper: f64,
+}
+
+impl Bracket {
+    /// Nothing known: runs start without a ceiling.
+    pub const NONE: Bracket = Bracket {
+        lower: 0.0,
+        upper: f64::INFINITY,
+    };
+
+    /// Only a guess from below.
+    pub fn lower(lower: f64) -> Self {
+        Bracket {
+            lower,
+            upper: f64::INFINITY,
+        }
+    }
+}
+
 /// The mixed-radix box of count vectors 0 ≤ w ≤ counts.
 struct CountBox {
     counts: Vec<usize>,
@@ -264,10 +297,10 @@ pub fn work(counts: &[u32]) -> u64 {
         .saturating_mul(2)
 }
 
-/// The forest entries (f64) [`optimum`] would hold if no row were pruned (saturating): per
-/// parent domain, layer and count vector an `open` and a `prefix` row of every forest state.
-/// Rows are written only where a forest is left, each as long as its most trees need, so the
-/// real count is far smaller; it is checked against the memory as rows are written.
+/// The forest entries [`optimum`] would hold if no row were pruned and every state were finite
+/// (saturating; [`ROW_ENTRY_BYTES`] each): per parent domain, layer and count vector an `open`
+/// and a `prefix` row of every forest state. Rows hold only their finite states, so the real
+/// count is far smaller; it is checked against the memory as rows are written.
 pub fn entries(counts: &[u32]) -> u64 {
     let d = counts.len() as u64;
     let n: u64 = counts.iter().map(|&c| u64::from(c)).sum();
@@ -286,35 +319,65 @@ fn vectors(counts: &[u32]) -> u64 {
 /// The bytes [`optimum`] allocates before its rows (saturating), domain d on socket
 /// `sockets[d]`: per count vector its trees (D of 8 bytes), per parent domain, layer and
 /// vector the place and length of its two rows (2 · D² of 8 + 4 bytes), its domains held (D
-/// bytes) and its components (D of 8), its place in the list by total (8) and one list of the
-/// vectors below it (8 each, at most all of them); per parent domain, socket and vector its two
-/// group values and the chain's 3 · S states (S sockets, 8 bytes each).
+/// bytes) and its components (D of 8), its place in the list by total (8), one list of the
+/// vectors below it and one of a group's splits (8 each, at most all of them), its places in
+/// the lists of kept trees and of candidates per domain (2 · D of 8); per parent domain,
+/// socket and vector its two group values and the chain's 3 · S states (S sockets, 8 bytes
+/// each) and its places in the lists of groups and chains (2 of 8).
 pub fn fixed_bytes(counts: &[u32], sockets: &[u32]) -> u64 {
     let d = counts.len() as u64;
     let s = sockets.iter().max().map_or(1, |&m| u64::from(m) + 1);
-    vectors(counts).saturating_mul(8 * d + 2 * d * d * 12 + 9 * d + 16 + d * s * (2 + 3 * s) * 8)
+    vectors(counts)
+        .saturating_mul(8 * d + 2 * d * d * 12 + 9 * d + 24 + 16 * d + d * s * (2 + 3 * s + 2) * 8)
 }
 
-/// The relaxation's optimum over every rooted tree of `split`, with the work spent. `None` when it needs more than `max_work`
-/// updates (counted as it runs: every forest state looked at, every pair of count vectors
-/// visited and every row of states written), or `keep_going()` turns false (asked once per
-/// count vector), or it needs more than `max_bytes` of memory ([`fixed_bytes`], checked
-/// before it starts, and its rows, as they are written), has fewer than 2 nodes or more than [`MAX_DOMAINS`] domains, or the
-/// root's domain holds no node.
+/// What [`optimum`] found within its limits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The relaxation's optimum, when a run found it.
+    pub optimum: Option<RelaxedOptimum>,
+    /// A certified bound even without the optimum: the highest ceiling under which a whole run
+    /// found no tree, so every tree's relaxed T_min (with the root's R_L) is above it, ns; 0
+    /// when no run finished without a tree.
+    pub above: f64,
+    /// The work spent, in counted updates.
+    pub updates: u64,
+}
+
+impl Outcome {
+    fn declined() -> Self {
+        Outcome {
+            optimum: None,
+            above: 0.0,
+            updates: 0,
+        }
+    }
+}
+
+/// The relaxation's optimum over every rooted tree of `split`, or a bound below it, with the
+/// work spent. No optimum when it needs more than `max_work` updates (counted as it runs:
+/// every forest state looked at, every pair of count vectors visited, every candidate tree
+/// filtered and every row of states written), or `keep_going()` turns false (asked once per
+/// count vector), or it needs more than `max_bytes` of memory ([`fixed_bytes`], checked before
+/// it starts, and its rows, as they are written); nothing at all when it has fewer than 2
+/// nodes or more than [`MAX_DOMAINS`] domains, or the root's domain holds no node.
 ///
 /// It runs with a ceiling on the relaxed T_min and drops every subtree and forest that cannot be
-/// part of a tree under it (module docs, "Pruning"), first at `hint` (any guess of the optimum,
-/// e.g. a lower bound; 0 for none) plus 2 %, the slack doubled after each run that finds no
-/// tree, and without a ceiling once the slack passes 256 %: the first run that finds a tree has
-/// kept every tree under its ceiling, so what it finds is the optimum.
+/// part of a tree under it (module docs, "Pruning"): from `bracket.lower` plus 2 %, the slack
+/// doubled after each run that finds no tree, but never above `bracket.upper` (some tree's
+/// T_min under the CLa graph, which its relaxed T_min is at most, so that a run there finds a
+/// tree), and without a ceiling once the slack passes 256 % or a run at the upper end found
+/// none. The first run that finds a tree has kept every tree under its ceiling, so what it
+/// finds is the optimum; each run before it proves the optimum above its ceiling
+/// ([`Outcome::above`]), which is what is left when the limits stop a later run.
 pub fn optimum(
     relaxation: &Relaxation,
     split: &Split<'_>,
     max_work: u64,
     max_bytes: u64,
-    hint: f64,
+    bracket: Bracket,
     keep_going: &dyn Fn() -> bool,
-) -> (Option<RelaxedOptimum>, u64) {
+) -> Outcome {
     let (counts, sockets) = (split.counts, split.sockets);
     let root = split.root as usize;
     let total: u64 = counts.iter().map(|&c| u64::from(c)).sum();
@@ -324,21 +387,36 @@ pub fn optimum(
         || sockets.len() != counts.len()
         || fixed_bytes(counts, sockets) > max_bytes
     {
-        return (None, 0);
+        return Outcome::declined();
     }
     let Some(mut tables) = Tables::new(relaxation, counts, sockets, max_bytes) else {
-        return (None, 0);
+        return Outcome::declined();
     };
     let mut left = max_work;
+    let usable = |x: f64| x > 0.0 && x.is_finite();
+    let lower = usable(bracket.lower).then_some(bracket.lower);
+    let upper = usable(bracket.upper).then_some(bracket.upper);
     let mut slack = 0.02f64;
+    let mut above = 0.0f64;
     loop {
-        let ceiling = if hint > 0.0 && hint.is_finite() && slack <= 2.56 {
-            hint * (1.0 + slack)
-        } else {
-            f64::INFINITY
+        let from_below = lower
+            .filter(|_| slack <= 2.56)
+            .map(|lower| lower * (1.0 + slack));
+        let ceiling = match (from_below, upper) {
+            // Past the upper end (a run there found no tree: a broken contract), no ceiling.
+            (_, Some(upper)) if above >= upper => f64::INFINITY,
+            (Some(c), Some(upper)) => c.min(upper),
+            (Some(c), None) => c,
+            (None, Some(upper)) => upper,
+            (None, None) => f64::INFINITY,
+        };
+        let outcome = |optimum, left: u64| Outcome {
+            optimum,
+            above,
+            updates: max_work - left,
         };
         if tables.fill(root, ceiling, &mut left, keep_going).is_none() {
-            return (None, max_work - left);
+            return outcome(None, left);
         }
         let full = tables.space.len - 1;
         let t_min = relaxation.local + tables.tree(root, full);
@@ -350,11 +428,12 @@ pub fn optimum(
                     tree,
                     domains,
                 });
-            return (found, max_work - left);
+            return outcome(found, left);
         }
         if ceiling == f64::INFINITY {
-            return (None, max_work - left);
+            return outcome(None, left);
         }
+        above = above.max(ceiling);
         slack *= 2.0;
     }
 }
@@ -362,6 +441,9 @@ pub fn optimum(
 /// Slack on the pruning tests, ns: the ceiling is compared with sums taken in another order
 /// than the table's, so that no tree exactly at the ceiling is lost to rounding.
 const ROUNDING: f64 = 1e-6;
+
+/// Bytes of one entry of a forest row: its state (4) and its value (8), as laid out in a tuple.
+pub const ROW_ENTRY_BYTES: u64 = std::mem::size_of::<(u32, f64)>() as u64;
 
 /// The DP's tables; see the module docs.
 struct Tables<'a> {
@@ -374,23 +456,26 @@ struct Tables<'a> {
     first: Vec<usize>,
     /// The last domain of each socket.
     last: Vec<usize>,
-    /// Forest states per count vector: (k − 1, j − 1, own) → ((k − 1)·D + j − 1)·2 + own.
+    /// The most domains of one socket: a group's children start in at most that many.
+    span: usize,
+    /// Forest states per count vector: (k − 1, j − 1, own) → ((k − 1)·J + j − 1)·2 + own, J
+    /// = `span`.
     states: usize,
     /// T(d, w) at `d * len + w`; ∞ where no tree exists.
     trees: Vec<f64>,
     /// Per parent domain u and layer d: forests of one socket's domains whose largest root
-    /// domain is d, a row per count vector m written into `arena` at
-    /// `open_rows[(u * D + d) * len + m]`, holding the states of k ≤ its most trees
-    /// (`open_kids`, 0 where no row was written this run).
+    /// domain is d, a row per count vector m of its finite states only (most are ∞), in
+    /// ascending state order, written into `arena` from `open_rows[(u * D + d) * len + m]`,
+    /// `open_lens` entries long (0 where no row was written this run).
     open_rows: Vec<usize>,
     /// The same, prefix-minimized over the layers of the socket up to d.
     prefix_rows: Vec<usize>,
-    /// The most trees of a finite `open` entry per (u, d, m); 0 for none (no row).
-    open_kids: Vec<u32>,
+    /// The entries of each `open` row; 0 for none (no row).
+    open_lens: Vec<u32>,
     /// The same for `prefix`.
-    prefix_kids: Vec<u32>,
-    /// Every row written this run.
-    arena: Vec<f64>,
+    prefix_lens: Vec<u32>,
+    /// Every row written this run: (state, least latest arrival).
+    arena: Vec<(u32, f64)>,
     /// Most entries `arena` may hold (the memory left after the fixed tables).
     arena_cap: usize,
     /// A group's least arrival at its wait, per parent domain u, socket s, vector m and
@@ -421,13 +506,13 @@ impl<'a> Tables<'a> {
     }
 
     fn state(&self, k: usize, j: usize, own: bool) -> usize {
-        (((k - 1) * self.domains) + (j - 1)) * 2 + usize::from(own)
+        (((k - 1) * self.span) + (j - 1)) * 2 + usize::from(own)
     }
 
     fn unstate(&self, s: usize) -> (usize, usize, bool) {
         let own = s % 2 == 1;
         let rest = s / 2;
-        (rest / self.domains + 1, rest % self.domains + 1, own)
+        (rest / self.span + 1, rest % self.span + 1, own)
     }
 
     fn kids_at(&self, u: usize, d: usize, m: usize) -> usize {
@@ -464,32 +549,39 @@ impl<'a> Tables<'a> {
         }
     }
 
-    /// An `open` entry of this run: ∞ where the row was not written or is shorter.
-    fn open_value(&self, u: usize, d: usize, m: usize, s: usize) -> f64 {
+    /// The `open` row of (u, d, m) this run: its finite entries (empty where none was
+    /// written).
+    fn open_row(&self, u: usize, d: usize, m: usize) -> &[(u32, f64)] {
         let at = self.kids_at(u, d, m);
-        if s >= self.open_kids[at] as usize * self.domains * 2 {
-            return f64::INFINITY;
-        }
-        self.arena[self.open_rows[at] + s]
+        let start = self.open_rows[at];
+        &self.arena[start..start + self.open_lens[at] as usize]
     }
 
     /// The same for `prefix`.
-    fn prefix_value(&self, u: usize, d: usize, m: usize, s: usize) -> f64 {
+    fn prefix_row(&self, u: usize, d: usize, m: usize) -> &[(u32, f64)] {
         let at = self.kids_at(u, d, m);
-        if s >= self.prefix_kids[at] as usize * self.domains * 2 {
-            return f64::INFINITY;
-        }
-        self.arena[self.prefix_rows[at] + s]
+        let start = self.prefix_rows[at];
+        &self.arena[start..start + self.prefix_lens[at] as usize]
     }
 
-    /// Append a row; `None` past the memory.
-    fn write(&mut self, row: &[f64]) -> Option<usize> {
+    /// An entry of a row: ∞ where it holds none for state s.
+    fn entry(row: &[(u32, f64)], s: usize) -> f64 {
+        row.binary_search_by_key(&s, |&(state, _)| state as usize)
+            .map_or(f64::INFINITY, |i| row[i].1)
+    }
+
+    /// Append the finite entries of a dense row; where it starts and how many, `None` past
+    /// the memory.
+    fn write(&mut self, row: &[f64]) -> Option<(usize, u32)> {
         let at = self.arena.len();
-        if at + row.len() > self.arena_cap {
+        let finite = row.iter().filter(|x| x.is_finite()).count();
+        if at + finite > self.arena_cap {
             return None;
         }
-        self.arena.extend_from_slice(row);
-        Some(at)
+        let entries = row.iter().enumerate().filter(|(_, x)| x.is_finite());
+        self.arena
+            .extend(entries.map(|(state, &x)| (state as u32, x)));
+        Some((at, u32::try_from(finite).ok()?))
     }
 
     fn tree(&self, d: usize, w: usize) -> f64 {
@@ -522,10 +614,13 @@ impl<'a> Tables<'a> {
         let space = CountBox::new(counts)?;
         let domains = counts.len();
         let n: usize = counts.iter().map(|&c| c as usize).sum();
-        let states = n.checked_sub(1)? * domains * 2;
         let len = space.len;
         let socket: Vec<usize> = sockets.iter().map(|&s| s as usize).collect();
         let count = socket.last()? + 1;
+        let span = (0..count)
+            .map(|s| socket.iter().filter(|&&x| x == s).count())
+            .max()?;
+        let states = n.checked_sub(1)? * span * 2;
         if socket.len() != domains
             || socket[0] != 0
             || socket.windows(2).any(|w| w[1] != w[0] && w[1] != w[0] + 1)
@@ -546,8 +641,10 @@ impl<'a> Tables<'a> {
             .map(|s| (0..domains).filter(|&d| socket[d] == s).max().unwrap_or(0))
             .collect();
         let rows = domains * domains * len;
-        let arena_cap = usize::try_from(max_bytes.saturating_sub(fixed_bytes(counts, sockets)) / 8)
-            .unwrap_or(usize::MAX);
+        let arena_cap = usize::try_from(
+            max_bytes.saturating_sub(fixed_bytes(counts, sockets)) / ROW_ENTRY_BYTES,
+        )
+        .unwrap_or(usize::MAX);
         Some(Tables {
             relaxation,
             space,
@@ -555,12 +652,13 @@ impl<'a> Tables<'a> {
             socket,
             first,
             last,
+            span,
             states,
             trees: vec![f64::INFINITY; domains * len],
             open_rows: vec![0; rows],
             prefix_rows: vec![0; rows],
-            open_kids: vec![0; rows],
-            prefix_kids: vec![0; rows],
+            open_lens: vec![0; rows],
+            prefix_lens: vec![0; rows],
             arena: Vec::new(),
             arena_cap,
             groups: vec![f64::INFINITY; domains * count * len * 2],
@@ -582,15 +680,16 @@ impl<'a> Tables<'a> {
         let tables = self;
         let domains = tables.domains;
         let states = tables.states;
-        let kids = states / (domains * 2);
+        let span = tables.span;
+        let kids = states / (span * 2);
         let n = kids + 1;
         let len = tables.space.len;
         let count = tables.sockets();
         let chain_states = tables.chain_states();
         let r = *tables.relaxation;
         tables.trees.fill(f64::INFINITY);
-        tables.open_kids.fill(0);
-        tables.prefix_kids.fill(0);
+        tables.open_lens.fill(0);
+        tables.prefix_lens.fill(0);
         tables.arena.clear();
         tables.groups.fill(f64::INFINITY);
         tables.chain.fill(f64::INFINITY);
@@ -599,6 +698,22 @@ impl<'a> Tables<'a> {
         // or a forest, group or chain whose node would be, lies in no tree under the ceiling.
         let whole_cap = ceiling - r.local + ROUNDING;
         let sub_cap = whole_cap - (2.0 * r.invalid + 2.0 * r.remote + r.local);
+        // The path from the root to a subtree in another domain changes domain at least once
+        // (an edge at R_D instead of R_R), to one on another socket crosses sockets at least
+        // once (an edge and a read at R_Q instead of R_R): per domain, the cap less that.
+        let to_domain = (r.remote_domain - r.remote).min(2.0 * (r.remote_socket - r.remote));
+        let to_socket = 2.0 * (r.remote_socket - r.remote);
+        let sub_caps: Vec<f64> = (0..domains)
+            .map(|d| {
+                if d == root {
+                    sub_cap
+                } else if tables.socket[d] == tables.socket[root] {
+                    sub_cap - to_domain.max(0.0)
+                } else {
+                    sub_cap - to_socket.max(0.0)
+                }
+            })
+            .collect();
         let mut by_total: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
         // Whether each vector holds a node in each domain, at `w * D + d` (the hot loop's test).
         let mut holds = vec![false; len * domains];
@@ -629,6 +744,8 @@ impl<'a> Tables<'a> {
         };
         let mut kept: Vec<Vec<usize>> = vec![Vec::new(); domains];
         let mut grouped: Vec<Vec<usize>> = vec![Vec::new(); domains * count];
+        // Per parent domain and stage the vectors with a finite chain entry.
+        let mut chained: Vec<Vec<usize>> = vec![Vec::new(); domains * count];
         let mut candidates: Vec<Vec<usize>> = vec![Vec::new(); domains];
         let mut parts: Vec<usize> = Vec::new();
         let mut below = Vec::new();
@@ -649,7 +766,7 @@ impl<'a> Tables<'a> {
                     let cap = if t == n && d == root {
                         whole_cap
                     } else {
-                        sub_cap
+                        sub_caps[d]
                     };
                     if value <= cap {
                         tables.trees[d * len + w] = value;
@@ -667,8 +784,11 @@ impl<'a> Tables<'a> {
                 }
                 tables.space.below(m, &mut below);
                 // The trees a forest over m may add, per layer (the same for every parent).
+                // The vectors below m, and per layer the trees filtered.
+                let mut spent = below.len() as u64;
                 for (d, list) in candidates.iter_mut().enumerate() {
                     list.clear();
+                    spent += kept[d].len().min(below.len()) as u64;
                     if kept[d].len() < below.len() {
                         list.extend(kept[d].iter().copied().filter(|&w| fits(w, m)));
                     } else {
@@ -677,17 +797,24 @@ impl<'a> Tables<'a> {
                         }));
                     }
                 }
+                *left = left.checked_sub(spent)?;
                 for u in 0..domains {
                     // A node in the root's domain may be the root.
-                    let cap = if u == root { whole_cap } else { sub_cap };
+                    let cap = if u == root { whole_cap } else { sub_caps[u] };
                     let sigma = tables.socket[u];
                     for (d, candidates) in candidates.iter().enumerate() {
-                        row.fill(f64::INFINITY);
-                        let mut most = 0usize;
+                        // `row` is all ∞ here: each layer resets what it wrote, the states
+                        // below `touched`.
+                        let mut touched = 0usize;
                         let own_layer = d == u;
                         let first_layer = d == tables.first[d];
                         let edge = r.edge(own_layer, tables.socket[d] == sigma);
-                        let mut spent = (candidates.len() + states) as u64;
+                        let mut spent = candidates.len() as u64;
+                        // One more tree: (k, j, own) → (k + 1, j, own) in this layer, state + 2J;
+                        // the layer's first on a forest of the socket's lower layers: (k, j,
+                        // own) → (k + 1, j + 1, own or d = u), state + 2J + 2 (+ 1 for own).
+                        let (step, step_up) = (2 * span, 2 * span + 2);
+                        let last_state = (kids - 1) * span * 2;
                         for &w in candidates {
                             let tree = tables.trees[d * len + w];
                             let a = edge + tree;
@@ -695,96 +822,71 @@ impl<'a> Tables<'a> {
                             if rest == 0 {
                                 let s = tables.state(1, 1, own_layer);
                                 row[s] = row[s].min(a);
-                                most = most.max(1);
+                                touched = touched.max(s + 1);
                                 continue;
                             }
-                            // Another tree of this layer: (k, j, own) → (k + 1, j, own); the
-                            // layer's first, on a forest of the socket's lower layers: (k, j,
-                            // own) → (k + 1, j + 1, own or d = u). Rows with no forest (kids 0)
-                            // are not this run's and are not read.
-                            let same_at = tables.kids_at(u, d, rest);
-                            let same = tables.open_rows[same_at];
-                            let same_kids = tables.open_kids[same_at] as usize;
-                            let (lower, lower_kids) = if first_layer {
-                                (0, 0)
+                            // Rows not written this run are empty.
+                            let same = tables.open_row(u, d, rest);
+                            let lower = if first_layer {
+                                &[][..]
                             } else {
-                                let at = tables.kids_at(u, d - 1, rest);
-                                (tables.prefix_rows[at], tables.prefix_kids[at] as usize)
+                                tables.prefix_row(u, d - 1, rest)
                             };
-                            let top = same_kids.max(lower_kids).min(kids - 1);
-                            for k in 1..=top {
-                                for j in 1..=domains.min(k) {
-                                    spent += 2;
-                                    for own in [false, true] {
-                                        let s = tables.state(k, j, own);
-                                        if k <= same_kids {
-                                            let v = tables.arena[same + s];
-                                            if v.is_finite() {
-                                                let to = tables.state(k + 1, j, own);
-                                                row[to] = row[to].min(v.max(a));
-                                            }
-                                        }
-                                        if k <= lower_kids && j < domains {
-                                            let v = tables.arena[lower + s];
-                                            if v.is_finite() {
-                                                let to =
-                                                    tables.state(k + 1, j + 1, own || own_layer);
-                                                row[to] = row[to].min(v.max(a));
-                                            }
-                                        }
-                                    }
+                            spent += (same.len() + lower.len()) as u64;
+                            for &(s, v) in same {
+                                let s = s as usize;
+                                if s < last_state {
+                                    let to = s + step;
+                                    row[to] = row[to].min(v.max(a));
+                                    touched = touched.max(to + 1);
                                 }
                             }
-                            most = most.max(top + 1);
+                            for &(s, v) in lower {
+                                let s = s as usize;
+                                // j < J: the lower layers start in fewer domains than this
+                                // socket has.
+                                if s < last_state && (s / 2) % span + 1 < span {
+                                    let to =
+                                        (s & !1) + step_up + usize::from(s % 2 == 1 || own_layer);
+                                    row[to] = row[to].min(v.max(a));
+                                    touched = touched.max(to + 1);
+                                }
+                            }
                         }
                         *left = left.checked_sub(spent)?;
                         // Drop the forests whose node is over the cap whatever joins them
                         // (more children never lower a group or a chain; the read at R_R at
-                        // best), and find the most trees a forest left holds.
-                        let mut open_most = 0u32;
-                        for (s, x) in row.iter_mut().enumerate().take(most * domains * 2) {
+                        // best).
+                        for (s, x) in row.iter_mut().enumerate().take(touched) {
                             if x.is_finite() {
                                 let (k, j, _) = tables.unstate(s);
                                 if r.invalid + r.group(*x, k, j) + r.remote > cap {
                                     *x = f64::INFINITY;
-                                } else {
-                                    open_most = k as u32;
                                 }
                             }
                         }
                         let kids_at = tables.kids_at(u, d, m);
-                        let width = domains * 2;
-                        if open_most > 0 {
-                            let at = tables.write(&row[..open_most as usize * width])?;
-                            tables.open_rows[kids_at] = at;
-                        }
-                        tables.open_kids[kids_at] = open_most;
-                        let mut prefix_most = open_most;
+                        let (at, n) = tables.write(&row[..touched])?;
+                        tables.open_rows[kids_at] = at;
+                        tables.open_lens[kids_at] = n;
                         if !first_layer {
                             let below_at = tables.kids_at(u, d - 1, m);
-                            let lower_kids = tables.prefix_kids[below_at];
-                            if lower_kids > 0 {
-                                let before = tables.prefix_rows[below_at];
-                                let n = lower_kids as usize * width;
-                                let lower = &tables.arena[before..before + n];
-                                for (x, &y) in row.iter_mut().zip(lower) {
-                                    *x = x.min(y);
-                                }
-                                prefix_most = prefix_most.max(lower_kids);
+                            let start = tables.prefix_rows[below_at];
+                            let n = tables.prefix_lens[below_at] as usize;
+                            for &(s, y) in &tables.arena[start..start + n] {
+                                let s = s as usize;
+                                row[s] = row[s].min(y);
+                                touched = touched.max(s + 1);
                             }
                         }
-                        if prefix_most > 0 {
-                            let at = tables.write(&row[..prefix_most as usize * width])?;
-                            tables.prefix_rows[kids_at] = at;
-                        }
-                        tables.prefix_kids[kids_at] = prefix_most;
+                        let (at, n) = tables.write(&row[..touched])?;
+                        tables.prefix_rows[kids_at] = at;
+                        tables.prefix_lens[kids_at] = n;
                         // The socket's last layer: its group, by whether the parent's domain
                         // holds a child.
                         if d == tables.last[tables.socket[d]] {
                             let s = tables.socket[d];
-                            for (state, &latest) in
-                                row.iter().enumerate().take(prefix_most as usize * width)
-                            {
+                            for (state, &latest) in row.iter().enumerate().take(touched) {
                                 if latest.is_finite() {
                                     let (k, j, own) = tables.unstate(state);
                                     let g = r.group(latest, k, j);
@@ -800,6 +902,8 @@ impl<'a> Tables<'a> {
                                 }
                             }
                         }
+                        row[..touched].fill(f64::INFINITY);
+                        *left = left.checked_sub(touched as u64)?;
                     }
                     // The chain of groups, sockets descending: skip socket s, or wait for its
                     // group (on part of m) before those already chained.
@@ -809,33 +913,50 @@ impl<'a> Tables<'a> {
                             let at = tables.chain_at(u, s + 1, m);
                             chain_row.copy_from_slice(&tables.chain[at..at + chain_states]);
                         }
-                        parts.clear();
-                        let list = &grouped[u * count + s];
-                        if list.len() < below.len() {
-                            parts.extend(list.iter().copied().filter(|&p| fits(p, m)));
-                        } else {
-                            parts.extend_from_slice(&below[1..]);
+                        // The group holds all of m: the first wait.
+                        let mut spent = 2u64;
+                        for own in [false, true] {
+                            let g = tables.groups[tables.group_at(u, s, m, own)];
+                            if let (true, Some(to)) =
+                                (g.is_finite(), tables.add_group(0, s, sigma, own))
+                            {
+                                chain_row[to] = chain_row[to].min(g + r.read(s == sigma, own));
+                            }
                         }
-                        let mut spent = parts.len() as u64;
+                        // Or part of it, before the chain of the later sockets over the rest:
+                        // the splits read from the shorter of the lists of vectors with a
+                        // group here and with a chain there (or every vector below m).
+                        parts.clear();
+                        if s + 1 < count {
+                            let groups = &grouped[u * count + s];
+                            let chains = &chained[u * count + s + 1];
+                            let shortest = groups.len().min(chains.len()).min(below.len());
+                            spent += shortest as u64;
+                            if chains.len() == shortest {
+                                parts.extend(
+                                    chains
+                                        .iter()
+                                        .filter(|&&rest| rest != m && fits(rest, m))
+                                        .map(|&rest| m - rest),
+                                );
+                            } else if groups.len() == shortest {
+                                parts.extend(
+                                    groups.iter().copied().filter(|&p| p != m && fits(p, m)),
+                                );
+                            } else {
+                                parts.extend(below[1..].iter().copied().filter(|&p| p != m));
+                            }
+                        }
                         for &part in &parts {
+                            let rest = m - part;
+                            let at = tables.chain_at(u, s + 1, rest);
                             for own in [false, true] {
                                 let g = tables.groups[tables.group_at(u, s, part, own)];
                                 if !g.is_finite() {
                                     continue;
                                 }
                                 let base = g + r.read(s == sigma, own);
-                                let rest = m - part;
-                                if rest == 0 {
-                                    if let Some(to) = tables.add_group(0, s, sigma, own) {
-                                        chain_row[to] = chain_row[to].min(base);
-                                    }
-                                    continue;
-                                }
-                                if s + 1 == count {
-                                    continue;
-                                }
                                 spent += chain_states as u64;
-                                let at = tables.chain_at(u, s + 1, rest);
                                 for before in 1..chain_states {
                                     let v = tables.chain[at + before];
                                     if !v.is_finite() {
@@ -856,6 +977,9 @@ impl<'a> Tables<'a> {
                         }
                         let at = tables.chain_at(u, s, m);
                         tables.chain[at..at + chain_states].copy_from_slice(&chain_row);
+                        if chain_row.iter().any(|x| x.is_finite()) {
+                            chained[u * count + s].push(m);
+                        }
                     }
                 }
             }
@@ -1008,14 +1132,14 @@ impl<'a> Tables<'a> {
                 } => {
                     let g = self.groups[self.group_at(u, s, m, own)];
                     let d = self.last[s];
-                    let at = self.kids_at(u, d, m);
-                    let width = self.domains * 2;
-                    let found = (0..self.prefix_kids[at] as usize * width).find_map(|state| {
-                        let latest = self.prefix_value(u, d, m, state);
-                        let (k, j, o) = self.unstate(state);
-                        (latest.is_finite() && o == own && r.group(latest, k, j) == g)
-                            .then_some((state, latest))
-                    });
+                    let found = self
+                        .prefix_row(u, d, m)
+                        .iter()
+                        .find_map(|&(state, latest)| {
+                            let state = state as usize;
+                            let (k, j, o) = self.unstate(state);
+                            (o == own && r.group(latest, k, j) == g).then_some((state, latest))
+                        });
                     let (state, latest) = found?;
                     jobs.push(Job::Forest {
                         parent,
@@ -1038,7 +1162,7 @@ impl<'a> Tables<'a> {
                 } => {
                     // A prefix entry is the open one of its layer or a prefix of the layer below
                     // on the same socket.
-                    if prefix && self.open_value(u, d, m, s) != v {
+                    if prefix && Self::entry(self.open_row(u, d, m), s) != v {
                         if d == self.first[d] {
                             return None;
                         }
@@ -1079,7 +1203,7 @@ impl<'a> Tables<'a> {
                             continue;
                         }
                         let same = self.state(k - 1, j, own);
-                        let x = self.open_value(u, d, rest, same);
+                        let x = Self::entry(self.open_row(u, d, rest), same);
                         if x.is_finite() && x.max(a) == v {
                             found = Some((w, Some((d, false, rest, same, x))));
                             break 'search;
@@ -1089,7 +1213,7 @@ impl<'a> Tables<'a> {
                         if d > self.first[d] && j > 1 && (own || !own_layer) {
                             let before = own && !own_layer;
                             let s2 = self.state(k - 1, j - 1, before);
-                            let x = self.prefix_value(u, d - 1, rest, s2);
+                            let x = Self::entry(self.prefix_row(u, d - 1, rest), s2);
                             if x.is_finite() && x.max(a) == v {
                                 found = Some((w, Some((d - 1, true, rest, s2, x))));
                                 break 'search;
@@ -1162,11 +1286,12 @@ mod tests {
         // 45 vectors, 2 parents × 2 layers × (open, prefix) rows of 44 states each.
         assert_eq!(entries(&[8, 4]), 45 * 8 * 44);
         // Per vector: 2 trees of 8 bytes, 2 · 2² rows' places (8) and lengths (4), 2 domain
-        // flags and 2 components of 8 bytes, 16 bytes of lists, and per parent domain (2) on
-        // one socket 2 group values and 3 chain states of 8 bytes.
+        // flags and 2 components of 8 bytes, 24 bytes of lists, 2 · 2 places of 8 in the kept
+        // and candidate lists, and per parent domain (2) on one socket 2 group values, 3
+        // chain states and 2 list places of 8 bytes.
         assert_eq!(
             fixed_bytes(&[8, 4], &[0, 0]),
-            45 * (16 + 8 * 12 + 2 + 16 + 16 + 2 * 5 * 8)
+            45 * (16 + 8 * 12 + 2 + 16 + 24 + 32 + 2 * 7 * 8)
         );
     }
 
@@ -1235,10 +1360,10 @@ mod tests {
             },
             u64::MAX,
             u64::MAX,
-            0.0,
+            Bracket::NONE,
             &|| true,
         )
-        .0
+        .optimum
         .unwrap();
         assert!((o.t_min - 575.86).abs() < 1e-9, "{}", o.t_min);
         assert_eq!(o.tree.to_string(), "0(1)");
@@ -1255,10 +1380,10 @@ mod tests {
             },
             u64::MAX,
             u64::MAX,
-            0.0,
+            Bracket::NONE,
             &|| true,
         )
-        .0
+        .optimum
         .unwrap();
         assert!((o.t_min - 351.86).abs() < 1e-9, "{}", o.t_min);
         assert_eq!(o.tree.to_string(), "0(1,2)");
@@ -1273,10 +1398,10 @@ mod tests {
             },
             u64::MAX,
             u64::MAX,
-            0.0,
+            Bracket::NONE,
             &|| true,
         );
-        let o = o.0.unwrap();
+        let o = o.optimum.unwrap();
         assert!((o.t_min - 693.86).abs() < 1e-9, "{}", o.t_min);
     }
 
@@ -1323,9 +1448,10 @@ mod tests {
                     continue;
                 }
                 let want = brute_force(&CHIPLET, counts, sockets, root);
-                // Without a ceiling, and with ceilings from guesses below, at and above the
-                // optimum (pruned runs, raised until one finds a tree).
-                let run = |hint: f64| {
+                // Without a ceiling, with ceilings from guesses below, at and above the
+                // optimum (pruned runs, raised until one finds a tree), and from a value some
+                // tree attains: the optimum itself (the tightest ceiling) and above it.
+                let run = |bracket: Bracket| {
                     optimum(
                         &CHIPLET,
                         &Split {
@@ -1335,18 +1461,27 @@ mod tests {
                         },
                         u64::MAX,
                         u64::MAX,
-                        hint,
+                        bracket,
                         &|| true,
                     )
-                    .0
+                    .optimum
                     .unwrap()
                 };
-                let o = run(0.0);
-                for hint in [want * 0.5, want * 0.99, want, want * 1.5] {
-                    let p = run(hint);
+                let o = run(Bracket::NONE);
+                let lower = [want * 0.5, want * 0.99, want / 1.02, want, want * 1.5];
+                let upper = [want, want * 1.3];
+                let brackets = lower
+                    .map(Bracket::lower)
+                    .into_iter()
+                    .chain(upper.map(|upper| Bracket {
+                        lower: want * 0.5,
+                        upper,
+                    }));
+                for bracket in brackets {
+                    let p = run(bracket);
                     assert!(
                         (p.t_min - want).abs() < 1e-9,
-                        "{counts:?} {sockets:?} hint {hint}: {}",
+                        "{counts:?} {sockets:?} {bracket:?}: {}",
                         p.t_min
                     );
                 }
@@ -1375,6 +1510,63 @@ mod tests {
     }
 
     #[test]
+    fn runs_that_find_no_tree_prove_their_ceiling() {
+        let split = Split {
+            counts: &[8, 4],
+            sockets: &[0, 0],
+            root: 0,
+        };
+        let run = |work: u64, bracket: Bracket| {
+            optimum(&CHIPLET, &split, work, u64::MAX, bracket, &|| true)
+        };
+        let want = run(u64::MAX, Bracket::NONE).optimum.unwrap().t_min;
+        // From half the optimum the ceilings are want/2 · (1 + 0.02 · 2^k): 0.51, 0.52, 0.54,
+        // 0.58, 0.66 and 0.82 · want find no tree, 1.14 · want finds the optimum. Stopped in
+        // that last run, what is left is the bound 0.82 · want.
+        let from_half = Bracket::lower(want / 2.0);
+        let all = run(u64::MAX, from_half);
+        assert!((all.optimum.unwrap().t_min - want).abs() < 1e-9);
+        assert!((all.above - 0.82 * want).abs() < 1e-9, "{}", all.above);
+        let stopped = run(all.updates - 1, from_half);
+        assert!(stopped.optimum.is_none());
+        assert!(
+            (stopped.above - 0.82 * want).abs() < 1e-9,
+            "{}",
+            stopped.above
+        );
+        // With less work, a lower ceiling of the same series or none.
+        for work in [all.updates / 2, all.updates / 8, all.updates / 64] {
+            let partial = run(work, from_half);
+            let k = (0..6).find(|&k| {
+                let c = want / 2.0 * (1.0 + 0.02 * f64::from(1u32 << k));
+                (partial.above - c).abs() < 1e-9
+            });
+            assert!(partial.above == 0.0 || k.is_some(), "{}", partial.above);
+        }
+        // An upper end that no tree attains (a broken contract: below the optimum) is one run
+        // that finds nothing, then none without a ceiling.
+        let broken = run(
+            u64::MAX,
+            Bracket {
+                lower: 0.0,
+                upper: 0.9 * want,
+            },
+        );
+        assert!((broken.optimum.unwrap().t_min - want).abs() < 1e-9);
+        assert!((broken.above - 0.9 * want).abs() < 1e-9);
+        // At the optimum itself, one run finds it, with less work than the series from below.
+        let told = run(
+            u64::MAX,
+            Bracket {
+                lower: want / 2.0,
+                upper: want,
+            },
+        );
+        assert!((told.optimum.unwrap().t_min - want).abs() < 1e-9);
+        assert!(told.above < want && told.updates < all.updates);
+    }
+
+    #[test]
     fn over_its_limits_it_declines() {
         let fits = |work: u64, memory: u64| {
             optimum(
@@ -1386,29 +1578,30 @@ mod tests {
                 },
                 work,
                 memory,
-                0.0,
+                Bracket::NONE,
                 &|| true,
             )
         };
         // The fixed tables are checked before, the rows as they are written.
         assert!(fits(u64::MAX, fixed_bytes(&[8, 4], &[0, 0]) - 1)
-            .0
+            .optimum
             .is_none());
         assert!(fits(u64::MAX, fixed_bytes(&[8, 4], &[0, 0]) + 8)
-            .0
+            .optimum
             .is_none());
         assert!(fits(
             u64::MAX,
-            fixed_bytes(&[8, 4], &[0, 0]) + 8 * entries(&[8, 4])
+            fixed_bytes(&[8, 4], &[0, 0]) + ROW_ENTRY_BYTES * entries(&[8, 4])
         )
-        .0
+        .optimum
         .is_some());
         // The work is counted as it runs: found within what it reports, not within one less.
-        let (found, spent) = fits(u64::MAX, u64::MAX);
-        assert!(found.is_some() && spent > 0);
-        assert!(fits(spent, u64::MAX).0.is_some());
-        let (none, stopped_at) = fits(spent - 1, u64::MAX);
-        assert!(none.is_none() && stopped_at < spent);
+        let all = fits(u64::MAX, u64::MAX);
+        let spent = all.updates;
+        assert!(all.optimum.is_some() && spent > 0);
+        assert!(fits(spent, u64::MAX).optimum.is_some());
+        let stopped = fits(spent - 1, u64::MAX);
+        assert!(stopped.optimum.is_none() && stopped.updates < spent);
         // Domains of more than 255 nodes (components past a byte): declined by the work, no
         // panic.
         let big = Split {
@@ -1416,9 +1609,11 @@ mod tests {
             sockets: &[0, 0],
             root: 0,
         };
-        assert!(optimum(&CHIPLET, &big, 100_000, u64::MAX, 0.0, &|| true)
-            .0
-            .is_none());
+        assert!(
+            optimum(&CHIPLET, &big, 100_000, u64::MAX, Bracket::NONE, &|| true)
+                .optimum
+                .is_none()
+        );
         // Asked to stop, it stops.
         assert!(optimum(
             &CHIPLET,
@@ -1429,10 +1624,10 @@ mod tests {
             },
             u64::MAX,
             u64::MAX,
-            0.0,
+            Bracket::NONE,
             &|| false
         )
-        .0
+        .optimum
         .is_none());
         assert!(optimum(
             &CHIPLET,
@@ -1443,10 +1638,10 @@ mod tests {
             },
             u64::MAX,
             u64::MAX,
-            0.0,
+            Bracket::NONE,
             &|| true
         )
-        .0
+        .optimum
         .is_none());
         assert!(optimum(
             &CHIPLET,
@@ -1457,10 +1652,10 @@ mod tests {
             },
             u64::MAX,
             u64::MAX,
-            0.0,
+            Bracket::NONE,
             &|| true
         )
-        .0
+        .optimum
         .is_none());
     }
 }

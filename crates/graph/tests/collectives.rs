@@ -693,7 +693,7 @@ proptest::proptest! {
                 panic!("a graph-priced space");
             };
             let refinement = space.refinement.clone().expect("threads by id, a core each");
-            let found = refinement.refine(u64::MAX, u64::MAX, &|| true);
+            let found = refinement.refine(u64::MAX, u64::MAX, f64::INFINITY, &|| true);
             let found = found.expect("within no limit");
             let bound = found.t_min_lower_bound;
             let best = every_labeled_tree(n as usize, &space.thread_sockets)
@@ -701,6 +701,11 @@ proptest::proptest! {
                 .map(|p| algorithm.cost(&request, p).unwrap().min_ns)
                 .fold(f64::INFINITY, f64::min);
             proptest::prop_assert!(bound <= best + 1e-9, "n = {n}: bound {bound} above {best}");
+            // Told the optimum some configuration attains, its one run prunes at it and finds
+            // the same bound.
+            let told = refinement.refine(u64::MAX, u64::MAX, best, &|| true);
+            let told = told.expect("within no limit").t_min_lower_bound;
+            proptest::prop_assert!((told - bound).abs() < 1e-9, "n = {n}: {told} vs {bound}");
             for p in &found.configurations {
                 let c = algorithm.cost(&request, p).unwrap();
                 proptest::prop_assert!(c.min_ns >= bound - 1e-9, "{p}: {} below {bound}", c.min_ns);

@@ -553,9 +553,18 @@ pub trait Refinement: Send + Sync + fmt::Debug {
     /// What it computes, for progress messages ("the exact optimum of ...").
     fn what(&self) -> String;
     /// Compute within `budget` units and `memory` bytes while `keep_going()` holds: the bound
-    /// and the configurations that attain it, or `None` when the budget, the memory or the time
-    /// would run out first.
-    fn refine(&self, budget: u64, memory: u64, keep_going: &dyn Fn() -> bool) -> Option<Refined>;
+    /// and the configurations that attain it, or a bound it proved before the budget, the
+    /// memory or the time ran out (no configurations), or `None` when they ran out before it
+    /// proved any. `attained` is the least T_min the search has priced on a
+    /// configuration of the space, ns (∞ for none): the bound is at most that, so a
+    /// refinement may prune what lies above it.
+    fn refine(
+        &self,
+        budget: u64,
+        memory: u64,
+        attained: f64,
+        keep_going: &dyn Fn() -> bool,
+    ) -> Option<Refined>;
 }
 
 /// What a [`Refinement`] found.
@@ -563,7 +572,8 @@ pub trait Refinement: Send + Sync + fmt::Debug {
 pub struct Refined {
     /// The bound on T_min, ns.
     pub t_min_lower_bound: f64,
-    /// Configurations attaining it under the refinement's own cost, for the search to price.
+    /// Configurations attaining it under the refinement's own cost, for the search to price;
+    /// none where the bound was proved without the optimum it bounds.
     pub configurations: Vec<Params>,
 }
 
