@@ -318,17 +318,24 @@ fn vectors(counts: &[u32]) -> u64 {
 
 /// The bytes [`optimum`] allocates before its rows (saturating), domain d on socket
 /// `sockets[d]`: per count vector its trees (D of 8 bytes), per parent domain, layer and
-/// vector the place and length of its two rows (2 · D² of 8 + 4 bytes), its domains held (D
+/// vector the place and length of its two rows (2 · D² of 4 + 4 bytes), its domains held (D
 /// bytes) and its components (D of 8), its place in the list by total (8), one list of the
 /// vectors below it and one of a group's splits (8 each, at most all of them), its places in
 /// the lists of kept trees and of candidates per domain (2 · D of 8); per parent domain,
 /// socket and vector its two group values and the chain's 3 · S states (S sockets, 8 bytes
-/// each) and its places in the lists of groups and chains (2 of 8).
+/// each) and its places in the lists of groups and chains (2 of 8); and once a scratch row of
+/// every forest state per parent domain (D · (n − 1) · 2 · D of 8 bytes, n nodes: at most D
+/// domains a socket).
 pub fn fixed_bytes(counts: &[u32], sockets: &[u32]) -> u64 {
     let d = counts.len() as u64;
     let s = sockets.iter().max().map_or(1, |&m| u64::from(m) + 1);
+    let n: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+    let scratch = d
+        .saturating_mul(n.saturating_sub(1))
+        .saturating_mul(2 * d * 8);
     vectors(counts)
-        .saturating_mul(8 * d + 2 * d * d * 12 + 9 * d + 24 + 16 * d + d * s * (2 + 3 * s + 2) * 8)
+        .saturating_mul(8 * d + 2 * d * d * 8 + 9 * d + 24 + 16 * d + d * s * (2 + 3 * s + 2) * 8)
+        .saturating_add(scratch)
 }
 
 /// What [`optimum`] found within its limits.
@@ -465,15 +472,12 @@ struct Tables<'a> {
     trees: Vec<f64>,
     /// Per parent domain u and layer d: forests of one socket's domains whose largest root
     /// domain is d, a row per count vector m of its finite states only (most are ∞), in
-    /// ascending state order, written into `arena` from `open_rows[(u * D + d) * len + m]`,
-    /// `open_lens` entries long (0 where no row was written this run).
-    open_rows: Vec<usize>,
+    /// ascending state order, in `arena` from the first of `open_rows[(m * D + d) * D + u]`,
+    /// the second entries long (0 where no row was written this run). The parents of one
+    /// (m, d) are adjacent, here and in the arena: the hot loop reads them one after another.
+    open_rows: Vec<(u32, u32)>,
     /// The same, prefix-minimized over the layers of the socket up to d.
-    prefix_rows: Vec<usize>,
-    /// The entries of each `open` row; 0 for none (no row).
-    open_lens: Vec<u32>,
-    /// The same for `prefix`.
-    prefix_lens: Vec<u32>,
+    prefix_rows: Vec<(u32, u32)>,
     /// Every row written this run: (state, least latest arrival).
     arena: Vec<(u32, f64)>,
     /// Most entries `arena` may hold (the memory left after the fixed tables).
@@ -516,7 +520,7 @@ impl<'a> Tables<'a> {
     }
 
     fn kids_at(&self, u: usize, d: usize, m: usize) -> usize {
-        (u * self.domains + d) * self.space.len + m
+        (m * self.domains + d) * self.domains + u
     }
 
     fn group_at(&self, u: usize, s: usize, m: usize, own: bool) -> usize {
@@ -552,16 +556,14 @@ impl<'a> Tables<'a> {
     /// The `open` row of (u, d, m) this run: its finite entries (empty where none was
     /// written).
     fn open_row(&self, u: usize, d: usize, m: usize) -> &[(u32, f64)] {
-        let at = self.kids_at(u, d, m);
-        let start = self.open_rows[at];
-        &self.arena[start..start + self.open_lens[at] as usize]
+        let (start, n) = self.open_rows[self.kids_at(u, d, m)];
+        &self.arena[start as usize..(start + n) as usize]
     }
 
     /// The same for `prefix`.
     fn prefix_row(&self, u: usize, d: usize, m: usize) -> &[(u32, f64)] {
-        let at = self.kids_at(u, d, m);
-        let start = self.prefix_rows[at];
-        &self.arena[start..start + self.prefix_lens[at] as usize]
+        let (start, n) = self.prefix_rows[self.kids_at(u, d, m)];
+        &self.arena[start as usize..(start + n) as usize]
     }
 
     /// An entry of a row: ∞ where it holds none for state s.
@@ -572,7 +574,7 @@ impl<'a> Tables<'a> {
 
     /// Append the finite entries of a dense row; where it starts and how many, `None` past
     /// the memory.
-    fn write(&mut self, row: &[f64]) -> Option<(usize, u32)> {
+    fn write(&mut self, row: &[f64]) -> Option<(u32, u32)> {
         let at = self.arena.len();
         let finite = row.iter().filter(|x| x.is_finite()).count();
         if at + finite > self.arena_cap {
@@ -581,7 +583,7 @@ impl<'a> Tables<'a> {
         let entries = row.iter().enumerate().filter(|(_, x)| x.is_finite());
         self.arena
             .extend(entries.map(|(state, &x)| (state as u32, x)));
-        Some((at, u32::try_from(finite).ok()?))
+        Some((u32::try_from(at).ok()?, u32::try_from(finite).ok()?))
     }
 
     fn tree(&self, d: usize, w: usize) -> f64 {
@@ -641,8 +643,10 @@ impl<'a> Tables<'a> {
             .map(|s| (0..domains).filter(|&d| socket[d] == s).max().unwrap_or(0))
             .collect();
         let rows = domains * domains * len;
+        // Rows are placed by 32-bit offsets.
         let arena_cap = usize::try_from(
-            max_bytes.saturating_sub(fixed_bytes(counts, sockets)) / ROW_ENTRY_BYTES,
+            (max_bytes.saturating_sub(fixed_bytes(counts, sockets)) / ROW_ENTRY_BYTES)
+                .min(u64::from(u32::MAX)),
         )
         .unwrap_or(usize::MAX);
         Some(Tables {
@@ -655,10 +659,8 @@ impl<'a> Tables<'a> {
             span,
             states,
             trees: vec![f64::INFINITY; domains * len],
-            open_rows: vec![0; rows],
-            prefix_rows: vec![0; rows],
-            open_lens: vec![0; rows],
-            prefix_lens: vec![0; rows],
+            open_rows: vec![(0, 0); rows],
+            prefix_rows: vec![(0, 0); rows],
             arena: Vec::new(),
             arena_cap,
             groups: vec![f64::INFINITY; domains * count * len * 2],
@@ -688,8 +690,8 @@ impl<'a> Tables<'a> {
         let chain_states = tables.chain_states();
         let r = *tables.relaxation;
         tables.trees.fill(f64::INFINITY);
-        tables.open_lens.fill(0);
-        tables.prefix_lens.fill(0);
+        tables.open_rows.fill((0, 0));
+        tables.prefix_rows.fill((0, 0));
         tables.arena.clear();
         tables.groups.fill(f64::INFINITY);
         tables.chain.fill(f64::INFINITY);
@@ -749,7 +751,10 @@ impl<'a> Tables<'a> {
         let mut candidates: Vec<Vec<usize>> = vec![Vec::new(); domains];
         let mut parts: Vec<usize> = Vec::new();
         let mut below = Vec::new();
-        let mut row = vec![f64::INFINITY; states];
+        // One scratch row of every forest state per parent, and how far each was written.
+        let mut rows = vec![f64::INFINITY; states * domains];
+        let mut touched = vec![0usize; domains];
+        let mut edges = vec![0.0f64; domains];
         let mut chain_row = vec![f64::INFINITY; chain_states];
         for (t, vectors) in by_total.iter().enumerate().skip(1) {
             // Trees of t nodes, from the chains of t − 1.
@@ -798,31 +803,34 @@ impl<'a> Tables<'a> {
                     }
                 }
                 *left = left.checked_sub(spent)?;
-                for u in 0..domains {
-                    // A node in the root's domain may be the root.
-                    let cap = if u == root { whole_cap } else { sub_caps[u] };
-                    let sigma = tables.socket[u];
-                    for (d, candidates) in candidates.iter().enumerate() {
-                        // `row` is all ∞ here: each layer resets what it wrote, the states
-                        // below `touched`.
-                        let mut touched = 0usize;
-                        let own_layer = d == u;
-                        let first_layer = d == tables.first[d];
-                        let edge = r.edge(own_layer, tables.socket[d] == sigma);
-                        let mut spent = candidates.len() as u64;
-                        // One more tree: (k, j, own) → (k + 1, j, own) in this layer, state + 2J;
-                        // the layer's first on a forest of the socket's lower layers: (k, j,
-                        // own) → (k + 1, j + 1, own or d = u), state + 2J + 2 (+ 1 for own).
-                        let (step, step_up) = (2 * span, 2 * span + 2);
-                        let last_state = (kids - 1) * span * 2;
-                        for &w in candidates {
-                            let tree = tables.trees[d * len + w];
-                            let a = edge + tree;
-                            let rest = m - w;
+                // Forests layer by layer, for every parent at once (their rows of one vector
+                // and layer are adjacent).
+                for (d, candidates) in candidates.iter().enumerate() {
+                    let first_layer = d == tables.first[d];
+                    // `rows` is all ∞ here: each layer resets what it wrote, every parent's
+                    // states below its `touched`.
+                    touched.fill(0);
+                    for (u, edge) in edges.iter_mut().enumerate() {
+                        *edge = r.edge(d == u, tables.socket[d] == tables.socket[u]);
+                    }
+                    let mut spent = (candidates.len() * domains) as u64;
+                    // One more tree: (k, j, own) → (k + 1, j, own) in this layer, state + 2J;
+                    // the layer's first on a forest of the socket's lower layers: (k, j, own)
+                    // → (k + 1, j + 1, own or d = u), state + 2J + 2 (+ 1 for own).
+                    let (step, step_up) = (2 * span, 2 * span + 2);
+                    let last_state = (kids - 1) * span * 2;
+                    for &w in candidates {
+                        let tree = tables.trees[d * len + w];
+                        let rest = m - w;
+                        for u in 0..domains {
+                            let own_layer = d == u;
+                            let a = edges[u] + tree;
+                            let row = &mut rows[u * states..(u + 1) * states];
+                            let touched = &mut touched[u];
                             if rest == 0 {
                                 let s = tables.state(1, 1, own_layer);
                                 row[s] = row[s].min(a);
-                                touched = touched.max(s + 1);
+                                *touched = (*touched).max(s + 1);
                                 continue;
                             }
                             // Rows not written this run are empty.
@@ -838,7 +846,7 @@ impl<'a> Tables<'a> {
                                 if s < last_state {
                                     let to = s + step;
                                     row[to] = row[to].min(v.max(a));
-                                    touched = touched.max(to + 1);
+                                    *touched = (*touched).max(to + 1);
                                 }
                             }
                             for &(s, v) in lower {
@@ -849,15 +857,21 @@ impl<'a> Tables<'a> {
                                     let to =
                                         (s & !1) + step_up + usize::from(s % 2 == 1 || own_layer);
                                     row[to] = row[to].min(v.max(a));
-                                    touched = touched.max(to + 1);
+                                    *touched = (*touched).max(to + 1);
                                 }
                             }
                         }
-                        *left = left.checked_sub(spent)?;
+                    }
+                    *left = left.checked_sub(spent)?;
+                    for u in 0..domains {
+                        // A node in the root's domain may be the root.
+                        let cap = if u == root { whole_cap } else { sub_caps[u] };
+                        let row = &mut rows[u * states..(u + 1) * states];
+                        let mut reach = touched[u];
                         // Drop the forests whose node is over the cap whatever joins them
                         // (more children never lower a group or a chain; the read at R_R at
                         // best).
-                        for (s, x) in row.iter_mut().enumerate().take(touched) {
+                        for (s, x) in row.iter_mut().enumerate().take(reach) {
                             if x.is_finite() {
                                 let (k, j, _) = tables.unstate(s);
                                 if r.invalid + r.group(*x, k, j) + r.remote > cap {
@@ -865,28 +879,22 @@ impl<'a> Tables<'a> {
                                 }
                             }
                         }
-                        let kids_at = tables.kids_at(u, d, m);
-                        let (at, n) = tables.write(&row[..touched])?;
-                        tables.open_rows[kids_at] = at;
-                        tables.open_lens[kids_at] = n;
+                        let at = tables.kids_at(u, d, m);
+                        tables.open_rows[at] = tables.write(&row[..reach])?;
                         if !first_layer {
-                            let below_at = tables.kids_at(u, d - 1, m);
-                            let start = tables.prefix_rows[below_at];
-                            let n = tables.prefix_lens[below_at] as usize;
-                            for &(s, y) in &tables.arena[start..start + n] {
+                            let (start, n) = tables.prefix_rows[tables.kids_at(u, d - 1, m)];
+                            for &(s, y) in &tables.arena[start as usize..(start + n) as usize] {
                                 let s = s as usize;
                                 row[s] = row[s].min(y);
-                                touched = touched.max(s + 1);
+                                reach = reach.max(s + 1);
                             }
                         }
-                        let (at, n) = tables.write(&row[..touched])?;
-                        tables.prefix_rows[kids_at] = at;
-                        tables.prefix_lens[kids_at] = n;
+                        tables.prefix_rows[at] = tables.write(&row[..reach])?;
                         // The socket's last layer: its group, by whether the parent's domain
                         // holds a child.
                         if d == tables.last[tables.socket[d]] {
                             let s = tables.socket[d];
-                            for (state, &latest) in row.iter().enumerate().take(touched) {
+                            for (state, &latest) in row.iter().enumerate().take(reach) {
                                 if latest.is_finite() {
                                     let (k, j, own) = tables.unstate(state);
                                     let g = r.group(latest, k, j);
@@ -902,9 +910,14 @@ impl<'a> Tables<'a> {
                                 }
                             }
                         }
-                        row[..touched].fill(f64::INFINITY);
-                        *left = left.checked_sub(touched as u64)?;
+                        row[..reach].fill(f64::INFINITY);
+                        *left = left.checked_sub(reach as u64)?;
                     }
+                }
+                for u in 0..domains {
+                    // A node in the root's domain may be the root.
+                    let cap = if u == root { whole_cap } else { sub_caps[u] };
+                    let sigma = tables.socket[u];
                     // The chain of groups, sockets descending: skip socket s, or wait for its
                     // group (on part of m) before those already chained.
                     for s in (0..count).rev() {
@@ -1285,13 +1298,14 @@ mod tests {
         assert_eq!(work(&[8, 4]), 675 * 2 * 2 * 44 * 2);
         // 45 vectors, 2 parents × 2 layers × (open, prefix) rows of 44 states each.
         assert_eq!(entries(&[8, 4]), 45 * 8 * 44);
-        // Per vector: 2 trees of 8 bytes, 2 · 2² rows' places (8) and lengths (4), 2 domain
+        // Per vector: 2 trees of 8 bytes, 2 · 2² rows' places (4) and lengths (4), 2 domain
         // flags and 2 components of 8 bytes, 24 bytes of lists, 2 · 2 places of 8 in the kept
         // and candidate lists, and per parent domain (2) on one socket 2 group values, 3
-        // chain states and 2 list places of 8 bytes.
+        // chain states and 2 list places of 8 bytes; once 2 scratch rows of 11 · 2 · 2
+        // states of 8 bytes.
         assert_eq!(
             fixed_bytes(&[8, 4], &[0, 0]),
-            45 * (16 + 8 * 12 + 2 + 16 + 24 + 32 + 2 * 7 * 8)
+            45 * (16 + 8 * 8 + 2 + 16 + 24 + 32 + 2 * 7 * 8) + 2 * 11 * 4 * 8
         );
     }
 
