@@ -268,22 +268,6 @@ impl Deadline {
             .map(|at| at.saturating_duration_since(Instant::now()))
     }
 
-    /// A deadline at `fraction` (0 to 1) of the time left, for one step of a search that must
-    /// leave the rest to another; it reports the same limit when it passes. No deadline stays
-    /// none.
-    pub fn share(&self, fraction: f64) -> Deadline {
-        let now = Instant::now();
-        let fraction = if fraction.is_nan() {
-            0.0
-        } else {
-            fraction.clamp(0.0, 1.0)
-        };
-        Deadline {
-            at: self.remaining().map(|left| now + left.mul_f64(fraction)),
-            limit: self.limit,
-        }
-    }
-
     /// The stop reason to report when [`Deadline::passed`].
     pub fn reason(&self) -> StopReason {
         StopReason::TimeLimit {

@@ -34,14 +34,13 @@
 //!    none for a black-box cost; the bound holds for every objective, since T_max ≥ T_min by
 //!    the field's contract, but is loose under max); a time limit during the exhaustive pass
 //!    returns the best so far the same way.
-//! 4. **A closer bound, when the pricing has one.** After step 3 and under `--objective min`,
+//! 4. **A closer bound, when the pricing has one.** Before step 3 and under `--objective min`,
 //!    a space's [`PricedTreeSpace::refinement`] (e.g. the exact optimum of a relaxation of the
-//!    graph's cost, docs/cla.md §13) is computed within the work budget and the memory limit
-//!    (under a time limit the descent has half the time, the refinement the rest), told the
-//!    best T_min the descent found, which it may prune above; its configurations are priced,
-//!    and where one is better the descent goes on from it with a budget of its own; its bound,
-//!    the larger of the two, is reported. Where the best answer meets it (gap 0) the score is
-//!    proven optimal.
+//!    graph's cost, docs/cla.md §13) is computed within the work budget, the memory limit and
+//!    half the time left, told the best T_min among the candidates (it may prune above it);
+//!    its configurations join the candidates and its bound, the larger of the two, is
+//!    reported. Where the best answer meets it (gap 0) the score is proven optimal. A bound
+//!    proved before the refinement's limits stopped it counts as well.
 //!
 //! `--search` ([`SearchOptions::tree_search`]): `auto` is the search above; `exhaustive` asks
 //! for step 2 only, and is refused before anything is priced (with the budget's estimate, or
@@ -521,23 +520,41 @@ pub fn rank_priced_trees(
     let progress = &options.progress;
     // The pricing's closer bound on T_min, when it has one, the search cannot prove an optimum
     // by enumeration and the objective is T_min itself (under max and blends it would be as
-    // loose as the space's own): computed after the local search, told the best T_min it
-    // found (a refinement may prune above it: the run that proves the bound is then cheaper,
-    // docs/perf.md), within the work budget and the memory limit; the configurations attaining
-    // it are priced, and where one improves on the local search the rest of its budget
-    // polishes it. The budget bounds the local search and the refinement each, so the two
-    // together may take twice what one would; under a time limit the local search has half.
+    // loose as the space's own): computed after the candidates are priced, told the best T_min
+    // among them (a refinement may prune above it), within the work budget, the memory limit
+    // and half the time left; the configurations attaining it are priced, and the local search
+    // starts from the best. The budget bounds it and the local search each (a local search
+    // with less answered up to 30 % worse where the bound was out of reach, docs/perf.md), so
+    // the two together may take twice what one would.
     let enumerated = space.sockets_fix_cost && !unaffordable;
-    let refinement = match (&space.refinement, request.metric(), objective, enumerated) {
-        (Some(refinement), modelopt_model::Metric::Latency, Objective::Min, false) => {
-            Some(refinement)
-        }
-        _ => None,
-    };
     let mut refined_bound = None;
     for params in candidates(space) {
         if let Some(s) = price(params, &mut stats) {
             top.offer(s);
+        }
+    }
+    if let (Some(refinement), modelopt_model::Metric::Latency, Objective::Min, false) =
+        (&space.refinement, request.metric(), objective, enumerated)
+    {
+        progress.begin(
+            &format!("{}: computing {}", algorithm.name(), refinement.what()),
+            None,
+        );
+        // At most half the time left, so that a time limit leaves the local search the rest.
+        let started = std::time::Instant::now();
+        let share = deadline.remaining().map(|left| left / 2);
+        let attained = top.best_score().unwrap_or(f64::INFINITY);
+        let found = refinement.refine(budget, options.limits.memory_limit, attained, &|| {
+            !deadline.passed() && share.is_none_or(|share| started.elapsed() < share)
+        });
+        progress.finish();
+        if let Some(found) = found {
+            refined_bound = Some(found.t_min_lower_bound);
+            for params in found.configurations {
+                if let Some(s) = price(params, &mut stats) {
+                    top.offer(s);
+                }
+            }
         }
     }
     let stopped = if !space.sockets_fix_cost || unaffordable {
@@ -549,7 +566,7 @@ pub fn rank_priced_trees(
             ),
             None,
         );
-        let mut descent = Descent {
+        let descent = Descent {
             thread_groups: &space.thread_groups,
             free: space.capacity.as_deref().map(|capacity| FreeSplit {
                 capacity,
@@ -557,53 +574,10 @@ pub fn rank_priced_trees(
             }),
             work_per_tree: space.work_per_configuration,
             budget,
-            deadline: if refinement.is_some() {
-                deadline.share(0.5)
-            } else {
-                deadline
-            },
+            deadline,
         };
         descent.improve(&price, &mut top, &mut stats, progress);
         progress.finish();
-        let mut timed_out = descent.deadline.passed();
-        if let Some(refinement) = refinement {
-            progress.begin(
-                &format!("{}: computing {}", algorithm.name(), refinement.what()),
-                None,
-            );
-            let attained = top.best_score().unwrap_or(f64::INFINITY);
-            let found = refinement.refine(budget, options.limits.memory_limit, attained, &|| {
-                !deadline.passed()
-            });
-            progress.finish();
-            if let Some(found) = found {
-                refined_bound = Some(found.t_min_lower_bound);
-                let before = top.first().map(|b| b.key(objective));
-                for params in found.configurations {
-                    if let Some(s) = price(params, &mut stats) {
-                        top.offer(s);
-                    }
-                }
-                if top.first().map(|b| b.key(objective)) != before {
-                    progress.begin(
-                        &format!(
-                            "{}: improving the refinement's tree by local search",
-                            algorithm.name()
-                        ),
-                        None,
-                    );
-                    // A budget of its own (the descent counts every pricing so far).
-                    descent.deadline = deadline;
-                    descent.budget = stats
-                        .evaluated
-                        .saturating_mul(space.work_per_configuration.max(1))
-                        .saturating_add(budget);
-                    descent.improve(&price, &mut top, &mut stats, progress);
-                    progress.finish();
-                }
-            }
-            timed_out |= deadline.passed();
-        }
         // Why it is not exact: labels that do not fix the cost, or a size no budget covers
         // (whatever ended the descent: no budget or time would prove more), else the time
         // limit when it ended the descent, else the budget that refused the exhaustive pass.
@@ -616,7 +590,7 @@ pub fn rank_priced_trees(
             StopReason::NoProof {
                 why: "the exhaustive search's work is past a 64-bit count, so no work budget covers it",
             }
-        } else if timed_out {
+        } else if deadline.passed() {
             deadline.reason()
         } else {
             StopReason::WorkBudget {
