@@ -180,8 +180,8 @@ fn graph_error(params: &Params, e: GraphError) -> ModelError {
 /// Forest-state updates of the relaxation of the one-line broadcast
 /// ([`crate::socket_line_relaxation::optimum`]) per unit of the search's work budget. Measured
 /// on this project's machines (release, one thread, docs/perf.md): an update as counted takes
-/// 5–7 ns (one run at 32 threads in four domains under a ceiling of 1,400 ns: 220,331,306 in
-/// 1.29 s; at 33 threads under 1,336 ns: 440,422,854 in 2.25 s), and a unit of the
+/// 5.5–7.5 ns (the whole optimum of 34 threads, counts [8, 8, 8, 8, 2]: 393,316,885 in 2.2–2.9
+/// s; of 36, [8, 8, 8, 8, 4]: 905,003,043 in 5.3–6.0 s), and a unit of the
 /// graph-priced local search about 11.6 ns (`barrier -m chiplet-2s-4x8 -n 32`: 0.93 s for the
 /// 8·10⁷ units between budgets of 2·10⁷ and 10⁸), so two updates are about one unit: the
 /// default budget of 10⁸ units buys 2·10⁸ updates, about a second.
