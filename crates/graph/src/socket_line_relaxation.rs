@@ -297,6 +297,19 @@ pub fn work(counts: &[u32]) -> u64 {
         .saturating_mul(2)
 }
 
+/// The work every run of [`optimum`] counts whatever its ceiling (saturating): the vectors
+/// below each count vector but the whole, listed once each, Σ_{m < counts} ∏_d (m_d + 1) =
+/// ∏_d (c_d + 1)(c_d + 2)/2 − ∏_d (c_d + 1). Past the work limit no run can finish, and
+/// [`optimum`] declines before it allocates anything (at 48 threads on the chiplet machine its
+/// tables would be 0.9 GB).
+pub fn least_run_work(counts: &[u32]) -> u64 {
+    let pairs = counts.iter().fold(1u64, |acc, &c| {
+        let c = u64::from(c);
+        acc.saturating_mul((c + 1) * (c + 2) / 2)
+    });
+    pairs.saturating_sub(vectors(counts))
+}
+
 /// The forest entries [`optimum`] would hold if no row were pruned and every state were finite
 /// (saturating; [`ROW_ENTRY_BYTES`] each): per parent domain, layer and count vector an `open`
 /// and a `prefix` row of every forest state. Rows hold only their finite states, so the real
@@ -367,7 +380,8 @@ impl Outcome {
 /// filtered and every row of states written), or `keep_going()` turns false (asked once per
 /// count vector), or it needs more than `max_bytes` of memory ([`fixed_bytes`], checked before
 /// it starts, and its rows, as they are written); nothing at all when it has fewer than 2
-/// nodes or more than [`MAX_DOMAINS`] domains, or the root's domain holds no node.
+/// nodes or more than [`MAX_DOMAINS`] domains, or the root's domain holds no node, or
+/// [`least_run_work`] is over `max_work`.
 ///
 /// It runs with a ceiling on the relaxed T_min and drops every subtree and forest that cannot be
 /// part of a tree under it (module docs, "Pruning"): from `bracket.lower` plus 2 %, the slack
@@ -393,6 +407,7 @@ pub fn optimum(
         || counts.get(root).is_none_or(|&c| c == 0)
         || sockets.len() != counts.len()
         || fixed_bytes(counts, sockets) > max_bytes
+        || least_run_work(counts) > max_work
     {
         return Outcome::declined();
     }
@@ -1521,6 +1536,37 @@ mod tests {
             }
         }
         assert!(checked > 300, "{checked}");
+    }
+
+    #[test]
+    fn a_run_counts_at_least_the_vectors_below_each_vector() {
+        // [8, 4]: 45 · 15 = 675 pairs w ≤ m of the box, less the 45 below the whole vector
+        // (not a forest's): 630. Every run counts them, so a limit below declines at once.
+        assert_eq!(least_run_work(&[8, 4]), 630);
+        let split = Split {
+            counts: &[8, 4],
+            sockets: &[0, 0],
+            root: 0,
+        };
+        let run = |work: u64| optimum(&CHIPLET, &split, work, u64::MAX, Bracket::NONE, &|| true);
+        let all = run(u64::MAX);
+        assert!(all.optimum.is_some() && all.updates >= 630);
+        assert_eq!(run(629), Outcome::declined());
+        // A ceiling far below the optimum: a run that keeps almost nothing still counts them.
+        let low = optimum(
+            &CHIPLET,
+            &split,
+            u64::MAX,
+            u64::MAX,
+            Bracket {
+                lower: 1.0,
+                upper: 1.0,
+            },
+            &|| true,
+        );
+        assert!(low.optimum.is_some() && low.above == 1.0 && low.updates >= 2 * 630);
+        // 48 threads of the chiplet machine: 45⁶ − 9⁶ = 8,303,765,625 − 531,441.
+        assert_eq!(least_run_work(&[8; 6]), 8_303_765_625 - 531_441);
     }
 
     #[test]
