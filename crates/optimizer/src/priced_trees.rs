@@ -528,8 +528,9 @@ pub fn rank_priced_trees(
     // the two together may take twice what one would.
     let enumerated = space.sockets_fix_cost && !unaffordable;
     let mut refined_bound = None;
-    for params in candidates(space) {
-        if let Some(s) = price(params, &mut stats) {
+    let offered = candidates(space);
+    for params in &offered {
+        if let Some(s) = price(params.clone(), &mut stats) {
             top.offer(s);
         }
     }
@@ -550,7 +551,11 @@ pub fn rank_priced_trees(
         progress.finish();
         if let Some(found) = found {
             refined_bound = Some(found.t_min_lower_bound);
+            // Each configuration priced once (the relaxation's tree may be a candidate's).
             for params in found.configurations {
+                if offered.contains(&params) {
+                    continue;
+                }
                 if let Some(s) = price(params, &mut stats) {
                     top.offer(s);
                 }
