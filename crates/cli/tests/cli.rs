@@ -1136,6 +1136,45 @@ fn with_one_line_per_socket_the_relaxation_proves_a_chiplet_broadcast_score_opti
 }
 
 #[test]
+fn a_relaxation_stopped_by_its_budget_still_raises_the_bound_and_says_the_budget() {
+    // 24 chiplet threads by id (three domains of socket 0), one line per socket: no work budget
+    // covers the exhaustive pass. With a budget too small for one run of the relaxation, the
+    // bound is the generic one and the reason says no budget helps; with 10⁵ units the
+    // relaxation's runs at low ceilings finish (each proves the optimum above its ceiling)
+    // before the budget stops it: a higher bound, never above the optimum that 10⁶ units
+    // prove, and the reason is the budget, which a user can raise.
+    let json = |budget: &str| -> serde_json::Value {
+        let args = [
+            "bcast",
+            "-m",
+            "chiplet-2s-4x8",
+            "-n",
+            "24",
+            "--algorithm",
+            "cla-tree",
+            "--format",
+            "json",
+            "--budget",
+            budget,
+        ];
+        serde_json::from_str(&stdout_of(&args)).unwrap()
+    };
+    let bound = |v: &serde_json::Value| {
+        v["t_min_ns"].as_f64().unwrap() / (1.0 + v["gap_percent"].as_f64().unwrap() / 100.0)
+    };
+    let none = json("1");
+    assert_eq!(none["stopped"]["reason"], "no-proof", "{none}");
+    let partial = json("100000");
+    assert_eq!(partial["stopped"]["reason"], "work-budget", "{partial}");
+    let proven = json("1000000");
+    assert_eq!(proven["gap_percent"].as_f64(), Some(0.0), "{proven}");
+    let optimum = proven["t_min_ns"].as_f64().unwrap();
+    // Gaps are rounded to 0.001 %.
+    assert!(bound(&partial) > bound(&none) + 1.0, "{partial} {none}");
+    assert!(bound(&partial) <= optimum * 1.00001, "{partial}");
+}
+
+#[test]
 fn on_a_chiplet_machine_placement_optimal_chooses_domains() {
     let json = |n: &str, extra: &[&str]| -> serde_json::Value {
         let mut args = vec!["bcast", "-m", "chiplet-2s-4x8", "-n", n, "--format", "json"];

@@ -528,6 +528,9 @@ pub fn rank_priced_trees(
     // the two together may take twice what one would.
     let enumerated = space.sockets_fix_cost && !unaffordable;
     let mut refined_bound = None;
+    // Whether the refinement proved a bound but its work budget stopped it before its optimum
+    // (a larger budget would prove more, whatever the exhaustive pass needs).
+    let mut refinement_stopped = false;
     let offered = candidates(space);
     for params in &offered {
         if let Some(s) = price(params.clone(), &mut stats) {
@@ -549,7 +552,9 @@ pub fn rank_priced_trees(
             !deadline.passed() && share.is_none_or(|share| started.elapsed() < share)
         });
         progress.finish();
+        let timed_out = deadline.passed() || share.is_some_and(|s| started.elapsed() >= s);
         if let Some(found) = found {
+            refinement_stopped = found.configurations.is_empty() && !timed_out;
             refined_bound = Some(found.t_min_lower_bound);
             // Each configuration priced once (the relaxation's tree may be a candidate's).
             for params in found.configurations {
@@ -584,13 +589,14 @@ pub fn rank_priced_trees(
         descent.improve(&price, &mut top, &mut stats, progress);
         progress.finish();
         // Why it is not exact: labels that do not fix the cost, or a size no budget covers
-        // (whatever ended the descent: no budget or time would prove more), else the time
-        // limit when it ended the descent, else the budget that refused the exhaustive pass.
+        // (whatever ended the descent: no budget or time would prove more) unless the
+        // refinement's budget stopped it, else the time limit when it ended the descent, else
+        // the budget that refused the exhaustive pass or stopped the refinement.
         Some(if !space.sockets_fix_cost {
             StopReason::NoProof {
                 why: "threads of one group are not interchangeable (with --placement optimal, two share a core by node order), so trees and group labels do not cover every placement",
             }
-        } else if countless {
+        } else if countless && !refinement_stopped {
             // No budget admits the exhaustive pass: asking for more would not help.
             StopReason::NoProof {
                 why: "the exhaustive search's work is past a 64-bit count, so no work budget covers it",
