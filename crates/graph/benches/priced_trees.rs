@@ -3,8 +3,10 @@
 //! --machine sandy-bridge-e5-2660 --threads N` runs them, at the sizes the default budget lets
 //! the exhaustive pass run (8 threads: one socket; 10 threads: 8 + 2 on two sockets), and one
 //! over budget (16 threads: candidates and local search); and the 2 × 4 × 8 chiplet machine
-//! `chiplet-2s-4x8` at 10 threads (exhaustive by L3 domain) and 64 (local search), and with a
-//! free split over its domains (`--placement optimal`) at 5 (exact) and 32 threads.
+//! `chiplet-2s-4x8` at 10 threads (exhaustive by L3 domain) and 64 (local search), its broadcast
+//! at 24, 33 and 34 threads (the relaxation of one line per socket proves the first two and
+//! bounds the third), and with a free split over its domains (`--placement optimal`) at 5
+//! (exact) and 32 threads.
 //!
 //! RAYON_NUM_THREADS=1 cargo bench -p modelopt-graph --bench priced_trees -- --warm-up-time 1 --measurement-time 5
 //! RAYON_NUM_THREADS=2 cargo bench -p modelopt-graph --bench priced_trees -- --warm-up-time 1 --measurement-time 5
@@ -62,6 +64,16 @@ fn priced_trees(c: &mut Criterion) {
     attach(&mut chiplet).unwrap();
     let all = [bcast, barrier, reduce];
     search_group(c, "priced-trees-chiplet", &chiplet, &all, &[10, 64], by_id);
+    // The broadcast with one line per socket and its relaxation (docs/cla.md §13): 24 and 33
+    // threads proven score-optimal at the default budget, 34 stopped by it with a bound.
+    search_group(
+        c,
+        "priced-trees-chiplet-relaxation",
+        &chiplet,
+        &[bcast],
+        &[24, 33, 34],
+        by_id,
+    );
     // `--placement optimal` on the chiplet machine: the split over L3 domains, exhaustive up to
     // renaming of domains at 5 threads (exact), and candidates with moves between domains at 32.
     let free = ThreadPlacement::Optimal;
