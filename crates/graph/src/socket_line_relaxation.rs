@@ -803,8 +803,8 @@ impl<'a> Tables<'a> {
                     return None;
                 }
                 tables.space.below(m, &mut below);
-                // The trees a forest over m may add, per layer (the same for every parent).
-                // The vectors below m, and per layer the trees filtered.
+                // The trees a forest over m may add, per layer (the same for every parent),
+                // filtered from the vectors below m or from the layer's kept trees.
                 let mut spent = below.len() as u64;
                 for (d, list) in candidates.iter_mut().enumerate() {
                     list.clear();
@@ -1285,6 +1285,18 @@ mod tests {
         invalid: 122.0,
     };
 
+    /// The optimum of a split of the chiplet machine's classes, without limits.
+    fn unlimited(counts: &[u32], sockets: &[u32], root: u32) -> Outcome {
+        let split = Split {
+            counts,
+            sockets,
+            root,
+        };
+        optimum(&CHIPLET, &split, u64::MAX, u64::MAX, Bracket::NONE, &|| {
+            true
+        })
+    }
+
     #[test]
     fn a_flat_tree_over_two_domains_by_hand() {
         // 0(1,2,3): node 1 in the root's domain 0, nodes 2 and 3 in domain 1. Arrivals after
@@ -1380,56 +1392,19 @@ mod tests {
         // [1, 1], root in domain 0: the one tree 0(1), node 1 across. R_L + R_I (S3) + R_D +
         // R_L (edge) + R_I (the fresh line) + 0·R_R + 0·R_D + R_D (the read: the root's domain
         // holds no child) = 1.43 + 122 + 165.93 + 122 + 164.5 = 575.86 ns.
-        let o = optimum(
-            &CHIPLET,
-            &Split {
-                counts: &[1, 1],
-                sockets: &[0, 0],
-                root: 0,
-            },
-            u64::MAX,
-            u64::MAX,
-            Bracket::NONE,
-            &|| true,
-        )
-        .optimum
-        .unwrap();
+        let o = unlimited(&[1, 1], &[0, 0], 0).optimum.unwrap();
         assert!((o.t_min - 575.86).abs() < 1e-9, "{}", o.t_min);
         assert_eq!(o.tree.to_string(), "0(1)");
         assert_eq!(o.domains, vec![0, 1]);
         // [3] in one domain: the flat tree 1.43 + 122 + 36.43 + 122 + 35 + 35 = 351.86 beats
         // the chain 0(1(2)) (T(1) = 122 + 36.43 + 122 + 35 = 315.43, then 1.43 + 122 + 36.43
         // + 315.43 + 122 + 35 = 632.29).
-        let o = optimum(
-            &CHIPLET,
-            &Split {
-                counts: &[3],
-                sockets: &[0],
-                root: 0,
-            },
-            u64::MAX,
-            u64::MAX,
-            Bracket::NONE,
-            &|| true,
-        )
-        .optimum
-        .unwrap();
+        let o = unlimited(&[3], &[0], 0).optimum.unwrap();
         assert!((o.t_min - 351.86).abs() < 1e-9, "{}", o.t_min);
         assert_eq!(o.tree.to_string(), "0(1,2)");
         // [1, 1] on two sockets: the edge and the read across, R_L + R_I + R_Q + R_L + R_I +
         // R_Q = 1.43 + 122 + 224.93 + 122 + 223.5 = 693.86 ns.
-        let o = optimum(
-            &CHIPLET,
-            &Split {
-                counts: &[1, 1],
-                sockets: &[0, 1],
-                root: 0,
-            },
-            u64::MAX,
-            u64::MAX,
-            Bracket::NONE,
-            &|| true,
-        );
+        let o = unlimited(&[1, 1], &[0, 1], 0);
         let o = o.optimum.unwrap();
         assert!((o.t_min - 693.86).abs() < 1e-9, "{}", o.t_min);
     }
@@ -1662,18 +1637,16 @@ mod tests {
         assert!(fits(spent, u64::MAX).optimum.is_some());
         let stopped = fits(spent - 1, u64::MAX);
         assert!(stopped.optimum.is_none() && stopped.updates < spent);
-        // Domains of more than 255 nodes (components past a byte): declined by the work, no
-        // panic.
+        // Domains of more than 255 nodes (components past a byte): a run starts, and stops at
+        // the work limit, no panic.
         let big = Split {
             counts: &[300, 2],
             sockets: &[0, 0],
             root: 0,
         };
-        assert!(
-            optimum(&CHIPLET, &big, 100_000, u64::MAX, Bracket::NONE, &|| true)
-                .optimum
-                .is_none()
-        );
+        let work = least_run_work(big.counts) + 100_000;
+        let stopped = optimum(&CHIPLET, &big, work, u64::MAX, Bracket::NONE, &|| true);
+        assert!(stopped.optimum.is_none() && stopped.updates > 0);
         // Asked to stop, it stops.
         assert!(optimum(
             &CHIPLET,
@@ -1689,33 +1662,7 @@ mod tests {
         )
         .optimum
         .is_none());
-        assert!(optimum(
-            &CHIPLET,
-            &Split {
-                counts: &[0, 4],
-                sockets: &[0, 0],
-                root: 0
-            },
-            u64::MAX,
-            u64::MAX,
-            Bracket::NONE,
-            &|| true
-        )
-        .optimum
-        .is_none());
-        assert!(optimum(
-            &CHIPLET,
-            &Split {
-                counts: &[1],
-                sockets: &[0],
-                root: 0
-            },
-            u64::MAX,
-            u64::MAX,
-            Bracket::NONE,
-            &|| true
-        )
-        .optimum
-        .is_none());
+        assert!(unlimited(&[0, 4], &[0, 0], 0).optimum.is_none());
+        assert!(unlimited(&[1], &[0], 0).optimum.is_none());
     }
 }
