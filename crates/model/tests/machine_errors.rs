@@ -100,3 +100,29 @@ fn a_machine_file_on_disk_loads_and_wins_over_the_bundled_name() {
     assert_eq!(m.name, "my-phi");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_multi_line_constant_may_be_zero_but_not_negative_nor_leave_one_line_free() {
+    // Seed 000 Eq. 3.1, T_N = o·N + q − p/N, asks o > 0, q ≥ 0, p ≥ 0 and T_1 = o + q − p > 0
+    // (docs/machine-format.md). E-E with q = 0 and p = 0: T_N = 76·N, a valid machine.
+    let ee_q = "q = { value = 1521.0, unit = \"ns\", source = \"seed 000, Table 3.1 (E-E); Figure 3.1a\" }";
+    let ee_p = "p = { value = 1096.0, unit = \"ns\", source = \"seed 000, Table 3.1 (E-E); Figure 3.1a\" }";
+    assert!(phi_text().contains(ee_q) && phi_text().contains(ee_p));
+    let zero = |q: &str, p: &str| {
+        phi_text()
+            .replace(ee_q, &ee_q.replace("1521.0", q))
+            .replace(ee_p, &ee_p.replace("1096.0", p))
+    };
+    assert!(modelopt_model::machine::from_text("test.toml", &zero("0.0", "0.0")).is_ok());
+    // q < 0 names its key; q = 0 with the table's p = 1096: T_1 = 76 − 1096 < 0, named at p.
+    let err = error_of(&zero("-1.0", "0.0"));
+    assert!(
+        err.contains("multi_line[0].q") && err.contains("must not be negative"),
+        "{err}"
+    );
+    let err = error_of(&zero("0.0", "1096.0"));
+    assert!(
+        err.contains("multi_line[0].p") && err.contains("T_1"),
+        "{err}"
+    );
+}
