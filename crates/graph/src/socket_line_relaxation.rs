@@ -284,10 +284,7 @@ impl CountBox {
 pub fn work(counts: &[u32]) -> u64 {
     let d = counts.len() as u64;
     let n: u64 = counts.iter().map(|&c| u64::from(c)).sum();
-    let pairs = counts.iter().fold(1u64, |acc, &c| {
-        let c = u64::from(c);
-        acc.saturating_mul((c + 1) * (c + 2) / 2)
-    });
+    let pairs = pairs(counts);
     // Forest states: (children 1..n − 1) × (domains used) × (own domain among them).
     let states = n.saturating_sub(1).saturating_mul(d).saturating_mul(2);
     pairs
@@ -303,11 +300,15 @@ pub fn work(counts: &[u32]) -> u64 {
 /// [`optimum`] declines before it allocates anything (at 48 threads on the chiplet machine its
 /// tables would be 0.9 GB).
 pub fn least_run_work(counts: &[u32]) -> u64 {
-    let pairs = counts.iter().fold(1u64, |acc, &c| {
+    pairs(counts).saturating_sub(vectors(counts))
+}
+
+/// The pairs w ≤ m of count vectors of the box (saturating): ∏_d (c_d + 1)(c_d + 2)/2.
+fn pairs(counts: &[u32]) -> u64 {
+    counts.iter().fold(1u64, |acc, &c| {
         let c = u64::from(c);
         acc.saturating_mul((c + 1) * (c + 2) / 2)
-    });
-    pairs.saturating_sub(vectors(counts))
+    })
 }
 
 /// The forest entries [`optimum`] would hold if no row were pruned and every state were finite
