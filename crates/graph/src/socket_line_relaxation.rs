@@ -70,10 +70,9 @@
 //!
 //! The work is counted as it runs (each forest entry read, each pair of count vectors and
 //! each candidate filtered, each row written), against a limit, and the run asks between
-//! count vectors whether to go on; the
-//! unpruned work is at most [`work`] (one socket; the chain adds its pairs); the fixed tables'
-//! memory, [`fixed_bytes`], is checked before anything is allocated, the rows' as they are
-//! written.
+//! count vectors whether to go on; a request where one run alone counts more than the limit
+//! ([`least_run_work`]) is declined at once; the fixed tables' memory, [`fixed_bytes`], is
+//! checked before anything is allocated, the rows' as they are written.
 
 use modelopt_model::ccnuma::tree::RootedTree;
 
@@ -275,23 +274,6 @@ impl CountBox {
             }
         }
     }
-}
-
-/// An upper bound on the work of one unpruned run of [`optimum`] for these counts, in
-/// forest-state updates (saturating): the pairs w ≤ m of the box × domains (parents) × domains
-/// (layers) × forest states × 2 (the two tables a tree joins). Pruning and empty states make
-/// the real count far smaller; [`optimum`] counts that one.
-pub fn work(counts: &[u32]) -> u64 {
-    let d = counts.len() as u64;
-    let n: u64 = counts.iter().map(|&c| u64::from(c)).sum();
-    let pairs = pairs(counts);
-    // Forest states: (children 1..n − 1) × (domains used) × (own domain among them).
-    let states = n.saturating_sub(1).saturating_mul(d).saturating_mul(2);
-    pairs
-        .saturating_mul(d)
-        .saturating_mul(d)
-        .saturating_mul(states)
-        .saturating_mul(2)
 }
 
 /// The work every run of [`optimum`] counts whatever its ceiling (saturating): the vectors
@@ -1321,9 +1303,7 @@ mod tests {
     }
 
     #[test]
-    fn the_work_and_the_tables_are_counted_by_hand() {
-        // [8, 4]: pairs 45 · 15 = 675; 2 parents × 2 layers × (11 · 2 · 2 = 44 states) × 2.
-        assert_eq!(work(&[8, 4]), 675 * 2 * 2 * 44 * 2);
+    fn the_tables_are_counted_by_hand() {
         // 45 vectors, 2 parents × 2 layers × (open, prefix) rows of 44 states each.
         assert_eq!(entries(&[8, 4]), 45 * 8 * 44);
         // Per vector: 2 trees of 8 bytes, 2 · 2² rows' places (4) and lengths (4), 2 domain
