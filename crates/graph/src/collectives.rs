@@ -30,7 +30,8 @@ use crate::{analyze, places_in_domains, GraphError};
 use modelopt_model::algorithm::{Space, SpaceOptions, ThreadPlacement};
 use modelopt_model::ccnuma::Ccnuma;
 use modelopt_model::machine::{AlgorithmSource, Machine};
-use modelopt_model::placed_tree::{PricedTreeSpace, Refined, Refinement};
+use modelopt_model::placed_tree::PricedTreeSpace;
+use modelopt_model::socket_lines::SocketLines;
 use modelopt_model::tree::RootedTree;
 use modelopt_model::{Algorithm, Collective, Cost, ModelError, Params, Request};
 use std::any::Any;
@@ -177,75 +178,6 @@ fn graph_error(params: &Params, e: GraphError) -> ModelError {
     }
 }
 
-/// Forest-state updates of the relaxation of the one-line broadcast
-/// ([`crate::socket_line_relaxation::optimum`]) per unit of the search's work budget. Measured
-/// on this project's machines (release, one thread, docs/perf.md): an update as counted takes
-/// 5.5–7.5 ns (the whole optimum of 34 threads, counts [8, 8, 8, 8, 2]: 393,316,885 in 2.2–2.9
-/// s; of 36, [8, 8, 8, 8, 4]: 905,003,043 in 5.3–6.0 s), and a unit of the
-/// graph-priced local search about 11.6 ns (`barrier -m chiplet-2s-4x8 -n 32`: 0.93 s for the
-/// 8·10⁷ units between budgets of 2·10⁷ and 10⁸), so two updates are about one unit: the
-/// default budget of 10⁸ units buys 2·10⁸ updates, about a second.
-pub const RELAXATION_UPDATES_PER_UNIT: u64 = 2;
-
-/// The relaxation of the one-line broadcast with one line per socket, over the L3 domains of
-/// the sockets the threads run on, as a [`Refinement`] of the graph-priced space: its optimum bounds every tree's
-/// T_min (docs/cla.md §13), and its tree is offered to the search.
-#[derive(Debug)]
-struct SocketLineRefinement {
-    relaxation: crate::socket_line_relaxation::Relaxation,
-    /// The socket of each group (L3 domain) of the space, numbered 0, 1, … without gaps.
-    sockets: Vec<u32>,
-    /// The space without its refinement: the counts, the root and the threads' ids.
-    space: PricedTreeSpace,
-}
-
-impl Refinement for SocketLineRefinement {
-    fn what(&self) -> String {
-        "the exact optimum of the broadcast's relaxation with one line per socket (docs/cla.md §13)"
-            .into()
-    }
-
-    fn refine(
-        &self,
-        budget: u64,
-        memory: u64,
-        attained: f64,
-        keep_going: &dyn Fn() -> bool,
-    ) -> Option<Refined> {
-        let outcome = crate::socket_line_relaxation::optimum(
-            &self.relaxation,
-            &crate::socket_line_relaxation::Split {
-                counts: &self.space.nodes_per_group(),
-                sockets: &self.sockets,
-                root: self.space.root_group(),
-            },
-            budget.saturating_mul(RELAXATION_UPDATES_PER_UNIT),
-            memory,
-            crate::socket_line_relaxation::Bracket {
-                lower: self.space.t_min_lower_bound.unwrap_or(0.0),
-                upper: attained,
-            },
-            keep_going,
-        );
-        match outcome.optimum {
-            Some(found) => Some(Refined {
-                t_min_lower_bound: found.t_min,
-                configurations: self
-                    .space
-                    .assign_threads(&found.tree, &found.domains)
-                    .into_iter()
-                    .collect(),
-            }),
-            // Stopped by its limits after runs that found no tree: their ceiling.
-            None if outcome.above > 0.0 => Some(Refined {
-                t_min_lower_bound: outcome.above,
-                configurations: Vec::new(),
-            }),
-            None => None,
-        }
-    }
-}
-
 impl Algorithm for ProgramTree<'_> {
     fn name(&self) -> &'static str {
         "cla-tree"
@@ -385,7 +317,7 @@ impl Algorithm for ProgramTree<'_> {
             work_per_configuration: operations.saturating_mul(UNITS_PER_OPERATION),
             sockets_fix_cost,
             t_min_lower_bound,
-            refinement: None,
+            socket_lines: None,
             priced_by: format!("the CLa graph of {}", self.program.origin),
         };
         // The broadcast with one line per socket, threads placed by id with a core each: the
@@ -411,12 +343,10 @@ impl Algorithm for ProgramTree<'_> {
                 .iter()
                 .map(|s| ids.iter().position(|x| x == s).map_or(0, |i| i as u32))
                 .collect();
-            let relaxation = crate::socket_line_relaxation::Relaxation::of(self.machine);
-            space.refinement = Some(Arc::new(SocketLineRefinement {
-                relaxation,
-                sockets,
-                space: space.clone(),
-            }));
+            space.socket_lines = Some(SocketLines {
+                cost: Arc::new(crate::socket_line_relaxation::Relaxation::of(self.machine)),
+                group_sockets: sockets,
+            });
         }
         Ok(Space::PricedTrees(space))
     }

@@ -671,10 +671,10 @@ proptest::proptest! {
 
     /// The relaxation of the broadcast with one line per socket (docs/cla.md §13) on random line
     /// classes (R_L ≤ R_R ≤ R_D ≤ R_Q, R_I ≤ R_QI): for 3 and 4 threads on one socket of the
-    /// 2 × 2 × 2 chiplet machine (domains 0, 0, 1, 1 by id) and 5 on two, the bound the search's refinement
-    /// computes is never above the least T_min over every labeled tree (brute force by the CLa
-    /// graph), and the configuration it offers is one of the request's, priced by the graph at
-    /// or above the bound.
+    /// 2 × 2 × 2 chiplet machine (domains 0, 0, 1, 1 by id) and 5 on two, the bound the
+    /// optimizer's socket-line DP computes is never above the least T_min over every labeled
+    /// tree (brute force by the CLa graph), and the configuration it offers is one of the
+    /// request's, priced by the graph at or above the bound.
     #[test]
     fn the_socket_line_relaxation_holds_on_random_machines(
         local in 0.5f64..5.0,
@@ -692,8 +692,11 @@ proptest::proptest! {
             else {
                 panic!("a graph-priced space");
             };
-            let refinement = space.refinement.clone().expect("threads by id, a core each");
-            let found = refinement.refine(u64::MAX, u64::MAX, f64::INFINITY, &|| true);
+            assert!(space.socket_lines.is_some(), "threads by id, a core each");
+            let refine = |attained: f64| {
+                modelopt_optimizer::socket_line_dp::refine(&space, u64::MAX, u64::MAX, attained, &|| true)
+            };
+            let found = refine(f64::INFINITY);
             let found = found.expect("within no limit");
             let bound = found.t_min_lower_bound;
             let best = every_labeled_tree(n as usize, &space.thread_sockets)
@@ -703,7 +706,7 @@ proptest::proptest! {
             proptest::prop_assert!(bound <= best + 1e-9, "n = {n}: bound {bound} above {best}");
             // Told the optimum some configuration attains, its one run prunes at it and finds
             // the same bound.
-            let told = refinement.refine(u64::MAX, u64::MAX, best, &|| true);
+            let told = refine(best);
             let told = told.expect("within no limit").t_min_lower_bound;
             proptest::prop_assert!((told - bound).abs() < 1e-9, "n = {n}: {told} vs {bound}");
             for p in &found.configurations {

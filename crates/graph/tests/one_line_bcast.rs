@@ -366,6 +366,7 @@ fn chiplet_socket_lines() -> Machine {
 fn with_one_line_per_socket_the_relaxation_is_below_the_graph_and_equal_without_the_entry_penalty()
 {
     use modelopt_graph::socket_line_relaxation::Relaxation;
+    use modelopt_model::socket_lines::evaluate;
     // docs/cla.md §13: the relaxation drops the one term of the graph that breaks monotonicity
     // (the latest child in the poller's domain while another domain holds a child costs
     // R_D − R_R more). Every recursive tree of up to 5 nodes, every labelling of its nodes over
@@ -383,7 +384,7 @@ fn with_one_line_per_socket_the_relaxation_is_below_the_graph_and_equal_without_
                 let places =
                     modelopt_graph::places_in_domains(model, &vec![0; n], &domains).unwrap();
                 let (_, min, _) = analyze(&program, &tree, model, &places).unwrap();
-                let relaxed = r.evaluate(&tree, &domains, &[0, 0, 0]).unwrap();
+                let relaxed = evaluate(&r, &tree, &domains, &[0, 0, 0]).unwrap();
                 assert!(
                     relaxed <= min.total_ns + 1e-9,
                     "{tree} {domains:?}: relaxed {relaxed} above the graph {}",
@@ -450,6 +451,7 @@ fn with_one_line_per_socket_the_relaxation_is_below_the_graph_and_equal_without_
 #[test]
 fn with_one_line_per_socket_the_relaxation_is_below_the_graph_across_sockets() {
     use modelopt_graph::socket_line_relaxation::Relaxation;
+    use modelopt_model::socket_lines::evaluate;
     // The chiplet machine's numbers on 2 sockets × 2 L3 domains × 5 cores, one line per socket
     // (docs/cla.md §13): every recursive tree of up to 5 nodes and every labelling of its nodes
     // over the 4 domains (domain d of socket d / 2): the relaxation, whose groups wait in
@@ -472,7 +474,7 @@ fn with_one_line_per_socket_the_relaxation_is_below_the_graph_across_sockets() {
                 let domains: Vec<u32> = units.iter().map(|u| u % 2).collect();
                 let places = modelopt_graph::places_in_domains(model, &sockets, &domains).unwrap();
                 let (_, min, _) = analyze(&program, &tree, model, &places).unwrap();
-                let relaxed = r.evaluate(&tree, &units, &[0, 0, 1, 1]).unwrap();
+                let relaxed = evaluate(&r, &tree, &units, &[0, 0, 1, 1]).unwrap();
                 assert!(
                     relaxed <= min.total_ns + 1e-9,
                     "{tree} {units:?}: relaxed {relaxed} above the graph {}",

@@ -8,6 +8,8 @@
 //! - [`registry`]: the model families, one entry each (loader, bundled machines, capabilities);
 //! - [`request`]: what is asked (collective, threads, size, metric) and answered ([`Cost`]);
 //! - [`algorithm`]: the [`Algorithm`] contract between a model family and the optimizer;
+//! - [`tree`], [`placed_tree`], [`socket_lines`]: rooted trees and the family-neutral contracts
+//!   through which a family prices them placed on sockets and L3 domains, each cost written once;
 //! - [`cache_coherent`]: Xeon Phi and Sandy Bridge line-transfer, multi-line, contention and
 //!   min-max collective models (seed 000, Ramos & Hoefler 2013).
 //! - [`cell`]: Cell BE chip, two-chip blade and blade cluster: extended PLogP with BIF contention
@@ -43,6 +45,7 @@ pub mod placed_tree;
 pub mod registry;
 pub mod request;
 pub mod scc;
+pub mod socket_lines;
 pub mod spec;
 pub mod tree;
 

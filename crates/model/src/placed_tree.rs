@@ -17,6 +17,7 @@
 //! program over subtrees exact (docs/cla.md §8).
 
 use crate::request::{Cost, Params};
+use crate::socket_lines::SocketLines;
 use crate::tree::{LevelCost, RootedTree, TreeError};
 use serde::Serialize;
 use std::fmt;
@@ -533,52 +534,18 @@ pub struct PricedTreeSpace {
     /// least its best case), so the bound is one on the latency score of every objective (min,
     /// max, and every blend, a weighted mean of the two).
     pub t_min_lower_bound: Option<f64>,
-    /// A closer bound the pricing can compute when the search asks and pays for it (e.g. the
-    /// exact optimum of a relaxation of the cost), with the configurations that attain it.
+    /// A closer bound the search can compute when it pays for it: a cost with one line per
+    /// socket over the groups (L3 domains) that is at most every configuration's T_min (e.g. a
+    /// relaxation of the pricing, docs/cla.md §13), whose optimum the optimizer finds exactly
+    /// and whose optimal tree is a configuration of the space.
     #[serde(skip)]
-    pub refinement: Option<Arc<dyn Refinement>>,
+    pub socket_lines: Option<SocketLines>,
     /// What prices a configuration, for messages ("the CLa graph of models/barrier.cla").
     pub priced_by: String,
 }
 
-/// A certified bound on T_min over every configuration of a [`PricedTreeSpace`], closer than
-/// [`PricedTreeSpace::t_min_lower_bound`] and worth its work only to a search that will use it:
-/// the search calls [`refine`](Self::refine) within its own work budget and time limit.
-///
-/// Contract: a bound returned is at most the T_min of every configuration of the space (and,
-/// as for `t_min_lower_bound`, the pricing guarantees T_max ≥ T_min on each), every
-/// configuration returned belongs to the space, it spends at most `budget` of the search's work
-/// units plus one step, and no more than `memory` bytes are allocated for it.
-pub trait Refinement: Send + Sync + fmt::Debug {
-    /// What it computes, for progress messages ("the exact optimum of ...").
-    fn what(&self) -> String;
-    /// Compute within `budget` units and `memory` bytes while `keep_going()` holds: the bound
-    /// and the configurations that attain it, or a bound it proved before the budget, the
-    /// memory or the time ran out (no configurations), or `None` when they ran out before it
-    /// proved any. `attained` is the least T_min the search has priced on a
-    /// configuration of the space, ns (∞ for none): the bound is at most that, so a
-    /// refinement may prune what lies above it.
-    fn refine(
-        &self,
-        budget: u64,
-        memory: u64,
-        attained: f64,
-        keep_going: &dyn Fn() -> bool,
-    ) -> Option<Refined>;
-}
-
-/// What a [`Refinement`] found.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Refined {
-    /// The bound on T_min, ns.
-    pub t_min_lower_bound: f64,
-    /// Configurations attaining it under the refinement's own cost, for the search to price;
-    /// none where the bound was proved without the optimum it bounds.
-    pub configurations: Vec<Params>,
-}
-
-/// Two spaces are equal when every field but the refinement is (a refinement refines a space,
-/// it does not change which configurations it holds).
+/// Two spaces are equal when every field but the socket-line bound is (a bound on a space does
+/// not change which configurations it holds).
 impl PartialEq for PricedTreeSpace {
     fn eq(&self, other: &Self) -> bool {
         self.threads == other.threads
@@ -591,7 +558,7 @@ impl PartialEq for PricedTreeSpace {
             && self.sockets_fix_cost == other.sockets_fix_cost
             && self.t_min_lower_bound == other.t_min_lower_bound
             && self.priced_by == other.priced_by
-            && self.refinement.is_some() == other.refinement.is_some()
+            && self.socket_lines.is_some() == other.socket_lines.is_some()
     }
 }
 

@@ -11,7 +11,8 @@
 //!   work estimates and limits, a total order for ties, and a naive reference search;
 //! - [`rooted_trees`], [`socket_dp`], [`placement`]: optimal rooted trees and their socket
 //!   placement for CLa broadcasts; [`socket_dp`] is the exact DP over trees and placements
-//!   together;
+//!   together; [`socket_line_dp`] the exact DP of a cost with one line per socket over L3
+//!   domains (a relaxation whose optimum bounds a graph-priced space);
 //! - [`job`]: one checked request for every front end (CLI, Python, C): build, validate once,
 //!   run, get a [`Report`];
 //! - [`report`]: the stable JSON result schema;
@@ -57,6 +58,7 @@ pub mod rooted_trees;
 pub mod search;
 pub mod sensitivity;
 pub mod socket_dp;
+pub mod socket_line_dp;
 pub mod space;
 pub mod sweep;
 pub mod tuner;

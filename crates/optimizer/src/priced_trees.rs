@@ -35,12 +35,14 @@
 //!    the field's contract, but is loose under max); a time limit during the exhaustive pass
 //!    returns the best so far the same way.
 //! 4. **A closer bound, when the pricing has one.** Before step 3 and under `--objective min`,
-//!    a space's [`PricedTreeSpace::refinement`] (e.g. the exact optimum of a relaxation of the
-//!    graph's cost, docs/cla.md §13) is computed within the work budget, the memory limit and
-//!    half the time left, told the best T_min among the candidates (it may prune above it);
-//!    its configurations join the candidates and its bound, the larger of the two, is
-//!    reported. Where the best answer meets it (gap 0) the score is proven optimal. A bound
-//!    proved before the refinement's limits stopped it counts as well.
+//!    where a space carries a cost with one line per socket below its T_min
+//!    ([`PricedTreeSpace::socket_lines`]: the relaxation of the graph's broadcast cost,
+//!    docs/cla.md §13), that cost's exact optimum ([`crate::socket_line_dp`]) is computed
+//!    within the work budget, the memory limit and half the time left, told the best T_min
+//!    among the candidates (it may prune above it); its configuration joins the candidates and
+//!    its bound, the larger of the two, is reported. Where the best answer meets it (gap 0)
+//!    the score is proven optimal. A bound proved before the DP's limits stopped it counts as
+//!    well.
 //!
 //! `--search` ([`SearchOptions::tree_search`]): `auto` is the search above; `exhaustive` asks
 //! for step 2 only, and is refused before anything is priced (with the budget's estimate, or
@@ -521,7 +523,7 @@ pub fn rank_priced_trees(
     // The pricing's closer bound on T_min, when it has one, the search cannot prove an optimum
     // by enumeration and the objective is T_min itself (under max and blends it would be as
     // loose as the space's own): computed after the candidates are priced, told the best T_min
-    // among them (a refinement may prune above it), within the work budget, the memory limit
+    // among them (its DP prunes above it), within the work budget, the memory limit
     // and half the time left; the configurations attaining it are priced, and the local search
     // starts from the best. The budget bounds it and the local search each (a local search
     // with less answered up to 30 % worse where the bound was out of reach, docs/perf.md), so
@@ -537,20 +539,28 @@ pub fn rank_priced_trees(
             top.offer(s);
         }
     }
-    if let (Some(refinement), modelopt_model::Metric::Latency, Objective::Min, false) =
-        (&space.refinement, request.metric(), objective, enumerated)
+    if let (Some(lines), modelopt_model::Metric::Latency, Objective::Min, false) =
+        (&space.socket_lines, request.metric(), objective, enumerated)
     {
         progress.begin(
-            &format!("{}: computing {}", algorithm.name(), refinement.what()),
+            &format!(
+                "{}: computing the exact optimum of {}",
+                algorithm.name(),
+                lines.cost.what()
+            ),
             None,
         );
         // At most half the time left, so that a time limit leaves the local search the rest.
         let started = std::time::Instant::now();
         let share = deadline.remaining().map(|left| left / 2);
         let attained = top.best_score().unwrap_or(f64::INFINITY);
-        let found = refinement.refine(budget, options.limits.memory_limit, attained, &|| {
-            !deadline.passed() && share.is_none_or(|share| started.elapsed() < share)
-        });
+        let found = crate::socket_line_dp::refine(
+            space,
+            budget,
+            options.limits.memory_limit,
+            attained,
+            &|| !deadline.passed() && share.is_none_or(|share| started.elapsed() < share),
+        );
         progress.finish();
         let timed_out = deadline.passed() || share.is_some_and(|s| started.elapsed() >= s);
         if let Some(found) = found {
@@ -627,9 +637,9 @@ pub fn rank_priced_trees(
     // The pricing's certified bound is on T_min, and its contract gives T_max ≥ T_min on every
     // configuration, so it bounds the latency score of every objective (a blend is a weighted
     // mean of T_min and T_max). A throughput score is not a latency: no bound.
-    // A refined bound above the best score breaks the refinement's contract (the score is T_min
-    // here), and the gap's clamp at 0 would turn it into a false proof: it is dropped instead
-    // (and debug builds stop on it).
+    // A refined bound above the best score breaks the space's contract for its socket-line
+    // cost (the score is T_min here), and the gap's clamp at 0 would turn it into a false
+    // proof: it is dropped instead (and debug builds stop on it).
     let best_score = top.best_score().unwrap_or(f64::INFINITY);
     debug_assert!(
         refined_bound.is_none_or(|b| b <= best_score + 1e-6),
@@ -1173,7 +1183,7 @@ mod tests {
             work_per_configuration: 1,
             sockets_fix_cost: true,
             t_min_lower_bound: None,
-            refinement: None,
+            socket_lines: None,
             priced_by: "a test".into(),
         }
     }

@@ -1,0 +1,1854 @@
+//! The exact optimum of a cost with one many-to-one line per socket over L3 domains
+//! ([`modelopt_model::socket_lines`]) over every rooted tree and domain labeling of a split of
+//! nodes over domains, and what it proves when its limits stop it; and, for a priced-tree space
+//! that carries such a cost ([`PricedTreeSpace::socket_lines`]), the bound and the
+//! configuration the search gets from it ([`refine`]).
+//!
+//! The one such cost today is the relaxation of the CLa broadcast with one line per socket
+//! (`modelopt_graph::socket_line_relaxation`, docs/cla.md §13): its optimum is a certified lower
+//! bound on T_min over every tree and placement, and its tree a candidate that proves itself
+//! when the graph prices it at the bound. This module reads the cost only through
+//! [`SocketLineCost`] (start, edge, group, read, root) and names no family; the proofs below
+//! use only the trait's contract, which [`optimum`] checks before it starts.
+//!
+//! ## The dynamic program
+//! The cost sees a subtree only through its root's domain and its own T, and a node's children
+//! on one socket only through the latest arrival, how many there are and how many domains (its
+//! own or not) they start in: the socket DP's argument (docs/cla.md §11). For every domain d and
+//! count vector w (nodes per domain) T(d, w) is the least T of a tree rooted in d holding w. Per
+//! parent domain, a socket's group is built one child at a time in ascending domain order over
+//! that socket's domains, keeping per count vector the least latest arrival for every
+//! (children k, domains used j, whether the parent's domain is one of them): `open` for forests
+//! whose last domain is the layer's, and their prefix minimum over the socket's layers; its
+//! last layer gives the group's F_s. The groups are then chained socket by socket, descending,
+//! keeping per count vector the least W for every *chain state* (how many groups on other
+//! sockets are waited for after this one, and whether the parent's socket's group is and at
+//! which read): the reads after a group are all a group's W depends on besides its own F, and
+//! more of them never help, so a least value per state is exact. Trees of n nodes need chains
+//! of n − 1, so the tables fill by total node count; the tree is rebuilt from the tables with
+//! an explicit stack.
+//!
+//! ## Pruning
+//! A run has a ceiling C on the cost. Every ancestor only adds to a subtree's T, and a parent
+//! adds at least its start, the edge within one domain, a group of one child and the read from
+//! its own domain (the contract: nothing nearer or smaller exists); the path from the root to
+//! a subtree in another domain changes domain at least once (an edge across domains, or
+//! sockets, instead of within one), to one on another socket crosses sockets at least once (an
+//! edge and a read across sockets instead of within one domain). So a proper subtree in domain
+//! d whose T is above C − root − (start + edge + group + read, the least) − that is in no tree
+//! under C, nor is a forest whose node in d would be above it (above C − root for a node in the
+//! root's domain, which may be the root) even with the cheapest read: more children never
+//! lower a node (the contract: a group's term does not fall with one more child). Such entries
+//! are dropped. A forest row keeps only its finite states (most are ∞: a row is a list, not an
+//! array of every state), and a row with none is empty. [`optimum`] raises the ceiling from a
+//! guess until a run finds a tree, never above a value some tree attains when the caller knows
+//! one; that run kept every tree under its ceiling, the optimum among them, and every run
+//! before it that finished proves the optimum above its ceiling. A run's work grows steeply
+//! with its ceiling (at 33 threads on the chiplet machine 4.6 · 10⁷ updates at the optimum,
+//! 1.4 · 10⁸ at 1.1 times it, docs/perf.md).
+//!
+//! The work is counted as it runs (each forest entry read, each pair of count vectors and
+//! each candidate filtered, each row written), against a limit, and the run asks between
+//! count vectors whether to go on; a request where one run alone counts more than the limit
+//! ([`least_run_work`]) is declined at once; the fixed tables' memory, [`fixed_bytes`], is
+//! checked before anything is allocated, the rows' as they are written.
+
+use modelopt_model::placed_tree::PricedTreeSpace;
+use modelopt_model::socket_lines::{meets_contract, Distance, SocketLineCost, SocketLines};
+use modelopt_model::tree::RootedTree;
+use modelopt_model::Params;
+
+/// The cost's optimum and a tree that attains it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Optimum {
+    /// The least cost over every tree and labeling, with the root's term, ns.
+    pub t_min: f64,
+    /// The tree on nodes `0..n`, node 0 the root.
+    pub tree: RootedTree,
+    /// Each node's domain, as an index into the request's counts.
+    pub domains: Vec<u32>,
+}
+
+/// A request: `counts[d]` nodes in domain d, domain d on socket
+/// `sockets[d]` (0, 1, … in domain order, without gaps), the root in domain `root`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Split<'a> {
+    /// Nodes per domain.
+    pub counts: &'a [u32],
+    /// Socket of each domain.
+    pub sockets: &'a [u32],
+    /// The root's domain.
+    pub root: u32,
+}
+
+/// The most domains the program handles (its forest states grow with their square).
+pub const MAX_DOMAINS: usize = 16;
+
+/// The most sockets (the chain's states grow with them).
+pub const MAX_SOCKETS: usize = 8;
+
+/// What a caller knows of the cost's optimum, ns, to start [`optimum`]'s ceiling from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bracket {
+    /// Any guess at or below the optimum, e.g. a certified lower bound; 0 for none.
+    pub lower: f64,
+    /// A value some tree of the request attains (e.g. the T_min of a pricing the cost is a
+    /// relaxation of, which is at or above the tree's cost); ∞ for none.
+    pub upper: f64,
+}
+
+impl Bracket {
+    /// Nothing known: runs start without a ceiling.
+    pub const NONE: Bracket = Bracket {
+        lower: 0.0,
+        upper: f64::INFINITY,
+    };
+
+    /// Only a guess from below.
+    pub fn lower(lower: f64) -> Self {
+        Bracket {
+            lower,
+            upper: f64::INFINITY,
+        }
+    }
+}
+
+/// The mixed-radix box of count vectors 0 ≤ w ≤ counts.
+struct CountBox {
+    counts: Vec<usize>,
+    strides: Vec<usize>,
+    len: usize,
+}
+
+impl CountBox {
+    fn new(counts: &[u32]) -> Option<Self> {
+        let counts: Vec<usize> = counts.iter().map(|&c| c as usize).collect();
+        let mut strides = Vec::with_capacity(counts.len());
+        let mut len = 1usize;
+        for &c in &counts {
+            strides.push(len);
+            len = len.checked_mul(c.checked_add(1)?)?;
+        }
+        Some(CountBox {
+            counts,
+            strides,
+            len,
+        })
+    }
+
+    fn component(&self, index: usize, d: usize) -> usize {
+        (index / self.strides[d]) % (self.counts[d] + 1)
+    }
+
+    /// Every index w ≤ m (componentwise) into `out`, 0 (the empty vector) first.
+    fn below(&self, m: usize, out: &mut Vec<usize>) {
+        out.clear();
+        out.push(0);
+        for d in 0..self.counts.len() {
+            let top = self.component(m, d);
+            let n = out.len();
+            for step in 1..=top {
+                for i in 0..n {
+                    out.push(out[i] + step * self.strides[d]);
+                }
+            }
+        }
+    }
+}
+
+/// The work every run of [`optimum`] counts whatever its ceiling (saturating): the vectors
+/// below each count vector but the whole, listed once each, Σ_{m < counts} ∏_d (m_d + 1) =
+/// ∏_d (c_d + 1)(c_d + 2)/2 − ∏_d (c_d + 1). Past the work limit no run can finish, and
+/// [`optimum`] declines before it allocates anything (at 48 threads on the chiplet machine its
+/// tables would be 0.9 GB).
+pub fn least_run_work(counts: &[u32]) -> u64 {
+    pairs(counts).saturating_sub(vectors(counts))
+}
+
+/// The pairs w ≤ m of count vectors of the box (saturating): ∏_d (c_d + 1)(c_d + 2)/2.
+fn pairs(counts: &[u32]) -> u64 {
+    counts.iter().fold(1u64, |acc, &c| {
+        let c = u64::from(c);
+        acc.saturating_mul((c + 1) * (c + 2) / 2)
+    })
+}
+
+/// The forest entries [`optimum`] would hold if no row were pruned and every state were finite
+/// (saturating; [`ROW_ENTRY_BYTES`] each): per parent domain, layer and count vector an `open`
+/// and a `prefix` row of every forest state. Rows hold only their finite states, so the real
+/// count is far smaller; it is checked against the memory as rows are written.
+pub fn entries(counts: &[u32]) -> u64 {
+    let d = counts.len() as u64;
+    let n: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+    let states = n.saturating_sub(1).saturating_mul(d).saturating_mul(2);
+    vectors(counts)
+        .saturating_mul(d * d * 2)
+        .saturating_mul(states)
+}
+
+fn vectors(counts: &[u32]) -> u64 {
+    counts
+        .iter()
+        .fold(1u64, |acc, &c| acc.saturating_mul(u64::from(c) + 1))
+}
+
+/// The bytes [`optimum`] allocates before its rows (saturating), domain d on socket
+/// `sockets[d]`: per count vector its trees (D of 8 bytes), per parent domain, layer and
+/// vector the place and length of its two rows (2 · D² of 4 + 4 bytes), its domains held (D
+/// bytes) and its components (D of 8), its place in the list by total (8), one list of the
+/// vectors below it and one of a group's splits (8 each, at most all of them), its places in
+/// the lists of kept trees and of candidates per domain (2 · D of 8); per parent domain,
+/// socket and vector its two group values and the chain's 3 · S states (S sockets, 8 bytes
+/// each) and its places in the lists of groups and chains (2 of 8); and once a scratch row of
+/// every forest state per parent domain (D · (n − 1) · 2 · D of 8 bytes, n nodes: at most D
+/// domains a socket).
+pub fn fixed_bytes(counts: &[u32], sockets: &[u32]) -> u64 {
+    let d = counts.len() as u64;
+    let s = sockets.iter().max().map_or(1, |&m| u64::from(m) + 1);
+    let n: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+    let scratch = d
+        .saturating_mul(n.saturating_sub(1))
+        .saturating_mul(2 * d * 8);
+    vectors(counts)
+        .saturating_mul(8 * d + 2 * d * d * 8 + 9 * d + 24 + 16 * d + d * s * (2 + 3 * s + 2) * 8)
+        .saturating_add(scratch)
+}
+
+/// What [`optimum`] found within its limits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The optimum, when a run found it.
+    pub optimum: Option<Optimum>,
+    /// A certified bound even without the optimum: the highest ceiling under which a whole run
+    /// found no tree, so every tree's cost (with the root's term) is above it, ns; 0
+    /// when no run finished without a tree.
+    pub above: f64,
+    /// The work spent, in counted updates.
+    pub updates: u64,
+}
+
+impl Outcome {
+    fn declined() -> Self {
+        Outcome {
+            optimum: None,
+            above: 0.0,
+            updates: 0,
+        }
+    }
+}
+
+/// The optimum of `cost` over every rooted tree of `split`, or a bound below it, with the
+/// work spent. No optimum when it needs more than `max_work` updates (counted as it runs:
+/// every forest state looked at, every pair of count vectors visited, every candidate tree
+/// filtered and every row of states written), or `keep_going()` turns false (asked once per
+/// count vector), or it needs more than `max_bytes` of memory ([`fixed_bytes`], checked before
+/// it starts, and its rows, as they are written); nothing at all when it has fewer than 2
+/// nodes or more than [`MAX_DOMAINS`] domains, or the root's domain holds no node, or
+/// [`least_run_work`] is over `max_work`, or `cost` breaks the contract of
+/// [`modelopt_model::socket_lines`] (its proofs would not hold).
+///
+/// It runs with a ceiling on the cost and drops every subtree and forest that cannot be
+/// part of a tree under it (module docs, "Pruning"): from `bracket.lower` plus 2 %, the slack
+/// doubled after each run that finds no tree, but never above `bracket.upper` (a value
+/// some tree attains, so that a run there finds a tree), and without a ceiling once the slack passes 256 % or a run at the upper end found
+/// none. The first run that finds a tree has kept every tree under its ceiling, so what it
+/// finds is the optimum; each run before it proves the optimum above its ceiling
+/// ([`Outcome::above`]), which is what is left when the limits stop a later run.
+pub fn optimum(
+    cost: &dyn SocketLineCost,
+    split: &Split<'_>,
+    max_work: u64,
+    max_bytes: u64,
+    bracket: Bracket,
+    keep_going: &dyn Fn() -> bool,
+) -> Outcome {
+    let (counts, sockets) = (split.counts, split.sockets);
+    let root = split.root as usize;
+    let total: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+    if counts.len() > MAX_DOMAINS
+        || total < 2
+        || counts.get(root).is_none_or(|&c| c == 0)
+        || sockets.len() != counts.len()
+        || fixed_bytes(counts, sockets) > max_bytes
+        || least_run_work(counts) > max_work
+    {
+        return Outcome::declined();
+    }
+    let Some(mut tables) = Tables::new(cost, counts, sockets, max_bytes) else {
+        return Outcome::declined();
+    };
+    let mut left = max_work;
+    let usable = |x: f64| x > 0.0 && x.is_finite();
+    let lower = usable(bracket.lower).then_some(bracket.lower);
+    let upper = usable(bracket.upper).then_some(bracket.upper);
+    let mut slack = 0.02f64;
+    let mut above = 0.0f64;
+    loop {
+        let from_below = lower
+            .filter(|_| slack <= 2.56)
+            .map(|lower| lower * (1.0 + slack));
+        let ceiling = match (from_below, upper) {
+            // Past the upper end (a run there found no tree: a broken contract), no ceiling.
+            (_, Some(upper)) if above >= upper => f64::INFINITY,
+            (Some(c), Some(upper)) => c.min(upper),
+            (Some(c), None) => c,
+            (None, Some(upper)) => upper,
+            (None, None) => f64::INFINITY,
+        };
+        let outcome = |optimum, left: u64| Outcome {
+            optimum,
+            above,
+            updates: max_work - left,
+        };
+        if tables.fill(root, ceiling, &mut left, keep_going).is_none() {
+            return outcome(None, left);
+        }
+        let full = tables.space.len - 1;
+        let t_min = tables.terms.root + tables.tree(root, full);
+        if t_min.is_finite() {
+            let found = tables.rebuild(root, full).map(|(tree, domains)| Optimum {
+                t_min,
+                tree,
+                domains,
+            });
+            return outcome(found, left);
+        }
+        if ceiling == f64::INFINITY {
+            return outcome(None, left);
+        }
+        above = above.max(ceiling);
+        slack *= 2.0;
+    }
+}
+
+/// Updates of [`optimum`] per unit of the search's work budget. Measured on this project's
+/// machines (release, one thread, docs/perf.md): an update as counted takes 5.5–7.5 ns (the
+/// whole optimum of 34 threads on the chiplet machine, counts [8, 8, 8, 8, 2]: 393,316,885 in
+/// 2.2–2.9 s; of 36, [8, 8, 8, 8, 4]: 905,003,043 in 5.3–6.0 s), and a unit of the graph-priced
+/// local search about 11.6 ns (`barrier -m chiplet-2s-4x8 -n 32`: 0.93 s for the 8·10⁷ units
+/// between budgets of 2·10⁷ and 10⁸), so two updates are about one unit: the default budget of
+/// 10⁸ units buys 2·10⁸ updates, about a second.
+pub const UPDATES_PER_UNIT: u64 = 2;
+
+/// What [`refine`] found for a priced-tree space.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refined {
+    /// The bound on T_min of every configuration of the space, ns.
+    pub t_min_lower_bound: f64,
+    /// Configurations attaining it under the space's socket-line cost, for the search to
+    /// price; none where the bound was proved without the optimum it bounds.
+    pub configurations: Vec<Params>,
+}
+
+/// The closer bound on T_min of a space that carries a socket-line cost
+/// ([`PricedTreeSpace::socket_lines`]): the cost's optimum over the space's split of nodes over
+/// its groups, with the configuration of its tree, or, where the limits stopped it, the
+/// highest ceiling a finished run proved ([`Outcome::above`]); within `budget` units of the
+/// search's work budget ([`UPDATES_PER_UNIT`] updates each), `memory` bytes, while
+/// `keep_going()` holds. Its ceilings start from the space's own bound and stay at or below
+/// `attained`, the least T_min the search has priced on a configuration (∞ for none), which
+/// the cost's optimum is at most. `None` when the space carries no such cost or the limits
+/// stopped it before it proved anything.
+pub fn refine(
+    space: &PricedTreeSpace,
+    budget: u64,
+    memory: u64,
+    attained: f64,
+    keep_going: &dyn Fn() -> bool,
+) -> Option<Refined> {
+    let SocketLines {
+        cost,
+        group_sockets,
+    } = space.socket_lines.as_ref()?;
+    let outcome = optimum(
+        &**cost,
+        &Split {
+            counts: &space.nodes_per_group(),
+            sockets: group_sockets,
+            root: space.root_group(),
+        },
+        budget.saturating_mul(UPDATES_PER_UNIT),
+        memory,
+        Bracket {
+            lower: space.t_min_lower_bound.unwrap_or(0.0),
+            upper: attained,
+        },
+        keep_going,
+    );
+    match outcome.optimum {
+        Some(found) => Some(Refined {
+            t_min_lower_bound: found.t_min,
+            configurations: space
+                .assign_threads(&found.tree, &found.domains)
+                .into_iter()
+                .collect(),
+        }),
+        // Stopped by its limits after runs that found no tree: their ceiling.
+        None if outcome.above > 0.0 => Some(Refined {
+            t_min_lower_bound: outcome.above,
+            configurations: Vec::new(),
+        }),
+        None => None,
+    }
+}
+
+/// Slack on the pruning tests, ns: the ceiling is compared with sums taken in another order
+/// than the table's, so that no tree exactly at the ceiling is lost to rounding.
+const ROUNDING: f64 = 1e-6;
+
+/// Bytes of one entry of a forest row: its state (4) and its value (8), as laid out in a tuple.
+pub const ROW_ENTRY_BYTES: u64 = std::mem::size_of::<(u32, f64)>() as u64;
+
+/// The cost's terms, read once through [`SocketLineCost`] so that the hot loops make no calls.
+#[derive(Debug, Clone)]
+struct Terms {
+    root: f64,
+    start: f64,
+    /// By [`Distance`], nearest first.
+    edge: [f64; 3],
+    /// By [`Distance`], nearest first.
+    read: [f64; 3],
+    /// group(k, j) at `k * (span + 1) + j` for 1 ≤ j ≤ min(k, span), k < n; ∞ elsewhere.
+    group: Vec<f64>,
+    span: usize,
+}
+
+impl Terms {
+    fn of(cost: &dyn SocketLineCost, children: usize, span: usize) -> Self {
+        let mut group = vec![f64::INFINITY; (children + 1) * (span + 1)];
+        for k in 1..=children {
+            for j in 1..=k.min(span) {
+                group[k * (span + 1) + j] = cost.group(k, j);
+            }
+        }
+        Terms {
+            root: cost.root(),
+            start: cost.start(),
+            edge: Distance::ALL.map(|d| cost.edge(d)),
+            read: Distance::ALL.map(|d| cost.read(d)),
+            group,
+            span,
+        }
+    }
+
+    fn edge(&self, same_domain: bool, same_socket: bool) -> f64 {
+        self.edge[Distance::between(same_domain, same_socket) as usize]
+    }
+
+    fn read(&self, same_socket: bool, own: bool) -> f64 {
+        self.read[Distance::of_read(same_socket, own) as usize]
+    }
+
+    /// A group's arrival at its wait from its latest child's, `latest + group(k, j)` as
+    /// [`modelopt_model::socket_lines::evaluate`] computes it, so that the rebuild finds the
+    /// table's values bit for bit.
+    fn group(&self, latest: f64, k: usize, j: usize) -> f64 {
+        latest + self.group[k * (self.span + 1) + j]
+    }
+}
+
+/// The DP's tables; see the module docs.
+struct Tables {
+    terms: Terms,
+    space: CountBox,
+    domains: usize,
+    /// The socket of each domain (0, 1, … in domain order).
+    socket: Vec<usize>,
+    /// The first domain of each domain's socket.
+    first: Vec<usize>,
+    /// The last domain of each socket.
+    last: Vec<usize>,
+    /// The most domains of one socket: a group's children start in at most that many.
+    span: usize,
+    /// Forest states per count vector: (k − 1, j − 1, own) → ((k − 1)·J + j − 1)·2 + own, J
+    /// = `span`.
+    states: usize,
+    /// T(d, w) at `d * len + w`; ∞ where no tree exists.
+    trees: Vec<f64>,
+    /// Per parent domain u and layer d: forests of one socket's domains whose largest root
+    /// domain is d, a row per count vector m of its finite states only (most are ∞), in
+    /// ascending state order, in `arena` from the first of `open_rows[(m * D + d) * D + u]`,
+    /// the second entries long (0 where no row was written this run). The parents of one
+    /// (m, d) are adjacent, here and in the arena: the hot loop reads them one after another.
+    open_rows: Vec<(u32, u32)>,
+    /// The same, prefix-minimized over the layers of the socket up to d.
+    prefix_rows: Vec<(u32, u32)>,
+    /// Every row written this run: (state, least latest arrival).
+    arena: Vec<(u32, f64)>,
+    /// Most entries `arena` may hold (the memory left after the fixed tables).
+    arena_cap: usize,
+    /// A group's least arrival at its wait, per parent domain u, socket s, vector m and
+    /// whether the parent's domain holds one of its children, at `((u * S + s) * len + m) * 2
+    /// + own`.
+    groups: Vec<f64>,
+    /// The waits of the groups on sockets s and above: per parent domain u, stage s and vector
+    /// m, the least max over those groups of arrival + its read + the reads after it, per
+    /// chain state (groups on other sockets, the parent's socket's group and its read), at
+    /// `((u * S + s) * len + m) * 3·S + state`.
+    chain: Vec<f64>,
+}
+
+/// A chain state: how many groups on sockets other than the parent's are waited for after
+/// this point, and whether the group on the parent's socket is, with its read (0 none, 1 from
+/// the parent's own domain, 2 from another domain of its socket).
+fn chain_state(far: usize, near: usize) -> usize {
+    far * 3 + near
+}
+
+impl Tables {
+    fn sockets(&self) -> usize {
+        self.last.len()
+    }
+
+    fn chain_states(&self) -> usize {
+        self.sockets() * 3
+    }
+
+    fn state(&self, k: usize, j: usize, own: bool) -> usize {
+        (((k - 1) * self.span) + (j - 1)) * 2 + usize::from(own)
+    }
+
+    fn unstate(&self, s: usize) -> (usize, usize, bool) {
+        let own = s % 2 == 1;
+        let rest = s / 2;
+        (rest / self.span + 1, rest % self.span + 1, own)
+    }
+
+    fn kids_at(&self, u: usize, d: usize, m: usize) -> usize {
+        (m * self.domains + d) * self.domains + u
+    }
+
+    fn group_at(&self, u: usize, s: usize, m: usize, own: bool) -> usize {
+        ((u * self.sockets() + s) * self.space.len + m) * 2 + usize::from(own)
+    }
+
+    fn chain_at(&self, u: usize, stage: usize, m: usize) -> usize {
+        ((u * self.sockets() + stage) * self.space.len + m) * self.chain_states()
+    }
+
+    /// The reads a chain state adds after a group: its far groups' across sockets, its near
+    /// one's.
+    fn suffix(&self, state: usize) -> f64 {
+        let r = &self.terms;
+        let (far, near) = (state / 3, state % 3);
+        far as f64 * r.read(false, false)
+            + match near {
+                1 => r.read(true, true),
+                2 => r.read(true, false),
+                _ => 0.0,
+            }
+    }
+
+    /// The state after adding a group on socket s below one in `state` (parent on `sigma`).
+    fn add_group(&self, state: usize, s: usize, sigma: usize, own: bool) -> Option<usize> {
+        let (far, near) = (state / 3, state % 3);
+        if s == sigma {
+            (near == 0).then(|| chain_state(far, if own { 1 } else { 2 }))
+        } else {
+            (far + 1 < self.sockets()).then(|| chain_state(far + 1, near))
+        }
+    }
+
+    /// The `open` row of (u, d, m) this run: its finite entries (empty where none was
+    /// written).
+    fn open_row(&self, u: usize, d: usize, m: usize) -> &[(u32, f64)] {
+        let (start, n) = self.open_rows[self.kids_at(u, d, m)];
+        &self.arena[start as usize..(start + n) as usize]
+    }
+
+    /// The same for `prefix`.
+    fn prefix_row(&self, u: usize, d: usize, m: usize) -> &[(u32, f64)] {
+        let (start, n) = self.prefix_rows[self.kids_at(u, d, m)];
+        &self.arena[start as usize..(start + n) as usize]
+    }
+
+    /// An entry of a row: ∞ where it holds none for state s.
+    fn entry(row: &[(u32, f64)], s: usize) -> f64 {
+        row.binary_search_by_key(&s, |&(state, _)| state as usize)
+            .map_or(f64::INFINITY, |i| row[i].1)
+    }
+
+    /// Append the finite entries of a dense row; where it starts and how many, `None` past
+    /// the memory.
+    fn write(&mut self, row: &[f64]) -> Option<(u32, u32)> {
+        let at = self.arena.len();
+        let finite = row.iter().filter(|x| x.is_finite()).count();
+        if at + finite > self.arena_cap {
+            return None;
+        }
+        let entries = row.iter().enumerate().filter(|(_, x)| x.is_finite());
+        self.arena
+            .extend(entries.map(|(state, &x)| (state as u32, x)));
+        Some((u32::try_from(at).ok()?, u32::try_from(finite).ok()?))
+    }
+
+    fn tree(&self, d: usize, w: usize) -> f64 {
+        self.trees[d * self.space.len + w]
+    }
+
+    /// The least T of a tree rooted in `u` over the children holding `rest` (non-empty),
+    /// and the chain state that gives it.
+    fn best_node(&self, u: usize, rest: usize) -> (f64, usize) {
+        let at = self.chain_at(u, 0, rest);
+        let mut best = (f64::INFINITY, 0);
+        for state in 1..self.chain_states() {
+            let t = self.terms.start + self.chain[at + state];
+            if t < best.0 {
+                best = (t, state);
+            }
+        }
+        best
+    }
+
+    /// The tables for `counts` with domain d on socket `sockets[d]` (non-decreasing, from 0,
+    /// without gaps), every row unwritten, the rows within `max_bytes` less the fixed tables
+    /// ([`fixed_bytes`]).
+    fn new(
+        cost: &dyn SocketLineCost,
+        counts: &[u32],
+        sockets: &[u32],
+        max_bytes: u64,
+    ) -> Option<Self> {
+        let space = CountBox::new(counts)?;
+        let domains = counts.len();
+        let n: usize = counts.iter().map(|&c| c as usize).sum();
+        let len = space.len;
+        let socket: Vec<usize> = sockets.iter().map(|&s| s as usize).collect();
+        let count = socket.last()? + 1;
+        let span = (0..count)
+            .map(|s| socket.iter().filter(|&&x| x == s).count())
+            .max()?;
+        let states = n.checked_sub(1)? * span * 2;
+        if socket.len() != domains
+            || socket[0] != 0
+            || socket.windows(2).any(|w| w[1] != w[0] && w[1] != w[0] + 1)
+            || count > MAX_SOCKETS
+        {
+            return None;
+        }
+        // The proofs hold for costs within the contract only (groups of up to n − 1 children
+        // over up to `span` domains).
+        if !meets_contract(cost, n - 1, span) {
+            return None;
+        }
+        let first: Vec<usize> = (0..domains)
+            .map(|d| {
+                (0..=d)
+                    .rev()
+                    .take_while(|&e| socket[e] == socket[d])
+                    .last()
+                    .unwrap_or(d)
+            })
+            .collect();
+        let last: Vec<usize> = (0..count)
+            .map(|s| (0..domains).filter(|&d| socket[d] == s).max().unwrap_or(0))
+            .collect();
+        let rows = domains * domains * len;
+        // Rows are placed by 32-bit offsets.
+        let arena_cap = usize::try_from(
+            (max_bytes.saturating_sub(fixed_bytes(counts, sockets)) / ROW_ENTRY_BYTES)
+                .min(u64::from(u32::MAX)),
+        )
+        .unwrap_or(usize::MAX);
+        Some(Tables {
+            terms: Terms::of(cost, n - 1, span),
+            space,
+            domains,
+            socket,
+            first,
+            last,
+            span,
+            states,
+            trees: vec![f64::INFINITY; domains * len],
+            open_rows: vec![(0, 0); rows],
+            prefix_rows: vec![(0, 0); rows],
+            arena: Vec::new(),
+            arena_cap,
+            groups: vec![f64::INFINITY; domains * count * len * 2],
+            chain: vec![f64::INFINITY; domains * count * len * count * 3],
+        })
+    }
+
+    /// One run of the DP under `ceiling` (module docs, "Pruning"), spending `left` work;
+    /// `None` when the work or the memory runs out or `keep_going()` turns false. A row of
+    /// `open` or `prefix` is this run's only where its `kids` entry is non-zero (reset here,
+    /// so that no row from an earlier run is read).
+    fn fill(
+        &mut self,
+        root: usize,
+        ceiling: f64,
+        left: &mut u64,
+        keep_going: &dyn Fn() -> bool,
+    ) -> Option<()> {
+        let tables = self;
+        let domains = tables.domains;
+        let states = tables.states;
+        let span = tables.span;
+        let kids = states / (span * 2);
+        let n = kids + 1;
+        let len = tables.space.len;
+        let count = tables.sockets();
+        let chain_states = tables.chain_states();
+        let r = tables.terms.clone();
+        tables.trees.fill(f64::INFINITY);
+        tables.open_rows.fill((0, 0));
+        tables.prefix_rows.fill((0, 0));
+        tables.arena.clear();
+        tables.groups.fill(f64::INFINITY);
+        tables.chain.fill(f64::INFINITY);
+        // The least a parent adds above a child's T (its start, the edge in one domain, a
+        // group of one, the read from its own domain), and the root's term: a proper subtree
+        // above `sub_cap`, or a forest, group or chain whose node would be, lies in no tree
+        // under the ceiling.
+        let whole_cap = ceiling - r.root + ROUNDING;
+        let sub_cap =
+            whole_cap - (r.start + r.edge(true, true) + r.group(0.0, 1, 1) + r.read(true, true));
+        // The path from the root to a subtree in another domain changes domain at least once
+        // (an edge across domains instead of in one, or across sockets), to one on another
+        // socket crosses sockets at least once (an edge and a read across sockets instead of
+        // in one domain): per domain, the cap less that.
+        let to_socket = (r.edge(false, false) - r.edge(true, true))
+            + (r.read(false, false) - r.read(true, true));
+        let to_domain = (r.edge(false, true) - r.edge(true, true)).min(to_socket);
+        let sub_caps: Vec<f64> = (0..domains)
+            .map(|d| {
+                if d == root {
+                    sub_cap
+                } else if tables.socket[d] == tables.socket[root] {
+                    sub_cap - to_domain.max(0.0)
+                } else {
+                    sub_cap - to_socket.max(0.0)
+                }
+            })
+            .collect();
+        let mut by_total: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+        // Whether each vector holds a node in each domain, at `w * D + d` (the hot loop's test).
+        let mut holds = vec![false; len * domains];
+        for m in 0..len {
+            let mut total = 0;
+            for d in 0..domains {
+                let c = tables.space.component(m, d);
+                holds[m * domains + d] = c > 0;
+                total += c;
+            }
+            by_total[total].push(m);
+        }
+        // Each vector's components (the ≤ test of the lists below) and, per domain, the trees
+        // rooted there that this run kept, and per parent domain and socket the vectors with a
+        // group: where pruning keeps few, a vector's candidates are read from these lists
+        // rather than from every vector below it.
+        let comps: Vec<usize> = (0..len)
+            .flat_map(|m| {
+                let space = &tables.space;
+                (0..domains).map(move |d| space.component(m, d))
+            })
+            .collect();
+        let fits = |w: usize, m: usize| {
+            comps[w * domains..(w + 1) * domains]
+                .iter()
+                .zip(&comps[m * domains..(m + 1) * domains])
+                .all(|(a, b)| a <= b)
+        };
+        let mut kept: Vec<Vec<usize>> = vec![Vec::new(); domains];
+        let mut grouped: Vec<Vec<usize>> = vec![Vec::new(); domains * count];
+        // Per parent domain and stage the vectors with a finite chain entry.
+        let mut chained: Vec<Vec<usize>> = vec![Vec::new(); domains * count];
+        let mut candidates: Vec<Vec<usize>> = vec![Vec::new(); domains];
+        let mut parts: Vec<usize> = Vec::new();
+        let mut below = Vec::new();
+        // One scratch row of every forest state per parent, and how far each was written.
+        let mut rows = vec![f64::INFINITY; states * domains];
+        let mut touched = vec![0usize; domains];
+        let mut edges = vec![0.0f64; domains];
+        let mut chain_row = vec![f64::INFINITY; chain_states];
+        for (t, vectors) in by_total.iter().enumerate().skip(1) {
+            // Trees of t nodes, from the chains of t − 1.
+            for &w in vectors {
+                for d in 0..domains {
+                    if !holds[w * domains + d] {
+                        continue;
+                    }
+                    let value = if t == 1 {
+                        0.0
+                    } else {
+                        tables.best_node(d, w - tables.space.strides[d]).0
+                    };
+                    let cap = if t == n && d == root {
+                        whole_cap
+                    } else {
+                        sub_caps[d]
+                    };
+                    if value <= cap {
+                        tables.trees[d * len + w] = value;
+                        kept[d].push(w);
+                    }
+                }
+            }
+            // Forests, groups and chains of t nodes.
+            if t > kids {
+                continue;
+            }
+            for &m in vectors {
+                if !keep_going() {
+                    return None;
+                }
+                tables.space.below(m, &mut below);
+                // The trees a forest over m may add, per layer (the same for every parent),
+                // filtered from the vectors below m or from the layer's kept trees.
+                let mut spent = below.len() as u64;
+                for (d, list) in candidates.iter_mut().enumerate() {
+                    list.clear();
+                    spent += kept[d].len().min(below.len()) as u64;
+                    if kept[d].len() < below.len() {
+                        list.extend(kept[d].iter().copied().filter(|&w| fits(w, m)));
+                    } else {
+                        list.extend(below[1..].iter().copied().filter(|&w| {
+                            holds[w * domains + d] && tables.trees[d * len + w].is_finite()
+                        }));
+                    }
+                }
+                *left = left.checked_sub(spent)?;
+                // Forests layer by layer, for every parent at once (their rows of one vector
+                // and layer are adjacent).
+                for (d, candidates) in candidates.iter().enumerate() {
+                    let first_layer = d == tables.first[d];
+                    // `rows` is all ∞ here: each layer resets what it wrote, every parent's
+                    // states below its `touched`.
+                    touched.fill(0);
+                    for (u, edge) in edges.iter_mut().enumerate() {
+                        *edge = r.edge(d == u, tables.socket[d] == tables.socket[u]);
+                    }
+                    let mut spent = (candidates.len() * domains) as u64;
+                    // One more tree: (k, j, own) → (k + 1, j, own) in this layer, state + 2J;
+                    // the layer's first on a forest of the socket's lower layers: (k, j, own)
+                    // → (k + 1, j + 1, own or d = u), state + 2J + 2 (+ 1 for own).
+                    let (step, step_up) = (2 * span, 2 * span + 2);
+                    let last_state = (kids - 1) * span * 2;
+                    for &w in candidates {
+                        let tree = tables.trees[d * len + w];
+                        let rest = m - w;
+                        for u in 0..domains {
+                            let own_layer = d == u;
+                            let a = edges[u] + tree;
+                            let row = &mut rows[u * states..(u + 1) * states];
+                            let touched = &mut touched[u];
+                            if rest == 0 {
+                                let s = tables.state(1, 1, own_layer);
+                                row[s] = row[s].min(a);
+                                *touched = (*touched).max(s + 1);
+                                continue;
+                            }
+                            // Rows not written this run are empty.
+                            let same = tables.open_row(u, d, rest);
+                            let lower = if first_layer {
+                                &[][..]
+                            } else {
+                                tables.prefix_row(u, d - 1, rest)
+                            };
+                            spent += (same.len() + lower.len()) as u64;
+                            for &(s, v) in same {
+                                let s = s as usize;
+                                if s < last_state {
+                                    let to = s + step;
+                                    row[to] = row[to].min(v.max(a));
+                                    *touched = (*touched).max(to + 1);
+                                }
+                            }
+                            for &(s, v) in lower {
+                                let s = s as usize;
+                                // j < J: the lower layers start in fewer domains than this
+                                // socket has.
+                                if s < last_state && (s / 2) % span + 1 < span {
+                                    let to =
+                                        (s & !1) + step_up + usize::from(s % 2 == 1 || own_layer);
+                                    row[to] = row[to].min(v.max(a));
+                                    *touched = (*touched).max(to + 1);
+                                }
+                            }
+                        }
+                    }
+                    *left = left.checked_sub(spent)?;
+                    for u in 0..domains {
+                        // A node in the root's domain may be the root.
+                        let cap = if u == root { whole_cap } else { sub_caps[u] };
+                        let row = &mut rows[u * states..(u + 1) * states];
+                        let mut reach = touched[u];
+                        // Drop the forests whose node is over the cap whatever joins them
+                        // (more children never lower a group or a chain; the read from its own domain at
+                        // best).
+                        for (s, x) in row.iter_mut().enumerate().take(reach) {
+                            if x.is_finite() {
+                                let (k, j, _) = tables.unstate(s);
+                                if r.start + r.group(*x, k, j) + r.read(true, true) > cap {
+                                    *x = f64::INFINITY;
+                                }
+                            }
+                        }
+                        let at = tables.kids_at(u, d, m);
+                        tables.open_rows[at] = tables.write(&row[..reach])?;
+                        if !first_layer {
+                            let (start, n) = tables.prefix_rows[tables.kids_at(u, d - 1, m)];
+                            for &(s, y) in &tables.arena[start as usize..(start + n) as usize] {
+                                let s = s as usize;
+                                row[s] = row[s].min(y);
+                                reach = reach.max(s + 1);
+                            }
+                        }
+                        tables.prefix_rows[at] = tables.write(&row[..reach])?;
+                        // The socket's last layer: its group, by whether the parent's domain
+                        // holds a child.
+                        if d == tables.last[tables.socket[d]] {
+                            let s = tables.socket[d];
+                            for (state, &latest) in row.iter().enumerate().take(reach) {
+                                if latest.is_finite() {
+                                    let (k, j, own) = tables.unstate(state);
+                                    let g = r.group(latest, k, j);
+                                    let at = tables.group_at(u, s, m, own);
+                                    if g < tables.groups[at] {
+                                        if tables.groups[at ^ 1] == f64::INFINITY
+                                            && tables.groups[at] == f64::INFINITY
+                                        {
+                                            grouped[u * count + s].push(m);
+                                        }
+                                        tables.groups[at] = g;
+                                    }
+                                }
+                            }
+                        }
+                        row[..reach].fill(f64::INFINITY);
+                        *left = left.checked_sub(reach as u64)?;
+                    }
+                }
+                for u in 0..domains {
+                    // A node in the root's domain may be the root.
+                    let cap = if u == root { whole_cap } else { sub_caps[u] };
+                    let sigma = tables.socket[u];
+                    // The chain of groups, sockets descending: skip socket s, or wait for its
+                    // group (on part of m) before those already chained.
+                    for s in (0..count).rev() {
+                        chain_row.fill(f64::INFINITY);
+                        if s + 1 < count {
+                            let at = tables.chain_at(u, s + 1, m);
+                            chain_row.copy_from_slice(&tables.chain[at..at + chain_states]);
+                        }
+                        // The group holds all of m: the first wait.
+                        let mut spent = 2u64;
+                        for own in [false, true] {
+                            let g = tables.groups[tables.group_at(u, s, m, own)];
+                            if let (true, Some(to)) =
+                                (g.is_finite(), tables.add_group(0, s, sigma, own))
+                            {
+                                chain_row[to] = chain_row[to].min(g + r.read(s == sigma, own));
+                            }
+                        }
+                        // Or part of it, before the chain of the later sockets over the rest:
+                        // the splits read from the shorter of the lists of vectors with a
+                        // group here and with a chain there (or every vector below m).
+                        parts.clear();
+                        if s + 1 < count {
+                            let groups = &grouped[u * count + s];
+                            let chains = &chained[u * count + s + 1];
+                            let shortest = groups.len().min(chains.len()).min(below.len());
+                            spent += shortest as u64;
+                            if chains.len() == shortest {
+                                parts.extend(
+                                    chains
+                                        .iter()
+                                        .filter(|&&rest| rest != m && fits(rest, m))
+                                        .map(|&rest| m - rest),
+                                );
+                            } else if groups.len() == shortest {
+                                parts.extend(
+                                    groups.iter().copied().filter(|&p| p != m && fits(p, m)),
+                                );
+                            } else {
+                                parts.extend(below[1..].iter().copied().filter(|&p| p != m));
+                            }
+                        }
+                        for &part in &parts {
+                            let rest = m - part;
+                            let at = tables.chain_at(u, s + 1, rest);
+                            for own in [false, true] {
+                                let g = tables.groups[tables.group_at(u, s, part, own)];
+                                if !g.is_finite() {
+                                    continue;
+                                }
+                                let base = g + r.read(s == sigma, own);
+                                spent += chain_states as u64;
+                                for before in 1..chain_states {
+                                    let v = tables.chain[at + before];
+                                    if !v.is_finite() {
+                                        continue;
+                                    }
+                                    if let Some(to) = tables.add_group(before, s, sigma, own) {
+                                        let x = v.max(base + tables.suffix(before));
+                                        chain_row[to] = chain_row[to].min(x);
+                                    }
+                                }
+                            }
+                        }
+                        *left = left.checked_sub(spent)?;
+                        for x in chain_row.iter_mut() {
+                            if r.start + *x > cap {
+                                *x = f64::INFINITY;
+                            }
+                        }
+                        let at = tables.chain_at(u, s, m);
+                        tables.chain[at..at + chain_states].copy_from_slice(&chain_row);
+                        if chain_row.iter().any(|x| x.is_finite()) {
+                            chained[u * count + s].push(m);
+                        }
+                    }
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// The tree of the table's value at (root domain, m), with each node's domain: every
+    /// choice is found again by recomputing the same float expressions.
+    fn rebuild(&self, root: usize, m: usize) -> Option<(RootedTree, Vec<u32>)> {
+        enum Job {
+            /// Node `id` in domain d holding m.
+            Tree { id: u32, d: usize, m: usize },
+            /// The waits of node `parent` (domain u) from socket `stage` on, over m, in chain
+            /// state `state` of value v.
+            Chain {
+                parent: u32,
+                u: usize,
+                stage: usize,
+                m: usize,
+                state: usize,
+                v: f64,
+            },
+            /// The group of `parent` on socket s over m.
+            Group {
+                parent: u32,
+                u: usize,
+                s: usize,
+                m: usize,
+                own: bool,
+            },
+            /// The forest below node `parent` (domain u): table (layer d, prefix?) at m, state s,
+            /// value v.
+            Forest {
+                parent: u32,
+                u: usize,
+                d: usize,
+                prefix: bool,
+                m: usize,
+                s: usize,
+                v: f64,
+            },
+        }
+        let r = &self.terms;
+        let count = self.sockets();
+        let mut parents: Vec<Option<u32>> = vec![None];
+        let mut domains: Vec<u32> = vec![root as u32];
+        let mut jobs = vec![Job::Tree { id: 0, d: root, m }];
+        let mut below = Vec::new();
+        while let Some(job) = jobs.pop() {
+            match job {
+                Job::Tree { id, d, m } => {
+                    let rest = m - self.space.strides[d];
+                    if rest == 0 {
+                        continue;
+                    }
+                    let (value, state) = self.best_node(d, rest);
+                    if !value.is_finite() {
+                        return None;
+                    }
+                    let v = self.chain[self.chain_at(d, 0, rest) + state];
+                    jobs.push(Job::Chain {
+                        parent: id,
+                        u: d,
+                        stage: 0,
+                        m: rest,
+                        state,
+                        v,
+                    });
+                }
+                Job::Chain {
+                    parent,
+                    u,
+                    stage,
+                    m,
+                    state,
+                    v,
+                } => {
+                    let s = stage;
+                    if s + 1 < count && self.chain[self.chain_at(u, s + 1, m) + state] == v {
+                        jobs.push(Job::Chain {
+                            parent,
+                            u,
+                            stage: s + 1,
+                            m,
+                            state,
+                            v,
+                        });
+                        continue;
+                    }
+                    let sigma = self.socket[u];
+                    self.space.below(m, &mut below);
+                    let mut found = None;
+                    'parts: for &part in &below[1..] {
+                        for own in [false, true] {
+                            let g = self.groups[self.group_at(u, s, part, own)];
+                            if !g.is_finite() {
+                                continue;
+                            }
+                            let base = g + r.read(s == sigma, own);
+                            let rest = m - part;
+                            if rest == 0 {
+                                if self.add_group(0, s, sigma, own) == Some(state) && base == v {
+                                    found = Some((part, own, None));
+                                    break 'parts;
+                                }
+                                continue;
+                            }
+                            if s + 1 == count {
+                                continue;
+                            }
+                            let at = self.chain_at(u, s + 1, rest);
+                            for before in 1..self.chain_states() {
+                                let x = self.chain[at + before];
+                                if x.is_finite()
+                                    && self.add_group(before, s, sigma, own) == Some(state)
+                                    && x.max(base + self.suffix(before)) == v
+                                {
+                                    found = Some((part, own, Some((rest, before, x))));
+                                    break 'parts;
+                                }
+                            }
+                        }
+                    }
+                    let (part, own, rest) = found?;
+                    jobs.push(Job::Group {
+                        parent,
+                        u,
+                        s,
+                        m: part,
+                        own,
+                    });
+                    if let Some((rest, before, x)) = rest {
+                        jobs.push(Job::Chain {
+                            parent,
+                            u,
+                            stage: s + 1,
+                            m: rest,
+                            state: before,
+                            v: x,
+                        });
+                    }
+                }
+                Job::Group {
+                    parent,
+                    u,
+                    s,
+                    m,
+                    own,
+                } => {
+                    let g = self.groups[self.group_at(u, s, m, own)];
+                    let d = self.last[s];
+                    let found = self
+                        .prefix_row(u, d, m)
+                        .iter()
+                        .find_map(|&(state, latest)| {
+                            let state = state as usize;
+                            let (k, j, o) = self.unstate(state);
+                            (o == own && r.group(latest, k, j) == g).then_some((state, latest))
+                        });
+                    let (state, latest) = found?;
+                    jobs.push(Job::Forest {
+                        parent,
+                        u,
+                        d,
+                        prefix: true,
+                        m,
+                        s: state,
+                        v: latest,
+                    });
+                }
+                Job::Forest {
+                    parent,
+                    u,
+                    d,
+                    prefix,
+                    m,
+                    s,
+                    v,
+                } => {
+                    // A prefix entry is the open one of its layer or a prefix of the layer below
+                    // on the same socket.
+                    if prefix && Self::entry(self.open_row(u, d, m), s) != v {
+                        if d == self.first[d] {
+                            return None;
+                        }
+                        jobs.push(Job::Forest {
+                            parent,
+                            u,
+                            d: d - 1,
+                            prefix: true,
+                            m,
+                            s,
+                            v,
+                        });
+                        continue;
+                    }
+                    let (k, j, own) = self.unstate(s);
+                    let own_layer = d == u;
+                    let edge = r.edge(own_layer, self.socket[d] == self.socket[u]);
+                    self.space.below(m, &mut below);
+                    let mut found = None;
+                    'search: for &w in &below[1..] {
+                        if self.space.component(w, d) == 0 {
+                            continue;
+                        }
+                        let tree = self.tree(d, w);
+                        if !tree.is_finite() {
+                            continue;
+                        }
+                        let a = edge + tree;
+                        let rest = m - w;
+                        if rest == 0 {
+                            if k == 1 && j == 1 && own == own_layer && a == v {
+                                found = Some((w, None));
+                                break 'search;
+                            }
+                            continue;
+                        }
+                        if k < 2 {
+                            continue;
+                        }
+                        let same = self.state(k - 1, j, own);
+                        let x = Self::entry(self.open_row(u, d, rest), same);
+                        if x.is_finite() && x.max(a) == v {
+                            found = Some((w, Some((d, false, rest, same, x))));
+                            break 'search;
+                        }
+                        // The layer's first tree: the forest below had one domain fewer,
+                        // and the parent's own domain only if this layer is not it.
+                        if d > self.first[d] && j > 1 && (own || !own_layer) {
+                            let before = own && !own_layer;
+                            let s2 = self.state(k - 1, j - 1, before);
+                            let x = Self::entry(self.prefix_row(u, d - 1, rest), s2);
+                            if x.is_finite() && x.max(a) == v {
+                                found = Some((w, Some((d - 1, true, rest, s2, x))));
+                                break 'search;
+                            }
+                        }
+                    }
+                    let (w, rest) = found?;
+                    let id = u32::try_from(parents.len()).ok()?;
+                    parents.push(Some(parent));
+                    domains.push(d as u32);
+                    jobs.push(Job::Tree { id, d, m: w });
+                    if let Some((d2, prefix2, m2, s2, v2)) = rest {
+                        jobs.push(Job::Forest {
+                            parent,
+                            u,
+                            d: d2,
+                            prefix: prefix2,
+                            m: m2,
+                            s: s2,
+                            v: v2,
+                        });
+                    }
+                }
+            }
+        }
+        let tree = RootedTree::from_parents(&parents).ok()?;
+        Some((tree, domains))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use modelopt_model::socket_lines::evaluate;
+
+    /// The chiplet machine's line classes (machines/chiplet-2s-4x8.toml: R_L 1.43, R_R 35, R_D
+    /// 164.5, R_Q 223.5, R_I 122 ns) in the terms of the relaxation of docs/cla.md §13: the
+    /// root's R_L; a parent's S3 fetches a fresh line (R_I); an edge is the transfer to the
+    /// child's domain plus its S2 (R_L); a group fetches its fresh line (R_I) and its adds move
+    /// the line within a domain (R_R) or to a further domain (R_D); the read within the
+    /// parent's domain R_R, from another domain of its socket R_D, across sockets R_Q. (The
+    /// graph crate's `Relaxation` gives these terms from a machine file; this crate cannot
+    /// depend on it.)
+    #[derive(Debug)]
+    struct Chiplet;
+
+    impl SocketLineCost for Chiplet {
+        fn root(&self) -> f64 {
+            1.43
+        }
+        fn start(&self) -> f64 {
+            122.0
+        }
+        fn edge(&self, between: Distance) -> f64 {
+            self.read(between) + 1.43
+        }
+        fn group(&self, children: usize, domains: usize) -> f64 {
+            122.0 + (children - domains) as f64 * 35.0 + (domains - 1) as f64 * 164.5
+        }
+        fn read(&self, between: Distance) -> f64 {
+            match between {
+                Distance::SameDomain => 35.0,
+                Distance::SameSocket => 164.5,
+                Distance::OtherSocket => 223.5,
+            }
+        }
+        fn what(&self) -> String {
+            "the chiplet machine's relaxation".into()
+        }
+    }
+
+    const CHIPLET: Chiplet = Chiplet;
+
+    /// The optimum of a split of the chiplet machine's classes, without limits.
+    fn unlimited(counts: &[u32], sockets: &[u32], root: u32) -> Outcome {
+        let split = Split {
+            counts,
+            sockets,
+            root,
+        };
+        optimum(&CHIPLET, &split, u64::MAX, u64::MAX, Bracket::NONE, &|| {
+            true
+        })
+    }
+
+    #[test]
+    fn the_box_lists_every_vector_below() {
+        let b = CountBox::new(&[2, 1]).unwrap();
+        let mut out = Vec::new();
+        // m = (1, 1) is index 1 + 1·3 = 4: below it (0,0)=0, (1,0)=1, (0,1)=3, (1,1)=4, the
+        // empty vector first, then each unit's steps added to what is listed so far.
+        b.below(4, &mut out);
+        assert_eq!(out, vec![0, 1, 3, 4]);
+    }
+
+    #[test]
+    fn the_tables_are_counted_by_hand() {
+        // 45 vectors, 2 parents × 2 layers × (open, prefix) rows of 44 states each.
+        assert_eq!(entries(&[8, 4]), 45 * 8 * 44);
+        // Per vector: 2 trees of 8 bytes, 2 · 2² rows' places (4) and lengths (4), 2 domain
+        // flags and 2 components of 8 bytes, 24 bytes of lists, 2 · 2 places of 8 in the kept
+        // and candidate lists, and per parent domain (2) on one socket 2 group values, 3
+        // chain states and 2 list places of 8 bytes; once 2 scratch rows of 11 · 2 · 2
+        // states of 8 bytes.
+        assert_eq!(
+            fixed_bytes(&[8, 4], &[0, 0]),
+            45 * (16 + 8 * 8 + 2 + 16 + 24 + 32 + 2 * 7 * 8) + 2 * 11 * 4 * 8
+        );
+    }
+
+    /// Every recursive labelled tree on n nodes (parent of i below i).
+    fn all_trees(n: usize) -> Vec<RootedTree> {
+        let mut out = Vec::new();
+        let mut parents = vec![0u32; n];
+        loop {
+            let p: Vec<Option<u32>> = (0..n).map(|v| (v > 0).then(|| parents[v])).collect();
+            out.push(RootedTree::from_parents(&p).unwrap());
+            // Odometer: parents[i] < i.
+            let mut i = n - 1;
+            loop {
+                if i == 0 {
+                    return out;
+                }
+                parents[i] += 1;
+                if (parents[i] as usize) < i {
+                    break;
+                }
+                parents[i] = 0;
+                i -= 1;
+            }
+        }
+    }
+
+    /// The least relaxed T_min over every tree and every labeling with `counts` and the root
+    /// (node 0) in `root`.
+    fn brute_force(r: &dyn SocketLineCost, counts: &[u32], sockets: &[u32], root: u32) -> f64 {
+        let n: usize = counts.iter().map(|&c| c as usize).sum();
+        let mut best = f64::INFINITY;
+        for tree in all_trees(n) {
+            let mut labels = vec![0u32; n];
+            let mut code = 0u64;
+            let d = counts.len() as u64;
+            while code < d.pow(n as u32 - 1) {
+                let mut x = code;
+                labels[0] = root;
+                for l in labels.iter_mut().skip(1) {
+                    *l = (x % d) as u32;
+                    x /= d;
+                }
+                code += 1;
+                let fits = (0..counts.len()).all(|u| {
+                    labels.iter().filter(|&&l| l as usize == u).count() == counts[u] as usize
+                });
+                if fits {
+                    best = best.min(evaluate(r, &tree, &labels, sockets).unwrap());
+                }
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn small_optima_by_hand() {
+        // [1, 1], root in domain 0: the one tree 0(1), node 1 across. R_L + R_I (S3) + R_D +
+        // R_L (edge) + R_I (the fresh line) + 0·R_R + 0·R_D + R_D (the read: the root's domain
+        // holds no child) = 1.43 + 122 + 165.93 + 122 + 164.5 = 575.86 ns.
+        let o = unlimited(&[1, 1], &[0, 0], 0).optimum.unwrap();
+        assert!((o.t_min - 575.86).abs() < 1e-9, "{}", o.t_min);
+        assert_eq!(o.tree.to_string(), "0(1)");
+        assert_eq!(o.domains, vec![0, 1]);
+        // [3] in one domain: the flat tree 1.43 + 122 + 36.43 + 122 + 35 + 35 = 351.86 beats
+        // the chain 0(1(2)) (T(1) = 122 + 36.43 + 122 + 35 = 315.43, then 1.43 + 122 + 36.43
+        // + 315.43 + 122 + 35 = 632.29).
+        let o = unlimited(&[3], &[0], 0).optimum.unwrap();
+        assert!((o.t_min - 351.86).abs() < 1e-9, "{}", o.t_min);
+        assert_eq!(o.tree.to_string(), "0(1,2)");
+        // [1, 1] on two sockets: the edge and the read across, R_L + R_I + R_Q + R_L + R_I +
+        // R_Q = 1.43 + 122 + 224.93 + 122 + 223.5 = 693.86 ns.
+        let o = unlimited(&[1, 1], &[0, 1], 0);
+        let o = o.optimum.unwrap();
+        assert!((o.t_min - 693.86).abs() < 1e-9, "{}", o.t_min);
+    }
+
+    #[test]
+    fn the_waits_across_sockets_by_hand() {
+        // 0(1,2,3) with the root and node 1 in domain 0 (socket 0), nodes 2 and 3 in domain 1
+        // (socket 1). Groups in ascending socket order: socket 0's, node 1 at 122 + 36.43 =
+        // 158.43, + R_I = 280.43, read R_R: W = 315.43; socket 1's, nodes 2 and 3 at 122 +
+        // 224.93 = 346.93, + R_I + R_R = 503.93, W = max(315.43, 503.93) + R_Q = 727.43; with the
+        // root's R_L 728.86 ns.
+        let tree = RootedTree::parse("0(1,2,3)").unwrap();
+        let t = evaluate(&CHIPLET, &tree, &[0, 0, 1, 1], &[0, 1]).unwrap();
+        assert!((t - 728.86).abs() < 1e-9, "{t}");
+    }
+
+    #[test]
+    fn the_optimum_equals_brute_force_and_its_tree_attains_it() {
+        // Every split of up to 6 nodes over 2 domains and up to 5 over 3, the domains on one
+        // socket or spread over two, every root domain holding a node; the rebuilt tree has the
+        // counts and prices to the optimum.
+        let mut cases: Vec<(Vec<u32>, Vec<u32>)> = Vec::new();
+        for a in 0..=6u32 {
+            for b in 0..=6 - a {
+                for sockets in [vec![0, 0], vec![0, 1]] {
+                    cases.push((vec![a, b], sockets));
+                }
+                for c in 0..=5u32.saturating_sub(a + b) {
+                    if a + b + c <= 5 {
+                        for sockets in [vec![0, 0, 0], vec![0, 0, 1], vec![0, 1, 1]] {
+                            cases.push((vec![a, b, c], sockets));
+                        }
+                    }
+                }
+            }
+        }
+        let mut checked = 0;
+        for (counts, sockets) in &cases {
+            let n: u32 = counts.iter().sum();
+            if n < 2 {
+                continue;
+            }
+            for root in 0..counts.len() as u32 {
+                if counts[root as usize] == 0 {
+                    continue;
+                }
+                let want = brute_force(&CHIPLET, counts, sockets, root);
+                // Without a ceiling, with ceilings from guesses below, at and above the
+                // optimum (pruned runs, raised until one finds a tree), and from a value some
+                // tree attains: the optimum itself (the tightest ceiling) and above it.
+                let run = |bracket: Bracket| {
+                    optimum(
+                        &CHIPLET,
+                        &Split {
+                            counts,
+                            sockets,
+                            root,
+                        },
+                        u64::MAX,
+                        u64::MAX,
+                        bracket,
+                        &|| true,
+                    )
+                    .optimum
+                    .unwrap()
+                };
+                let o = run(Bracket::NONE);
+                let lower = [want * 0.5, want * 0.99, want / 1.02, want, want * 1.5];
+                let upper = [want, want * 1.3];
+                let brackets = lower
+                    .map(Bracket::lower)
+                    .into_iter()
+                    .chain(upper.map(|upper| Bracket {
+                        lower: want * 0.5,
+                        upper,
+                    }));
+                for bracket in brackets {
+                    let p = run(bracket);
+                    assert!(
+                        (p.t_min - want).abs() < 1e-9,
+                        "{counts:?} {sockets:?} {bracket:?}: {}",
+                        p.t_min
+                    );
+                }
+                assert!(
+                    (o.t_min - want).abs() < 1e-9,
+                    "{counts:?} {sockets:?} root {root}: {} vs {want}",
+                    o.t_min
+                );
+                let again = evaluate(&CHIPLET, &o.tree, &o.domains, sockets).unwrap();
+                assert!(
+                    (again - o.t_min).abs() < 1e-9,
+                    "{counts:?}: {} prices {again}",
+                    o.tree
+                );
+                assert_eq!(o.domains[0], root);
+                for (u, &c) in counts.iter().enumerate() {
+                    assert_eq!(
+                        o.domains.iter().filter(|&&l| l as usize == u).count(),
+                        c as usize
+                    );
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 300, "{checked}");
+    }
+
+    #[test]
+    fn a_run_counts_at_least_the_vectors_below_each_vector() {
+        // [8, 4]: 45 · 15 = 675 pairs w ≤ m of the box, less the 45 below the whole vector
+        // (not a forest's): 630. Every run counts them, so a limit below declines at once.
+        assert_eq!(least_run_work(&[8, 4]), 630);
+        let split = Split {
+            counts: &[8, 4],
+            sockets: &[0, 0],
+            root: 0,
+        };
+        let run = |work: u64| optimum(&CHIPLET, &split, work, u64::MAX, Bracket::NONE, &|| true);
+        let all = run(u64::MAX);
+        assert!(all.optimum.is_some() && all.updates >= 630);
+        assert_eq!(run(629), Outcome::declined());
+        // A ceiling far below the optimum: a run that keeps almost nothing still counts them.
+        let low = optimum(
+            &CHIPLET,
+            &split,
+            u64::MAX,
+            u64::MAX,
+            Bracket {
+                lower: 1.0,
+                upper: 1.0,
+            },
+            &|| true,
+        );
+        assert!(low.optimum.is_some() && low.above == 1.0 && low.updates >= 2 * 630);
+        // 48 threads of the chiplet machine: 45⁶ − 9⁶ = 8,303,765,625 − 531,441.
+        assert_eq!(least_run_work(&[8; 6]), 8_303_765_625 - 531_441);
+    }
+
+    #[test]
+    fn runs_that_find_no_tree_prove_their_ceiling() {
+        let split = Split {
+            counts: &[8, 4],
+            sockets: &[0, 0],
+            root: 0,
+        };
+        let run = |work: u64, bracket: Bracket| {
+            optimum(&CHIPLET, &split, work, u64::MAX, bracket, &|| true)
+        };
+        let want = run(u64::MAX, Bracket::NONE).optimum.unwrap().t_min;
+        // From half the optimum the ceilings are want/2 · (1 + 0.02 · 2^k): 0.51, 0.52, 0.54,
+        // 0.58, 0.66 and 0.82 · want find no tree, 1.14 · want finds the optimum. Stopped in
+        // that last run, what is left is the bound 0.82 · want.
+        let from_half = Bracket::lower(want / 2.0);
+        let all = run(u64::MAX, from_half);
+        assert!((all.optimum.unwrap().t_min - want).abs() < 1e-9);
+        assert!((all.above - 0.82 * want).abs() < 1e-9, "{}", all.above);
+        let stopped = run(all.updates - 1, from_half);
+        assert!(stopped.optimum.is_none());
+        assert!(
+            (stopped.above - 0.82 * want).abs() < 1e-9,
+            "{}",
+            stopped.above
+        );
+        // With less work, a lower ceiling of the same series or none.
+        for work in [all.updates / 2, all.updates / 8, all.updates / 64] {
+            let partial = run(work, from_half);
+            let k = (0..6).find(|&k| {
+                let c = want / 2.0 * (1.0 + 0.02 * f64::from(1u32 << k));
+                (partial.above - c).abs() < 1e-9
+            });
+            assert!(partial.above == 0.0 || k.is_some(), "{}", partial.above);
+        }
+        // An upper end that no tree attains (a broken contract: below the optimum) is one run
+        // that finds nothing, then none without a ceiling.
+        let broken = run(
+            u64::MAX,
+            Bracket {
+                lower: 0.0,
+                upper: 0.9 * want,
+            },
+        );
+        assert!((broken.optimum.unwrap().t_min - want).abs() < 1e-9);
+        assert!((broken.above - 0.9 * want).abs() < 1e-9);
+        // At the optimum itself, one run finds it, with less work than the series from below.
+        let told = run(
+            u64::MAX,
+            Bracket {
+                lower: want / 2.0,
+                upper: want,
+            },
+        );
+        assert!((told.optimum.unwrap().t_min - want).abs() < 1e-9);
+        assert!(told.above < want && told.updates < all.updates);
+    }
+
+    #[test]
+    fn over_its_limits_it_declines() {
+        let fits = |work: u64, memory: u64| {
+            optimum(
+                &CHIPLET,
+                &Split {
+                    counts: &[8, 4],
+                    sockets: &[0, 0],
+                    root: 0,
+                },
+                work,
+                memory,
+                Bracket::NONE,
+                &|| true,
+            )
+        };
+        // The fixed tables are checked before, the rows as they are written.
+        assert!(fits(u64::MAX, fixed_bytes(&[8, 4], &[0, 0]) - 1)
+            .optimum
+            .is_none());
+        assert!(fits(u64::MAX, fixed_bytes(&[8, 4], &[0, 0]) + 8)
+            .optimum
+            .is_none());
+        assert!(fits(
+            u64::MAX,
+            fixed_bytes(&[8, 4], &[0, 0]) + ROW_ENTRY_BYTES * entries(&[8, 4])
+        )
+        .optimum
+        .is_some());
+        // The work is counted as it runs: found within what it reports, not within one less.
+        let all = fits(u64::MAX, u64::MAX);
+        let spent = all.updates;
+        assert!(all.optimum.is_some() && spent > 0);
+        assert!(fits(spent, u64::MAX).optimum.is_some());
+        let stopped = fits(spent - 1, u64::MAX);
+        assert!(stopped.optimum.is_none() && stopped.updates < spent);
+        // Domains of more than 255 nodes (components past a byte): a run starts, and stops at
+        // the work limit, no panic.
+        let big = Split {
+            counts: &[300, 2],
+            sockets: &[0, 0],
+            root: 0,
+        };
+        let work = least_run_work(big.counts) + 100_000;
+        let stopped = optimum(&CHIPLET, &big, work, u64::MAX, Bracket::NONE, &|| true);
+        assert!(stopped.optimum.is_none() && stopped.updates > 0);
+        // Asked to stop, it stops.
+        assert!(optimum(
+            &CHIPLET,
+            &Split {
+                counts: &[8, 4],
+                sockets: &[0, 0],
+                root: 0
+            },
+            u64::MAX,
+            u64::MAX,
+            Bracket::NONE,
+            &|| false
+        )
+        .optimum
+        .is_none());
+        assert!(unlimited(&[0, 4], &[0, 0], 0).optimum.is_none());
+        assert!(unlimited(&[1], &[0], 0).optimum.is_none());
+    }
+
+    /// Terms drawn at random within the contract: edges and reads sorted by distance, a group's
+    /// term g0 + a·(k − j) + b·(j − 1) + c·(k − 1)² (one more child adds a + c·(2k − 1) in a
+    /// domain already held, b + c·(2k − 1) in a new one: never less, with a, b, c ≥ 0), so not
+    /// only the chiplet machine's linear one.
+    #[derive(Debug)]
+    struct Drawn {
+        root: f64,
+        start: f64,
+        edge: [f64; 3],
+        read: [f64; 3],
+        group: [f64; 4],
+    }
+
+    impl SocketLineCost for Drawn {
+        fn root(&self) -> f64 {
+            self.root
+        }
+        fn start(&self) -> f64 {
+            self.start
+        }
+        fn edge(&self, between: Distance) -> f64 {
+            self.edge[between as usize]
+        }
+        fn group(&self, children: usize, domains: usize) -> f64 {
+            let [g0, a, b, c] = self.group;
+            let (k, j) = (children as f64, domains as f64);
+            g0 + a * (k - j) + b * (j - 1.0) + c * (k - 1.0) * (k - 1.0)
+        }
+        fn read(&self, between: Distance) -> f64 {
+            self.read[between as usize]
+        }
+        fn what(&self) -> String {
+            "drawn terms".into()
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+
+        /// The law of an exact search: on any cost within the contract, the optimum equals the
+        /// least cost over every tree and labeling (brute force by the model's evaluation), and
+        /// the tree it returns has that cost; for every split of 2–5 nodes over 2 domains of
+        /// one socket or of two, and over 3 domains of two sockets.
+        #[test]
+        fn on_any_cost_within_the_contract_the_optimum_is_the_least(
+            root in 0.0f64..5.0,
+            start in 0.0f64..200.0,
+            mut edge in proptest::array::uniform3(0.0f64..300.0),
+            mut read in proptest::array::uniform3(0.0f64..300.0),
+            group in proptest::array::uniform4(0.0f64..150.0),
+        ) {
+            edge.sort_by(f64::total_cmp);
+            read.sort_by(f64::total_cmp);
+            let cost = Drawn { root, start, edge, read, group };
+            let splits: [(&[u32], &[u32]); 6] = [
+                (&[2, 1], &[0, 0]),
+                (&[1, 3], &[0, 1]),
+                (&[3, 2], &[0, 0]),
+                (&[2, 3], &[0, 1]),
+                (&[2, 1, 2], &[0, 0, 1]),
+                (&[1, 2, 1], &[0, 1, 1]),
+            ];
+            for (counts, sockets) in splits {
+                for root in 0..counts.len() as u32 {
+                    let want = brute_force(&cost, counts, sockets, root);
+                    let split = Split { counts, sockets, root };
+                    let found = optimum(&cost, &split, u64::MAX, u64::MAX, Bracket::NONE, &|| true);
+                    let o = found.optimum.expect("within no limit");
+                    proptest::prop_assert!(
+                        (o.t_min - want).abs() < 1e-9,
+                        "{counts:?} {sockets:?} root {root}: {} vs {want}", o.t_min
+                    );
+                    let again = evaluate(&cost, &o.tree, &o.domains, sockets).unwrap();
+                    proptest::prop_assert!((again - want).abs() < 1e-9);
+                    // Pruned from a guess below: the same optimum.
+                    let guessed = Bracket::lower(want * 0.9);
+                    let pruned = optimum(&cost, &split, u64::MAX, u64::MAX, guessed, &|| true);
+                    let p = pruned.optimum.expect("within no limit");
+                    proptest::prop_assert!((p.t_min - want).abs() < 1e-9);
+                }
+            }
+        }
+    }
+
+    /// The chiplet terms with the reads falling with distance: outside the contract.
+    #[derive(Debug)]
+    struct FallingReads;
+
+    impl SocketLineCost for FallingReads {
+        fn root(&self) -> f64 {
+            CHIPLET.root()
+        }
+        fn start(&self) -> f64 {
+            CHIPLET.start()
+        }
+        fn edge(&self, between: Distance) -> f64 {
+            CHIPLET.edge(between)
+        }
+        fn group(&self, children: usize, domains: usize) -> f64 {
+            CHIPLET.group(children, domains)
+        }
+        fn read(&self, between: Distance) -> f64 {
+            300.0 - CHIPLET.read(between)
+        }
+        fn what(&self) -> String {
+            "falling reads".into()
+        }
+    }
+
+    #[test]
+    fn a_cost_outside_the_contract_is_declined() {
+        // Its pruning and its least value per state would not be sound: nothing is claimed.
+        let split = Split {
+            counts: &[2, 2],
+            sockets: &[0, 1],
+            root: 0,
+        };
+        let o = optimum(
+            &FallingReads,
+            &split,
+            u64::MAX,
+            u64::MAX,
+            Bracket::NONE,
+            &|| true,
+        );
+        assert_eq!(o, Outcome::declined());
+    }
+
+    /// A space of two threads in two L3 domains of one socket, root thread 0, carrying the
+    /// chiplet terms.
+    fn two_domains(lines: bool) -> PricedTreeSpace {
+        PricedTreeSpace {
+            threads: 2,
+            thread_sockets: vec![0, 0],
+            thread_groups: vec![0, 1],
+            root_thread: 0,
+            capacity: None,
+            groups_per_socket: 1,
+            work_per_configuration: 1,
+            sockets_fix_cost: true,
+            t_min_lower_bound: Some(300.0),
+            socket_lines: lines.then(|| SocketLines {
+                cost: std::sync::Arc::new(Chiplet),
+                group_sockets: vec![0, 0],
+            }),
+            priced_by: "a test".into(),
+        }
+    }
+
+    #[test]
+    fn a_space_is_refined_to_its_costs_optimum_and_its_configuration() {
+        // Counts [1, 1], root in domain 0: 575.86 ns (small_optima_by_hand), the tree 0(1),
+        // thread 1 the child, the threads keeping their sockets.
+        let space = two_domains(true);
+        let want = Params::RootedTree {
+            parents: vec![None, Some(0)],
+            sockets: vec![0, 0],
+            domains: Vec::new(),
+        };
+        let found = refine(&space, u64::MAX, u64::MAX, f64::INFINITY, &|| true).unwrap();
+        assert!((found.t_min_lower_bound - 575.86).abs() < 1e-9);
+        assert_eq!(found.configurations, vec![want.clone()]);
+        // Told a value below the optimum (against the caller's contract), the run at it finds
+        // none and the next runs without a ceiling: the same answer.
+        let told = refine(&space, u64::MAX, u64::MAX, 500.0, &|| true).unwrap();
+        assert_eq!(told, found);
+        // A space without the cost, or a budget below one run's least work: nothing.
+        assert_eq!(
+            refine(
+                &two_domains(false),
+                u64::MAX,
+                u64::MAX,
+                f64::INFINITY,
+                &|| true
+            ),
+            None
+        );
+        assert_eq!(refine(&space, 0, u64::MAX, f64::INFINITY, &|| true), None);
+    }
+}
