@@ -171,9 +171,9 @@ fn table_count(sockets: u64) -> u64 {
 }
 
 /// The bytes of the Pareto tables' index over the box `counts`, allocated before any state is
-/// filled: every table's words of presence bits ([`BYTES_PER_INDEX_WORD`]) and every count
-/// vector's components (`u32`), saturating. The sets' starts and points come on top, counted
-/// while they are stored.
+/// filled: every table's words of presence bits (`BYTES_PER_INDEX_WORD`, 12 bytes) and every
+/// count vector's components (`u32`), saturating. The sets' starts and points come on top,
+/// counted while they are stored.
 pub fn table_bytes(counts: &[u32]) -> u64 {
     let s = counts.len() as u64;
     let states = box_states(counts);
@@ -550,7 +550,7 @@ fn stage_forms(
 /// The least work budget that starts the exact search over the box `counts` within
 /// `memory_limit` bytes ([`estimate_for`] admits it), and the memory that search's tables take
 /// when they are over the limit (0 when they fit): the fewest entries among the forms of the
-/// covering pass whose tables fit (with that budget [`stage_budgets_within`] takes the first
+/// covering pass whose tables fit (with that budget `stage_budgets_within` takes the first
 /// fitting form within it, which is then one of the fewest); where none fits, the form that
 /// needs the least memory, with its entries and that memory (with both raised the search
 /// starts with that form; at this limit only the Pareto pass alone would, whose pairs,
