@@ -39,19 +39,32 @@
 //! under C, nor is a forest whose node in d would be above it (above C − root for a node in the
 //! root's domain, which may be the root) even with the cheapest read: more children never
 //! lower a node (the contract: a group's term does not fall with one more child). Such entries
-//! are dropped. A forest row keeps only its finite states (most are ∞: a row is a list, not an
-//! array of every state), and a row with none is empty. [`optimum`] raises the ceiling from a
-//! guess until a run finds a tree, never above a value some tree attains when the caller knows
-//! one; that run kept every tree under its ceiling, the optimum among them, and every run
-//! before it that finished proves the optimum above its ceiling. A run's work grows steeply
-//! with its ceiling (at 33 threads on the chiplet machine 4.6 · 10⁷ updates at the optimum,
-//! 1.4 · 10⁸ at 1.1 times it, docs/perf.md).
+//! are dropped. Where no node's children of t nodes in all are left (no chain over every
+//! socket, under any parent), none of more nodes are either: removing a leaf below a node
+//! never raises a latest arrival, a group's term (the contract: one child fewer, in a domain
+//! still held or not), nor the waits (a group left empty drops its read), so children under
+//! the cap with more nodes would leave children of t nodes under it; and the root's children
+//! hold n − 1 nodes. The run then ends at once, without a tree: runs under the optimum, which
+//! prove its bounds, stop after their smallest trees. (Forests alone do not say it: a node's
+//! children on two sockets form two groups, each a forest of fewer nodes.) A run resets only
+//! the entries of the vectors it visits, so one that ends early costs what it visited.
 //!
-//! The work is counted as it runs (each forest entry read, each pair of count vectors and
-//! each candidate filtered, each row written), against a limit, and the run asks between
-//! count vectors whether to go on; a request where one run alone counts more than the limit
-//! ([`least_run_work`]) is declined at once; the fixed tables' memory, [`fixed_bytes`], is
-//! checked before anything is allocated, the rows' as they are written.
+//! A forest row keeps only its finite states (most are ∞: a row is a list, not an array of
+//! every state), and a row with none is empty. [`optimum`] raises the ceiling from a guess by
+//! steps of 5 % ([`CEILING_STEP`]) until a run finds a tree, never above a value some tree
+//! attains when the caller knows one; that run kept every tree under its ceiling, the optimum
+//! among them, and every run before it that finished proves the optimum above its ceiling.
+//! A run's work grows steeply with its ceiling, from both sides of the optimum (at 34 threads
+//! on the chiplet machine 26.7 · 10⁶ updates at 7.2 % under it, 52.2 · 10⁶ at 2.6 % under,
+//! 97.7 · 10⁶ at 2.3 % over, 272.2 · 10⁶ at 11.3 % over): small steps, since the runs under
+//! it end early.
+//!
+//! The work is counted as it runs (each forest entry read, each candidate filtered, each list
+//! of the vectors below a vector, each split of a chain and each row written), against a
+//! limit, and the run asks between count vectors whether to go on; a request where a run that
+//! finds a tree counts more than the limit ([`least_run_work`]) is declined at once; the
+//! fixed tables' memory, [`fixed_bytes`], is checked before anything is allocated, the rows'
+//! as they are written.
 
 use modelopt_model::placed_tree::PricedTreeSpace;
 use modelopt_model::socket_lines::{meets_contract, Distance, SocketLineCost, SocketLines};
@@ -140,6 +153,25 @@ impl CountBox {
         (index / self.strides[d]) % (self.counts[d] + 1)
     }
 
+    /// How many indices w ≤ m (componentwise) there are, the empty vector included:
+    /// ∏_d (m_d + 1).
+    fn count_below(&self, m: usize) -> usize {
+        (0..self.counts.len())
+            .map(|d| self.component(m, d) + 1)
+            .product()
+    }
+
+    /// [`below`](Self::below) into `out` unless `listed` says it is there already; the work
+    /// it took (the vectors listed, or 0).
+    fn list_once(&self, m: usize, out: &mut Vec<usize>, listed: &mut bool) -> u64 {
+        if *listed {
+            return 0;
+        }
+        self.below(m, out);
+        *listed = true;
+        out.len() as u64
+    }
+
     /// Every index w ≤ m (componentwise) into `out`, 0 (the empty vector) first.
     fn below(&self, m: usize, out: &mut Vec<usize>) {
         out.clear();
@@ -156,21 +188,17 @@ impl CountBox {
     }
 }
 
-/// The work every run of [`optimum`] counts whatever its ceiling (saturating): the vectors
-/// below each count vector but the whole, listed once each, Σ_{m < counts} ∏_d (m_d + 1) =
-/// ∏_d (c_d + 1)(c_d + 2)/2 − ∏_d (c_d + 1). Past the work limit no run can finish, and
-/// [`optimum`] declines before it allocates anything (at 48 threads on the chiplet machine its
-/// tables would be 0.9 GB).
-pub fn least_run_work(counts: &[u32]) -> u64 {
-    pairs(counts).saturating_sub(vectors(counts))
-}
-
-/// The pairs w ≤ m of count vectors of the box (saturating): ∏_d (c_d + 1)(c_d + 2)/2.
-fn pairs(counts: &[u32]) -> u64 {
-    counts.iter().fold(1u64, |acc, &c| {
-        let c = u64::from(c);
-        acc.saturating_mul((c + 1) * (c + 2) / 2)
-    })
+/// The work every run of [`optimum`] that finds a tree counts, whatever its ceiling
+/// (saturating): for every count vector but the empty and the whole one, and for every parent
+/// domain and socket, the group holding all of it, the first wait (two updates, one per
+/// `own`): (∏_d (c_d + 1) − 2) · 2 · D · S with D domains on S sockets. Past the work limit no
+/// run can find the optimum, and [`optimum`] declines before it allocates anything (a run
+/// under the optimum may end sooner, module docs, "Pruning"; the vectors below a vector are
+/// listed only where they are fewer than the kept trees or groups they would replace).
+pub fn least_run_work(counts: &[u32], sockets: &[u32]) -> u64 {
+    let d = counts.len() as u64;
+    let s = sockets.iter().max().map_or(1, |&m| u64::from(m) + 1);
+    vectors(counts).saturating_sub(2).saturating_mul(2 * d * s)
 }
 
 /// The forest entries [`optimum`] would hold if no row were pruned and every state were finite
@@ -248,11 +276,12 @@ impl Outcome {
 /// [`modelopt_model::socket_lines`] (its proofs would not hold).
 ///
 /// It runs with a ceiling on the cost and drops every subtree and forest that cannot be
-/// part of a tree under it (module docs, "Pruning"): from `bracket.lower` plus 2 %, the slack
-/// doubled after each run that finds no tree, but never above `bracket.upper` (a value
-/// some tree attains, so that a run there finds a tree), and without a ceiling once the slack passes 256 % or a run at the upper end found
-/// none. The first run that finds a tree has kept every tree under its ceiling, so what it
-/// finds is the optimum; each run before it proves the optimum above its ceiling
+/// part of a tree under it (module docs, "Pruning"): from `bracket.lower` times
+/// [`FIRST_CEILING`], times [`CEILING_STEP`] after each run that finds no tree, but never above
+/// `bracket.upper` (a value some tree attains, so that a run there finds a tree), and without
+/// a ceiling once past `bracket.lower` times [`LAST_CEILING`] or after a run at the upper end
+/// found none. The first run that finds a tree has kept every tree under its ceiling, so what
+/// it finds is the optimum; each run before it proves the optimum above its ceiling
 /// ([`Outcome::above`]), which is what is left when the limits stop a later run.
 pub fn optimum(
     cost: &dyn SocketLineCost,
@@ -270,23 +299,24 @@ pub fn optimum(
         || counts.get(root).is_none_or(|&c| c == 0)
         || sockets.len() != counts.len()
         || fixed_bytes(counts, sockets) > max_bytes
-        || least_run_work(counts) > max_work
+        || least_run_work(counts, sockets) > max_work
     {
         return Outcome::declined();
     }
     let Some(mut tables) = Tables::new(cost, counts, sockets, max_bytes) else {
         return Outcome::declined();
     };
+    let layout = Layout::of(&tables.space, total as usize);
     let mut left = max_work;
     let usable = |x: f64| x > 0.0 && x.is_finite();
     let lower = usable(bracket.lower).then_some(bracket.lower);
     let upper = usable(bracket.upper).then_some(bracket.upper);
-    let mut slack = 0.02f64;
+    let mut factor = FIRST_CEILING;
     let mut above = 0.0f64;
     loop {
         let from_below = lower
-            .filter(|_| slack <= 2.56)
-            .map(|lower| lower * (1.0 + slack));
+            .filter(|_| factor <= LAST_CEILING)
+            .map(|lower| lower * factor);
         let ceiling = match (from_below, upper) {
             // Past the upper end (a run there found no tree: a broken contract), no ceiling.
             (_, Some(upper)) if above >= upper => f64::INFINITY,
@@ -300,7 +330,10 @@ pub fn optimum(
             above,
             updates: max_work - left,
         };
-        if tables.fill(root, ceiling, &mut left, keep_going).is_none() {
+        if tables
+            .fill(&layout, root, ceiling, &mut left, keep_going)
+            .is_none()
+        {
             return outcome(None, left);
         }
         let full = tables.space.len - 1;
@@ -317,7 +350,7 @@ pub fn optimum(
             return outcome(None, left);
         }
         above = above.max(ceiling);
-        slack *= 2.0;
+        factor *= CEILING_STEP;
     }
 }
 
@@ -327,8 +360,29 @@ pub fn optimum(
 /// 2.2–2.9 s; of 36, [8, 8, 8, 8, 4]: 905,003,043 in 5.3–6.0 s), and a unit of the graph-priced
 /// local search about 11.6 ns (`barrier -m chiplet-2s-4x8 -n 32`: 0.93 s for the 8·10⁷ units
 /// between budgets of 2·10⁷ and 10⁸), so two updates are about one unit: the default budget of
-/// 10⁸ units buys 2·10⁸ updates, about a second.
+/// 10⁸ units buys 2·10⁸ updates, about a second. That holds while the fixed tables stay
+/// within [`CACHED_BYTES`]; past it, [`work_limit`] buys fewer.
 pub const UPDATES_PER_UNIT: u64 = 2;
+
+/// The fixed tables ([`fixed_bytes`]) up to which an update costs what [`UPDATES_PER_UNIT`]
+/// assumes: 40 MiB. Past it the reads of the rows at m − w miss the caches more and more:
+/// measured (release, one thread, this 2-CPU host, busy: load 1.6; the whole command's time
+/// at budgets of 5·10⁷ and 10⁸, less the local search's 0.58 s for the 5·10⁷ units between,
+/// over the 10⁸ updates between) 14.7 ns an update at 41 threads on the chiplet machine
+/// (198 MiB of tables) and 30 ns at 48 (891 MiB), against 5.6–7.4 ns up to 36 threads (43
+/// MiB): about 6.5 ns · √(bytes / 40 MiB).
+pub const CACHED_BYTES: u64 = 40 << 20;
+
+/// The updates [`optimum`] may count on `counts` over `sockets` for `budget` units of the
+/// search's work budget: [`UPDATES_PER_UNIT`] a unit, divided by √(tables / [`CACHED_BYTES`])
+/// where the fixed tables are larger (so that a unit costs about the same time at every
+/// size), saturating.
+pub fn work_limit(budget: u64, counts: &[u32], sockets: &[u32]) -> u64 {
+    let tables = fixed_bytes(counts, sockets) as f64;
+    let slower = (tables / CACHED_BYTES as f64).sqrt().max(1.0);
+    // `as` saturates: an infinite or huge product is u64::MAX.
+    (budget as f64 * UPDATES_PER_UNIT as f64 / slower) as u64
+}
 
 /// What [`refine`] found for a priced-tree space.
 #[derive(Debug, Clone, PartialEq)]
@@ -344,7 +398,7 @@ pub struct Refined {
 /// ([`PricedTreeSpace::socket_lines`]): the cost's optimum over the space's split of nodes over
 /// its groups, with the configuration of its tree, or, where the limits stopped it, the
 /// highest ceiling a finished run proved ([`Outcome::above`]); within `budget` units of the
-/// search's work budget ([`UPDATES_PER_UNIT`] updates each), `memory` bytes, while
+/// search's work budget ([`work_limit`] updates), `memory` bytes, while
 /// `keep_going()` holds. Its ceilings start from the space's own bound and stay at or below
 /// `attained`, the least T_min the search has priced on a configuration (∞ for none), which
 /// the cost's optimum is at most. `None` when the space carries no such cost or the limits
@@ -360,14 +414,15 @@ pub fn refine(
         cost,
         group_sockets,
     } = space.socket_lines.as_ref()?;
+    let counts = space.nodes_per_group();
     let outcome = optimum(
         &**cost,
         &Split {
-            counts: &space.nodes_per_group(),
+            counts: &counts,
             sockets: group_sockets,
             root: space.root_group(),
         },
-        budget.saturating_mul(UPDATES_PER_UNIT),
+        work_limit(budget, &counts, group_sockets),
         memory,
         Bracket {
             lower: space.t_min_lower_bound.unwrap_or(0.0),
@@ -392,12 +447,65 @@ pub fn refine(
     }
 }
 
+/// The first ceiling of [`optimum`], as a multiple of the caller's lower guess.
+pub const FIRST_CEILING: f64 = 1.02;
+
+/// How much each ceiling of [`optimum`] rises over the last after a run that found no tree:
+/// 5 %. A run under the optimum ends where no node's children are left (module docs,
+/// "Pruning"), so it costs less the further under the optimum it is, and a run above the
+/// optimum costs more the further above: on the chiplet machine at 34 threads (counts [8, 8,
+/// 8, 8, 2], the optimum 1,241.29 ns, from the generic bound 842.3 ns) steps of 5 % counted
+/// 191.5 · 10⁶ updates in all, the last run at 1,269.33 (97.7 · 10⁶); of 3 %, 242.8 · 10⁶
+/// (more runs just under the optimum); doubling the slack from 2 % (2, 4, 8, 16, 32, 64 %, the
+/// rule before), 287.2 · 10⁶, the last run at 1,381.36 (272.2 · 10⁶). At 36 threads ([8, 8,
+/// 8, 8, 4]): 325.6, 415.6 and 523.5 · 10⁶.
+pub const CEILING_STEP: f64 = 1.05;
+
+/// The highest ceiling of [`optimum`] from the caller's lower guess, as a multiple of it
+/// (26 steps of [`CEILING_STEP`] from [`FIRST_CEILING`]); past it a run has no ceiling.
+pub const LAST_CEILING: f64 = 3.56;
+
 /// Slack on the pruning tests, ns: the ceiling is compared with sums taken in another order
 /// than the table's, so that no tree exactly at the ceiling is lost to rounding.
 const ROUNDING: f64 = 1e-6;
 
 /// Bytes of one entry of a forest row: its state (4) and its value (8), as laid out in a tuple.
 pub const ROW_ENTRY_BYTES: u64 = std::mem::size_of::<(u32, f64)>() as u64;
+
+/// What every run reads of the box, computed once: its vectors by total, whether each holds a
+/// node in each domain (at `w * D + d`, the hot loop's test) and its components (at the same
+/// place; the ≤ test of the kept lists).
+struct Layout {
+    by_total: Vec<Vec<usize>>,
+    holds: Vec<bool>,
+    comps: Vec<usize>,
+}
+
+impl Layout {
+    fn of(space: &CountBox, nodes: usize) -> Self {
+        let domains = space.counts.len();
+        let mut by_total: Vec<Vec<usize>> = vec![Vec::new(); nodes + 1];
+        let mut holds = vec![false; space.len * domains];
+        let mut comps = vec![0usize; space.len * domains];
+        for m in 0..space.len {
+            let mut total = 0;
+            for d in 0..domains {
+                let c = space.component(m, d);
+                holds[m * domains + d] = c > 0;
+                comps[m * domains + d] = c;
+                total += c;
+            }
+            if let Some(list) = by_total.get_mut(total) {
+                list.push(m);
+            }
+        }
+        Layout {
+            by_total,
+            holds,
+            comps,
+        }
+    }
+}
 
 /// The cost's terms, read once through [`SocketLineCost`] so that the hot loops make no calls.
 #[derive(Debug, Clone)]
@@ -675,6 +783,7 @@ impl Tables {
     /// so that no row from an earlier run is read).
     fn fill(
         &mut self,
+        layout: &Layout,
         root: usize,
         ceiling: f64,
         left: &mut u64,
@@ -690,12 +799,14 @@ impl Tables {
         let count = tables.sockets();
         let chain_states = tables.chain_states();
         let r = tables.terms.clone();
-        tables.trees.fill(f64::INFINITY);
-        tables.open_rows.fill((0, 0));
-        tables.prefix_rows.fill((0, 0));
+        // Entries are reset where this run visits their vector (it reads only vectors it
+        // visited: of fewer nodes, or the same), so that a run ended early (module docs,
+        // "Pruning") costs what it visited; the whole vector's trees, read at the end, now.
+        // Rows and chains are written whole at every vector visited, trees and groups reset.
         tables.arena.clear();
-        tables.groups.fill(f64::INFINITY);
-        tables.chain.fill(f64::INFINITY);
+        for d in 0..domains {
+            tables.trees[d * len + len - 1] = f64::INFINITY;
+        }
         // The least a parent adds above a child's T (its start, the edge in one domain, a
         // group of one, the read from its own domain), and the root's term: a proper subtree
         // above `sub_cap`, or a forest, group or chain whose node would be, lies in no tree
@@ -721,28 +832,14 @@ impl Tables {
                 }
             })
             .collect();
-        let mut by_total: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
-        // Whether each vector holds a node in each domain, at `w * D + d` (the hot loop's test).
-        let mut holds = vec![false; len * domains];
-        for m in 0..len {
-            let mut total = 0;
-            for d in 0..domains {
-                let c = tables.space.component(m, d);
-                holds[m * domains + d] = c > 0;
-                total += c;
-            }
-            by_total[total].push(m);
-        }
-        // Each vector's components (the ≤ test of the lists below) and, per domain, the trees
-        // rooted there that this run kept, and per parent domain and socket the vectors with a
-        // group: where pruning keeps few, a vector's candidates are read from these lists
-        // rather than from every vector below it.
-        let comps: Vec<usize> = (0..len)
-            .flat_map(|m| {
-                let space = &tables.space;
-                (0..domains).map(move |d| space.component(m, d))
-            })
-            .collect();
+        let Layout {
+            by_total,
+            holds,
+            comps,
+        } = layout;
+        // Per domain, the trees rooted there that this run kept, and per parent domain and
+        // socket the vectors with a group: where pruning keeps few, a vector's candidates are
+        // read from these lists rather than from every vector below it.
         let fits = |w: usize, m: usize| {
             comps[w * domains..(w + 1) * domains]
                 .iter()
@@ -765,6 +862,7 @@ impl Tables {
             // Trees of t nodes, from the chains of t − 1.
             for &w in vectors {
                 for d in 0..domains {
+                    tables.trees[d * len + w] = f64::INFINITY;
                     if !holds[w * domains + d] {
                         continue;
                     }
@@ -788,20 +886,36 @@ impl Tables {
             if t > kids {
                 continue;
             }
+            // Whether any node's children of t nodes in all (the chain over every socket) are
+            // left under its cap (module docs, "Pruning": where none are, none of more nodes
+            // are either, and the run ends without a tree).
+            let mut any_children = false;
             for &m in vectors {
                 if !keep_going() {
                     return None;
                 }
-                tables.space.below(m, &mut below);
+                for u in 0..domains {
+                    for s in 0..count {
+                        for own in [false, true] {
+                            let at = tables.group_at(u, s, m, own);
+                            tables.groups[at] = f64::INFINITY;
+                        }
+                    }
+                }
+                // The vectors below m, listed (and counted) only where a list they would
+                // replace is longer: at low ceilings the kept trees and groups are few.
+                let below_len = tables.space.count_below(m);
+                let mut listed = false;
                 // The trees a forest over m may add, per layer (the same for every parent),
                 // filtered from the vectors below m or from the layer's kept trees.
-                let mut spent = below.len() as u64;
+                let mut spent = 0u64;
                 for (d, list) in candidates.iter_mut().enumerate() {
                     list.clear();
-                    spent += kept[d].len().min(below.len()) as u64;
-                    if kept[d].len() < below.len() {
+                    spent += kept[d].len().min(below_len) as u64;
+                    if kept[d].len() < below_len {
                         list.extend(kept[d].iter().copied().filter(|&w| fits(w, m)));
                     } else {
+                        spent += tables.space.list_once(m, &mut below, &mut listed);
                         list.extend(below[1..].iter().copied().filter(|&w| {
                             holds[w * domains + d] && tables.trees[d * len + w].is_finite()
                         }));
@@ -948,7 +1062,7 @@ impl Tables {
                         if s + 1 < count {
                             let groups = &grouped[u * count + s];
                             let chains = &chained[u * count + s + 1];
-                            let shortest = groups.len().min(chains.len()).min(below.len());
+                            let shortest = groups.len().min(chains.len()).min(below_len);
                             spent += shortest as u64;
                             if chains.len() == shortest {
                                 parts.extend(
@@ -962,6 +1076,7 @@ impl Tables {
                                     groups.iter().copied().filter(|&p| p != m && fits(p, m)),
                                 );
                             } else {
+                                spent += tables.space.list_once(m, &mut below, &mut listed);
                                 parts.extend(below[1..].iter().copied().filter(|&p| p != m));
                             }
                         }
@@ -997,9 +1112,13 @@ impl Tables {
                         tables.chain[at..at + chain_states].copy_from_slice(&chain_row);
                         if chain_row.iter().any(|x| x.is_finite()) {
                             chained[u * count + s].push(m);
+                            any_children |= s == 0;
                         }
                     }
                 }
+            }
+            if !any_children {
+                return Some(());
             }
         }
         Some(())
@@ -1520,10 +1639,12 @@ mod tests {
     }
 
     #[test]
-    fn a_run_counts_at_least_the_vectors_below_each_vector() {
-        // [8, 4]: 45 · 15 = 675 pairs w ≤ m of the box, less the 45 below the whole vector
-        // (not a forest's): 630. Every run counts them, so a limit below declines at once.
-        assert_eq!(least_run_work(&[8, 4]), 630);
+    fn a_run_counts_at_least_the_first_wait_of_every_vector() {
+        // [8, 4] on one socket: 9 · 5 = 45 vectors, less the empty and the whole one: 43, each
+        // with a group holding all of it under 2 parent domains on 1 socket, two updates each
+        // (own or not): 43 · 2 · 2 · 1 = 172. Every run counts them, so a limit below declines
+        // at once.
+        assert_eq!(least_run_work(&[8, 4], &[0, 0]), 172);
         let split = Split {
             counts: &[8, 4],
             sockets: &[0, 0],
@@ -1531,9 +1652,13 @@ mod tests {
         };
         let run = |work: u64| optimum(&CHIPLET, &split, work, u64::MAX, Bracket::NONE, &|| true);
         let all = run(u64::MAX);
-        assert!(all.optimum.is_some() && all.updates >= 630);
-        assert_eq!(run(629), Outcome::declined());
-        // A ceiling far below the optimum: a run that keeps almost nothing still counts them.
+        assert!(all.optimum.is_some() && all.updates >= 172);
+        assert_eq!(run(171), Outcome::declined());
+        // A ceiling far below the optimum, 1 ns: its caps are below 0 (1 − R_L), so it keeps
+        // not even a single node, and no forest of one node is left: the run ends after the
+        // two vectors of one node, (1, 0) and (0, 1), each counting its first waits, 2 parent
+        // domains × 1 socket × 2, and nothing else (no kept tree to filter, no row written):
+        // 8 updates. Then the run without a ceiling, the same as `all`.
         let low = optimum(
             &CHIPLET,
             &split,
@@ -1545,9 +1670,11 @@ mod tests {
             },
             &|| true,
         );
-        assert!(low.optimum.is_some() && low.above == 1.0 && low.updates >= 2 * 630);
-        // 48 threads of the chiplet machine: 45⁶ − 9⁶ = 8,303,765,625 − 531,441.
-        assert_eq!(least_run_work(&[8; 6]), 8_303_765_625 - 531_441);
+        assert!(low.optimum.is_some() && low.above == 1.0);
+        assert_eq!(low.updates - all.updates, 8);
+        // 48 threads of the chiplet machine, [8; 6] over 2 sockets (4 + 2 domains):
+        // (9⁶ − 2) · 2 · 6 · 2 = 531,439 · 24.
+        assert_eq!(least_run_work(&[8; 6], &[0, 0, 0, 0, 1, 1]), 531_439 * 24);
     }
 
     #[test]
@@ -1561,27 +1688,28 @@ mod tests {
             optimum(&CHIPLET, &split, work, u64::MAX, bracket, &|| true)
         };
         let want = run(u64::MAX, Bracket::NONE).optimum.unwrap().t_min;
-        // From half the optimum the ceilings are want/2 · (1 + 0.02 · 2^k): 0.51, 0.52, 0.54,
-        // 0.58, 0.66 and 0.82 · want find no tree, 1.14 · want finds the optimum. Stopped in
-        // that last run, what is left is the bound 0.82 · want.
+        // From half the optimum the ceilings are want/2 · 1.02 · 1.05^k = 0.51 · 1.05^k · want:
+        // k = 0 … 13 find no tree (0.51 · 1.05¹³ = 0.9617), k = 14 finds the optimum
+        // (1.0098 · want). Stopped in that last run, what is left is the bound 0.9617 · want.
+        let ceiling = |k: u32| {
+            let mut factor = FIRST_CEILING;
+            for _ in 0..k {
+                factor *= CEILING_STEP;
+            }
+            want / 2.0 * factor
+        };
+        assert!((ceiling(13) / want - 0.9617).abs() < 1e-4 && ceiling(14) > want);
         let from_half = Bracket::lower(want / 2.0);
         let all = run(u64::MAX, from_half);
         assert!((all.optimum.unwrap().t_min - want).abs() < 1e-9);
-        assert!((all.above - 0.82 * want).abs() < 1e-9, "{}", all.above);
+        assert_eq!(all.above, ceiling(13));
         let stopped = run(all.updates - 1, from_half);
         assert!(stopped.optimum.is_none());
-        assert!(
-            (stopped.above - 0.82 * want).abs() < 1e-9,
-            "{}",
-            stopped.above
-        );
+        assert_eq!(stopped.above, ceiling(13));
         // With less work, a lower ceiling of the same series or none.
         for work in [all.updates / 2, all.updates / 8, all.updates / 64] {
             let partial = run(work, from_half);
-            let k = (0..6).find(|&k| {
-                let c = want / 2.0 * (1.0 + 0.02 * f64::from(1u32 << k));
-                (partial.above - c).abs() < 1e-9
-            });
+            let k = (0..14).find(|&k| partial.above == ceiling(k));
             assert!(partial.above == 0.0 || k.is_some(), "{}", partial.above);
         }
         // An upper end that no tree attains (a broken contract: below the optimum) is one run
@@ -1650,7 +1778,7 @@ mod tests {
             sockets: &[0, 0],
             root: 0,
         };
-        let work = least_run_work(big.counts) + 100_000;
+        let work = least_run_work(big.counts, big.sockets) + 100_000;
         let stopped = optimum(&CHIPLET, &big, work, u64::MAX, Bracket::NONE, &|| true);
         assert!(stopped.optimum.is_none() && stopped.updates > 0);
         // Asked to stop, it stops.
@@ -1751,6 +1879,13 @@ mod tests {
                     let pruned = optimum(&cost, &split, u64::MAX, u64::MAX, guessed, &|| true);
                     let p = pruned.optimum.expect("within no limit");
                     proptest::prop_assert!((p.t_min - want).abs() < 1e-9);
+                    // What the runs that found nothing proved is below the optimum (each ended
+                    // at the first size where no forest was left).
+                    // (0 where none did.)
+                    proptest::prop_assert!(
+                        pruned.above == 0.0 || pruned.above < want,
+                        "{} vs {want}", pruned.above
+                    );
                 }
             }
         }
