@@ -988,8 +988,8 @@ impl Tables {
                         let row = &mut rows[u * states..(u + 1) * states];
                         let mut reach = touched[u];
                         // Drop the forests whose node is over the cap whatever joins them
-                        // (more children never lower a group or a chain; the read from its own domain at
-                        // best).
+                        // (more children never lower a group or a chain; the read from its own
+                        // domain at best).
                         for (s, x) in row.iter_mut().enumerate().take(reach) {
                             if x.is_finite() {
                                 let (k, j, _) = tables.unstate(s);
