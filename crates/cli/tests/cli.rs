@@ -1175,6 +1175,57 @@ fn a_relaxation_stopped_by_its_budget_still_raises_the_bound_and_says_the_budget
 }
 
 #[test]
+fn a_relaxation_over_the_memory_limit_says_what_its_tables_need() {
+    // 33 chiplet threads by id: 8 on each domain of socket 0 and one on socket 1's first, one
+    // line per socket. The relaxation by domain needs fixed tables of 18,239,258 bytes: 9⁴ · 2 =
+    // 13,122 count vectors of 8·5 + 2·5²·8 + 9·5 + 24 + 16·5 + 5·2·(2 + 3·2 + 2)·8 = 1,389
+    // bytes, and a scratch row of 5·32·2·5·8 = 12,800 (`socket_line_dp::fixed_bytes`, D = 5
+    // domains on S = 2 sockets, 33 nodes). Under `--memory-limit 4M` it is not tried, and the
+    // answer names the limit and those bytes; the bound with the domains of each socket
+    // merged (a box of 33 · 2 vectors) still holds, above the generic one.
+    let json = |memory: &str| -> serde_json::Value {
+        let args = [
+            "bcast",
+            "-m",
+            "chiplet-2s-4x8",
+            "-n",
+            "33",
+            "--algorithm",
+            "cla-tree",
+            "--format",
+            "json",
+            "--budget",
+            "1000000",
+            "--memory-limit",
+            memory,
+        ];
+        serde_json::from_str(&stdout_of(&args)).unwrap()
+    };
+    let bound = |v: &serde_json::Value| {
+        v["t_min_ns"].as_f64().unwrap() / (1.0 + v["gap_percent"].as_f64().unwrap() / 100.0)
+    };
+    let short = json("4M");
+    assert_eq!(short["stopped"]["reason"], "memory-limit", "{short}");
+    assert_eq!(short["stopped"]["limit"], 4 << 20, "{short}");
+    assert_eq!(short["stopped"]["needed"], 18_239_258, "{short}");
+    let generic = serde_json::from_str::<serde_json::Value>(&stdout_of(&[
+        "bcast",
+        "-m",
+        "chiplet-2s-4x8",
+        "-n",
+        "33",
+        "--algorithm",
+        "cla-tree",
+        "--format",
+        "json",
+        "--budget",
+        "1",
+    ]))
+    .unwrap();
+    assert!(bound(&short) > bound(&generic) + 1.0, "{short} {generic}");
+}
+
+#[test]
 fn on_a_chiplet_machine_placement_optimal_chooses_domains() {
     let json = |n: &str, extra: &[&str]| -> serde_json::Value {
         let mut args = vec!["bcast", "-m", "chiplet-2s-4x8", "-n", n, "--format", "json"];

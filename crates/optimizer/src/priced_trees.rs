@@ -533,6 +533,8 @@ pub fn rank_priced_trees(
     // Whether the refinement proved a bound but its work budget stopped it before its optimum
     // (a larger budget would prove more, whatever the exhaustive pass needs).
     let mut refinement_stopped = false;
+    // What its tables would have taken, where the memory limit kept it from running.
+    let mut refinement_memory = 0;
     let offered = candidates(space);
     for params in &offered {
         if let Some(s) = price(params.clone(), &mut stats) {
@@ -565,6 +567,7 @@ pub fn rank_priced_trees(
         let timed_out = deadline.passed() || share.is_some_and(|s| started.elapsed() >= s);
         if let Some(found) = found {
             refinement_stopped = found.configurations.is_empty() && !timed_out;
+            refinement_memory = found.memory_needed;
             refined_bound = Some(found.t_min_lower_bound);
             // Each configuration priced once (the relaxation's tree may be a candidate's).
             for params in found.configurations {
@@ -598,13 +601,20 @@ pub fn rank_priced_trees(
         };
         descent.improve(&price, &mut top, &mut stats, progress);
         progress.finish();
-        // Why it is not exact: labels that do not fix the cost, or a size no budget covers
-        // (whatever ended the descent: no budget or time would prove more) unless the
-        // refinement's budget stopped it, else the time limit when it ended the descent, else
-        // the budget that refused the exhaustive pass or stopped the refinement.
+        // Why it is not exact: labels that do not fix the cost, or the memory limit that kept
+        // the refinement from running, or a size no budget covers (whatever ended the descent:
+        // no budget or time would prove more) unless the refinement's budget stopped it, else
+        // the time limit when it ended the descent, else the budget that refused the
+        // exhaustive pass or stopped the refinement.
         Some(if !space.sockets_fix_cost {
             StopReason::NoProof {
                 why: "threads of one group are not interchangeable (with --placement optimal, two share a core by node order), so trees and group labels do not cover every placement",
+            }
+        } else if refinement_stopped && refinement_memory > 0 {
+            // The relaxation by domain did not fit: more memory (and budget) may prove more.
+            StopReason::MemoryLimit {
+                limit: options.limits.memory_limit,
+                needed: refinement_memory,
             }
         } else if countless && !refinement_stopped {
             // No budget admits the exhaustive pass: asking for more would not help.

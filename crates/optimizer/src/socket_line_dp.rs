@@ -59,6 +59,15 @@
 //! 97.7 · 10⁶ at 2.3 % over, 272.2 · 10⁶ at 11.3 % over): small steps, since the runs under
 //! it end early.
 //!
+//! ## Domains merged
+//! The same cost with the L3 domains of each socket merged into one (`MergedDomains`: within
+//! a socket every edge and read at its within-domain price, a group's term the least over the
+//! domains its children could span) is term by term at most the cost, which is monotone in its
+//! terms, so its optimum over the split per socket bounds the optimum over the split per
+//! domain from below. Its box is per socket (33 · 33 count vectors for 64 threads on two
+//! sockets, against 9⁸ by domain), so [`refine`] computes it first: its bound holds where the
+//! split by domain is over the memory or the budget, and it is that search's first guess.
+//!
 //! The work is counted as it runs (each forest entry read, each candidate filtered, each list
 //! of the vectors below a vector, each split of a chain and each row written), against a
 //! limit, and the run asks between count vectors whether to go on; a request where a run that
@@ -253,6 +262,9 @@ pub struct Outcome {
     pub above: f64,
     /// The work spent, in counted updates.
     pub updates: u64,
+    /// Where it declined because its fixed tables ([`fixed_bytes`]) would pass `max_bytes`:
+    /// those bytes; else 0.
+    pub memory_needed: u64,
 }
 
 impl Outcome {
@@ -261,6 +273,7 @@ impl Outcome {
             optimum: None,
             above: 0.0,
             updates: 0,
+            memory_needed: 0,
         }
     }
 }
@@ -298,9 +311,18 @@ pub fn optimum(
         || total < 2
         || counts.get(root).is_none_or(|&c| c == 0)
         || sockets.len() != counts.len()
-        || fixed_bytes(counts, sockets) > max_bytes
-        || least_run_work(counts, sockets) > max_work
     {
+        return Outcome::declined();
+    }
+    // The memory first: where both are short, more budget alone would not start it.
+    let tables_bytes = fixed_bytes(counts, sockets);
+    if tables_bytes > max_bytes {
+        return Outcome {
+            memory_needed: tables_bytes,
+            ..Outcome::declined()
+        };
+    }
+    if least_run_work(counts, sockets) > max_work {
         return Outcome::declined();
     }
     let Some(mut tables) = Tables::new(cost, counts, sockets, max_bytes) else {
@@ -329,6 +351,7 @@ pub fn optimum(
             optimum,
             above,
             updates: max_work - left,
+            memory_needed: 0,
         };
         if tables
             .fill(&layout, root, ceiling, &mut left, keep_going)
@@ -392,17 +415,22 @@ pub struct Refined {
     /// Configurations attaining it under the space's socket-line cost, for the search to
     /// price; none where the bound was proved without the optimum it bounds.
     pub configurations: Vec<Params>,
+    /// Where the optimum by domain was not tried because its fixed tables would pass the
+    /// memory limit: those bytes (a larger `--memory-limit` would let it run); else 0.
+    pub memory_needed: u64,
 }
 
 /// The closer bound on T_min of a space that carries a socket-line cost
 /// ([`PricedTreeSpace::socket_lines`]): the cost's optimum over the space's split of nodes over
 /// its groups, with the configuration of its tree, or, where the limits stopped it, the
-/// highest ceiling a finished run proved ([`Outcome::above`]); within `budget` units of the
-/// search's work budget ([`work_limit`] updates), `memory` bytes, while
-/// `keep_going()` holds. Its ceilings start from the space's own bound and stay at or below
-/// `attained`, the least T_min the search has priced on a configuration (∞ for none), which
-/// the cost's optimum is at most. `None` when the space carries no such cost or the limits
-/// stopped it before it proved anything.
+/// higher of the optimum with the domains of each socket merged (module docs, "Domains
+/// merged") and the highest ceiling a finished run proved ([`Outcome::above`]); within
+/// `budget` units of the search's work budget ([`work_limit`] updates, the merged optimum's
+/// first), `memory` bytes, while `keep_going()` holds. The ceilings start from the better of
+/// the space's own bound and the merged one and stay at or below `attained`, the least T_min
+/// the search has priced on a configuration (∞ for none), which the cost's optimum is at
+/// most. `None` when the space carries no such cost or the limits stopped it before it proved
+/// anything.
 pub fn refine(
     space: &PricedTreeSpace,
     budget: u64,
@@ -415,17 +443,38 @@ pub fn refine(
         group_sockets,
     } = space.socket_lines.as_ref()?;
     let counts = space.nodes_per_group();
+    let root = space.root_group();
+    let mut left = work_limit(budget, &counts, group_sockets);
+    let mut lower = space.t_min_lower_bound.unwrap_or(0.0);
+    // First the domains of each socket merged: a cheap bound (its box is per socket), where
+    // a socket holds more than one domain, and the fine one's first guess.
+    let merged_bound = merged_domains_bound(
+        &**cost,
+        &Split {
+            counts: &counts,
+            sockets: group_sockets,
+            root,
+        },
+        &mut left,
+        memory,
+        Bracket {
+            lower,
+            upper: attained,
+        },
+        keep_going,
+    );
+    lower = lower.max(merged_bound);
     let outcome = optimum(
         &**cost,
         &Split {
             counts: &counts,
             sockets: group_sockets,
-            root: space.root_group(),
+            root,
         },
-        work_limit(budget, &counts, group_sockets),
+        left,
         memory,
         Bracket {
-            lower: space.t_min_lower_bound.unwrap_or(0.0),
+            lower,
             upper: attained,
         },
         keep_going,
@@ -437,13 +486,111 @@ pub fn refine(
                 .assign_threads(&found.tree, &found.domains)
                 .into_iter()
                 .collect(),
+            memory_needed: 0,
         }),
-        // Stopped by its limits after runs that found no tree: their ceiling.
-        None if outcome.above > 0.0 => Some(Refined {
-            t_min_lower_bound: outcome.above,
+        // Stopped by its limits (or declined) without the optimum: the higher of the merged
+        // bound and the ceiling of the runs that found no tree.
+        None if outcome.above.max(merged_bound) > 0.0 => Some(Refined {
+            t_min_lower_bound: outcome.above.max(merged_bound),
             configurations: Vec::new(),
+            memory_needed: outcome.memory_needed,
         }),
         None => None,
+    }
+}
+
+/// The optimum of `cost` with the domains of each socket of `split` merged into one
+/// ([`MergedDomains`]: a cost term by term at most `cost`'s, so its optimum is a lower bound on
+/// `cost`'s over the split), 0 where no socket holds two domains or the limits stopped it
+/// before it proved anything; the work it counted is taken from `left`.
+fn merged_domains_bound(
+    cost: &dyn SocketLineCost,
+    split: &Split<'_>,
+    left: &mut u64,
+    memory: u64,
+    bracket: Bracket,
+    keep_going: &dyn Fn() -> bool,
+) -> f64 {
+    let sockets = split.sockets;
+    let count = sockets.iter().max().map_or(0, |&s| s as usize + 1);
+    let span = (0..count)
+        .map(|s| sockets.iter().filter(|&&x| x as usize == s).count())
+        .max()
+        .unwrap_or(0);
+    let root_socket = sockets.get(split.root as usize);
+    let (Some(&root_socket), true) = (root_socket, span > 1) else {
+        return 0.0;
+    };
+    let mut per_socket = vec![0u32; count];
+    for (&c, &s) in split.counts.iter().zip(sockets) {
+        per_socket[s as usize] += c;
+    }
+    let ids: Vec<u32> = (0..count as u32).collect();
+    let merged = MergedDomains { inner: cost, span };
+    let outcome = optimum(
+        &merged,
+        &Split {
+            counts: &per_socket,
+            sockets: &ids,
+            root: root_socket,
+        },
+        *left,
+        memory,
+        bracket,
+        keep_going,
+    );
+    *left = left.saturating_sub(outcome.updates);
+    outcome.optimum.map_or(outcome.above, |o| o.t_min)
+}
+
+/// A cost with the L3 domains of each socket merged into one: within a socket every edge and
+/// read is the inner cost's within one domain, and a group of k children adds the least of
+/// the inner group terms over the domains they could span, min_{1 ≤ j ≤ min(k, span)}
+/// group(k, j). Each term is at most the inner cost's for the same tree with each node on its
+/// socket (the contract orders edges and reads by distance), and the cost is monotone in them,
+/// so its optimum over a split per socket is at most the inner optimum over every split per
+/// domain with those socket totals. It is within the contract: one more child raises every
+/// inner term it is the least of (group(k + 1, j) ≥ group(k, j), group(k + 1, j + 1) ≥
+/// group(k, j)), so the least as well.
+#[derive(Debug)]
+struct MergedDomains<'a> {
+    inner: &'a dyn SocketLineCost,
+    /// The most domains a socket holds.
+    span: usize,
+}
+
+impl MergedDomains<'_> {
+    fn within_socket(between: Distance) -> Distance {
+        match between {
+            Distance::OtherSocket => Distance::OtherSocket,
+            Distance::SameDomain | Distance::SameSocket => Distance::SameDomain,
+        }
+    }
+}
+
+impl SocketLineCost for MergedDomains<'_> {
+    fn root(&self) -> f64 {
+        self.inner.root()
+    }
+    fn start(&self) -> f64 {
+        self.inner.start()
+    }
+    fn edge(&self, between: Distance) -> f64 {
+        self.inner.edge(Self::within_socket(between))
+    }
+    fn group(&self, children: usize, _domains: usize) -> f64 {
+        (1..=children.min(self.span))
+            .map(|j| self.inner.group(children, j))
+            .fold(f64::INFINITY, f64::min)
+    }
+    fn read(&self, between: Distance) -> f64 {
+        self.inner.read(Self::within_socket(between))
+    }
+    fn what(&self) -> String {
+        format!(
+            "{}, with the L3 domains of each socket merged",
+            self.inner.what()
+        )
     }
 }
 
@@ -1886,6 +2033,19 @@ mod tests {
                         pruned.above == 0.0 || pruned.above < want,
                         "{} vs {want}", pruned.above
                     );
+                    // The domains of each socket merged: a bound at most the optimum, computed
+                    // (a tree's cost, the root's term and a start at least) wherever a socket
+                    // holds two domains, else 0.
+                    let mut work = u64::MAX;
+                    let merged = merged_domains_bound(
+                        &cost, &split, &mut work, u64::MAX, Bracket::NONE, &|| true,
+                    );
+                    proptest::prop_assert!(merged <= want + 1e-9, "merged {merged} above {want}");
+                    if sockets.windows(2).any(|w| w[0] == w[1]) {
+                        proptest::prop_assert!(merged >= cost.root() + cost.start());
+                    } else {
+                        proptest::prop_assert_eq!(merged, 0.0);
+                    }
                 }
             }
         }
@@ -1985,5 +2145,104 @@ mod tests {
             None
         );
         assert_eq!(refine(&space, 0, u64::MAX, f64::INFINITY, &|| true), None);
+    }
+    #[test]
+    fn the_domains_of_a_socket_merged_by_hand() {
+        // [1, 1] on one socket, the root in domain 0: merged, the one tree 0(1) has its child
+        // in the root's domain: R_L + R_I (S3) + R_R + R_L (edge) + R_I (group of one) + R_R
+        // (read) = 1.43 + 122 + 36.43 + 122 + 35 = 316.86 ns, under the 575.86 of the split
+        // by domain (small_optima_by_hand).
+        let split = Split {
+            counts: &[1, 1],
+            sockets: &[0, 0],
+            root: 0,
+        };
+        let mut work = u64::MAX;
+        let merged = merged_domains_bound(
+            &CHIPLET,
+            &split,
+            &mut work,
+            u64::MAX,
+            Bracket::NONE,
+            &|| true,
+        );
+        assert!((merged - 316.86).abs() < 1e-9, "{merged}");
+        assert!(work < u64::MAX);
+        // A group of 5 children merged: the least over 1 … 4 domains of R_I + (5 − j)·R_R +
+        // (j − 1)·R_D, at j = 1: 122 + 4 · 35 = 262; edges and reads within a socket R_R.
+        let m = MergedDomains {
+            inner: &CHIPLET,
+            span: 4,
+        };
+        assert_eq!(m.group(5, 3), 262.0);
+        assert_eq!(m.edge(Distance::SameSocket), 35.0 + 1.43);
+        assert_eq!(m.read(Distance::SameSocket), 35.0);
+        assert_eq!(m.read(Distance::OtherSocket), 223.5);
+        // One domain a socket: nothing to merge, no bound.
+        let apart = Split {
+            counts: &[1, 1],
+            sockets: &[0, 1],
+            root: 0,
+        };
+        let mut work = u64::MAX;
+        let none = merged_domains_bound(
+            &CHIPLET,
+            &apart,
+            &mut work,
+            u64::MAX,
+            Bracket::NONE,
+            &|| true,
+        );
+        assert_eq!((none, work), (0.0, u64::MAX));
+    }
+
+    #[test]
+    fn where_the_split_by_domain_does_not_fit_the_merged_bound_is_left() {
+        // 12 threads in two domains of one socket (8 and 4): merged, one box of 13 vectors,
+        // against 45 by domain; with memory for the first's tables and not the second's, the
+        // refinement is the merged optimum, with no configuration, below the split's optimum.
+        let space = PricedTreeSpace {
+            threads: 12,
+            thread_sockets: vec![0; 12],
+            thread_groups: [vec![0; 8], vec![1; 4]].concat(),
+            root_thread: 0,
+            capacity: None,
+            groups_per_socket: 1,
+            work_per_configuration: 1,
+            sockets_fix_cost: true,
+            t_min_lower_bound: None,
+            socket_lines: Some(SocketLines {
+                cost: std::sync::Arc::new(Chiplet),
+                group_sockets: vec![0, 0],
+            }),
+            priced_by: "a test".into(),
+        };
+        let memory = fixed_bytes(&[8, 4], &[0, 0]) - 1;
+        assert!(fixed_bytes(&[12], &[0]) < memory);
+        let split = Split {
+            counts: &[8, 4],
+            sockets: &[0, 0],
+            root: 0,
+        };
+        let mut work = u64::MAX;
+        let merged = merged_domains_bound(
+            &CHIPLET,
+            &split,
+            &mut work,
+            u64::MAX,
+            Bracket::NONE,
+            &|| true,
+        );
+        let found = refine(&space, u64::MAX / 4, memory, f64::INFINITY, &|| true).unwrap();
+        assert_eq!(found.t_min_lower_bound, merged);
+        assert!(found.configurations.is_empty());
+        assert_eq!(found.memory_needed, memory + 1);
+        let fine = unlimited(&[8, 4], &[0, 0], 0).optimum.unwrap().t_min;
+        assert!(merged > 0.0 && merged < fine, "{merged} vs {fine}");
+        // With the memory for both, the split's optimum and its tree.
+        let both = refine(&space, u64::MAX / 4, u64::MAX, f64::INFINITY, &|| true).unwrap();
+        assert_eq!(both.t_min_lower_bound, fine);
+        assert_eq!(both.configurations.len(), 1);
+        assert_eq!(both.memory_needed, 0);
     }
 }
