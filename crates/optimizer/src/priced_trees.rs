@@ -42,7 +42,9 @@
 //!    among the candidates (it may prune above it); its configuration joins the candidates and
 //!    its bound, the larger of the two, is reported. Where the best answer meets it (gap 0)
 //!    the score is proven optimal. A bound proved before the DP's limits stopped it counts as
-//!    well.
+//!    well, and so does the optimum with the domains of each socket merged, which the DP
+//!    computes first (a box per socket: milliseconds); where the split by domain's tables are
+//!    over the memory limit, the answer's reason is that limit, with what they need.
 //!
 //! `--search` ([`SearchOptions::tree_search`]): `auto` is the search above; `exhaustive` asks
 //! for step 2 only, and is refused before anything is priced (with the budget's estimate, or
