@@ -1571,6 +1571,14 @@ mod tests {
 
     const CHIPLET: Chiplet = Chiplet;
 
+    /// The bound with the domains of each socket merged, without limits, and the work left
+    /// of u64::MAX.
+    fn merged_unlimited(cost: &dyn SocketLineCost, split: &Split<'_>) -> (f64, u64) {
+        let mut work = u64::MAX;
+        let bound = merged_domains_bound(cost, split, &mut work, u64::MAX, Bracket::NONE, &|| true);
+        (bound, work)
+    }
+
     /// The optimum of a split of the chiplet machine's classes, without limits.
     fn unlimited(counts: &[u32], sockets: &[u32], root: u32) -> Outcome {
         let split = Split {
@@ -2036,10 +2044,7 @@ mod tests {
                     // The domains of each socket merged: a bound at most the optimum, computed
                     // (a tree's cost, the root's term and a start at least) wherever a socket
                     // holds two domains, else 0.
-                    let mut work = u64::MAX;
-                    let merged = merged_domains_bound(
-                        &cost, &split, &mut work, u64::MAX, Bracket::NONE, &|| true,
-                    );
+                    let (merged, _) = merged_unlimited(&cost, &split);
                     proptest::prop_assert!(merged <= want + 1e-9, "merged {merged} above {want}");
                     if sockets.windows(2).any(|w| w[0] == w[1]) {
                         proptest::prop_assert!(merged >= cost.root() + cost.start());
@@ -2157,15 +2162,7 @@ mod tests {
             sockets: &[0, 0],
             root: 0,
         };
-        let mut work = u64::MAX;
-        let merged = merged_domains_bound(
-            &CHIPLET,
-            &split,
-            &mut work,
-            u64::MAX,
-            Bracket::NONE,
-            &|| true,
-        );
+        let (merged, work) = merged_unlimited(&CHIPLET, &split);
         assert!((merged - 316.86).abs() < 1e-9, "{merged}");
         assert!(work < u64::MAX);
         // A group of 5 children merged: the least over 1 … 4 domains of R_I + (5 − j)·R_R +
@@ -2184,15 +2181,7 @@ mod tests {
             sockets: &[0, 1],
             root: 0,
         };
-        let mut work = u64::MAX;
-        let none = merged_domains_bound(
-            &CHIPLET,
-            &apart,
-            &mut work,
-            u64::MAX,
-            Bracket::NONE,
-            &|| true,
-        );
+        let (none, work) = merged_unlimited(&CHIPLET, &apart);
         assert_eq!((none, work), (0.0, u64::MAX));
     }
 
@@ -2224,15 +2213,7 @@ mod tests {
             sockets: &[0, 0],
             root: 0,
         };
-        let mut work = u64::MAX;
-        let merged = merged_domains_bound(
-            &CHIPLET,
-            &split,
-            &mut work,
-            u64::MAX,
-            Bracket::NONE,
-            &|| true,
-        );
+        let (merged, work) = merged_unlimited(&CHIPLET, &split);
         let found = refine(&space, u64::MAX / 4, memory, f64::INFINITY, &|| true).unwrap();
         assert_eq!(found.t_min_lower_bound, merged);
         assert!(found.configurations.is_empty());
