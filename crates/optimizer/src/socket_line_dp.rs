@@ -2213,7 +2213,7 @@ mod tests {
             sockets: &[0, 0],
             root: 0,
         };
-        let (merged, work) = merged_unlimited(&CHIPLET, &split);
+        let (merged, _) = merged_unlimited(&CHIPLET, &split);
         let found = refine(&space, u64::MAX / 4, memory, f64::INFINITY, &|| true).unwrap();
         assert_eq!(found.t_min_lower_bound, merged);
         assert!(found.configurations.is_empty());
