@@ -1096,6 +1096,28 @@ fn with_one_line_per_l3_domain_the_chiplet_broadcast_is_exact() {
     );
 }
 
+/// `bcast -m chiplet-2s-4x8 -n THREADS --algorithm cla-tree --format json EXTRA…`, parsed.
+fn chiplet_cla_tree(threads: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "bcast",
+        "-m",
+        "chiplet-2s-4x8",
+        "-n",
+        threads,
+        "--algorithm",
+        "cla-tree",
+        "--format",
+        "json",
+    ];
+    args.extend(extra);
+    serde_json::from_str(&stdout_of(&args)).unwrap()
+}
+
+/// The certified bound an answer reports: its T_min over one plus its gap.
+fn bound_of(v: &serde_json::Value) -> f64 {
+    v["t_min_ns"].as_f64().unwrap() / (1.0 + v["gap_percent"].as_f64().unwrap() / 100.0)
+}
+
 #[test]
 fn with_one_line_per_socket_the_relaxation_proves_a_chiplet_broadcast_score_optimal() {
     // 12 threads by id: 8 in domain 0 of socket 0, 4 in domain 1, one line per socket, so the
@@ -1104,18 +1126,7 @@ fn with_one_line_per_socket_the_relaxation_proves_a_chiplet_broadcast_score_opti
     // that child and ending in the root's domain, the read R_R: 1.43 + 122 + 165.93 + 122 +
     // 315 + 164.5 + 35 = 925.86 ns, which the relaxation's optimum certifies as the least T_min
     // (gap 0; the generic bound left 38.8 %): score optimal, its tie by T_max unproven.
-    let v: serde_json::Value = serde_json::from_str(&stdout_of(&[
-        "bcast",
-        "-m",
-        "chiplet-2s-4x8",
-        "-n",
-        "12",
-        "--algorithm",
-        "cla-tree",
-        "--format",
-        "json",
-    ]))
-    .unwrap();
+    let v = chiplet_cla_tree("12", &[]);
     assert!(
         (v["t_min_ns"].as_f64().unwrap() - 925.86).abs() < 1e-6,
         "{v}"
@@ -1138,30 +1149,13 @@ fn with_one_line_per_socket_the_relaxation_proves_a_chiplet_broadcast_score_opti
 #[test]
 fn a_relaxation_stopped_by_its_budget_still_raises_the_bound_and_says_the_budget() {
     // 24 chiplet threads by id (three domains of socket 0), one line per socket: no work budget
-    // covers the exhaustive pass. With a budget too small for one run of the relaxation, the
-    // bound is the generic one and the reason says no budget helps; with 10⁵ units the
-    // relaxation's runs at low ceilings finish (each proves the optimum above its ceiling)
-    // before the budget stops it: a higher bound, never above the optimum that 10⁶ units
-    // prove, and the reason is the budget, which a user can raise.
-    let json = |budget: &str| -> serde_json::Value {
-        let args = [
-            "bcast",
-            "-m",
-            "chiplet-2s-4x8",
-            "-n",
-            "24",
-            "--algorithm",
-            "cla-tree",
-            "--format",
-            "json",
-            "--budget",
-            budget,
-        ];
-        serde_json::from_str(&stdout_of(&args)).unwrap()
-    };
-    let bound = |v: &serde_json::Value| {
-        v["t_min_ns"].as_f64().unwrap() / (1.0 + v["gap_percent"].as_f64().unwrap() / 100.0)
-    };
+    // covers the exhaustive pass. With a budget too small for one run of the relaxation (even
+    // with the domains merged), the bound is the generic one and the reason says no budget
+    // helps; with 10⁵ units the merged bound and the relaxation's runs at low ceilings finish
+    // (each proves the optimum above its ceiling) before the budget stops it: a higher bound,
+    // never above the optimum that 10⁶ units prove, and the reason is the budget, which a user
+    // can raise.
+    let json = |budget: &str| chiplet_cla_tree("24", &["--budget", budget]);
     let none = json("1");
     assert_eq!(none["stopped"]["reason"], "no-proof", "{none}");
     let partial = json("100000");
@@ -1170,8 +1164,11 @@ fn a_relaxation_stopped_by_its_budget_still_raises_the_bound_and_says_the_budget
     assert_eq!(proven["gap_percent"].as_f64(), Some(0.0), "{proven}");
     let optimum = proven["t_min_ns"].as_f64().unwrap();
     // Gaps are rounded to 0.001 %.
-    assert!(bound(&partial) > bound(&none) + 1.0, "{partial} {none}");
-    assert!(bound(&partial) <= optimum * 1.00001, "{partial}");
+    assert!(
+        bound_of(&partial) > bound_of(&none) + 1.0,
+        "{partial} {none}"
+    );
+    assert!(bound_of(&partial) <= optimum * 1.00001, "{partial}");
 }
 
 #[test]
@@ -1183,46 +1180,15 @@ fn a_relaxation_over_the_memory_limit_says_what_its_tables_need() {
     // domains on S = 2 sockets, 33 nodes). Under `--memory-limit 4M` it is not tried, and the
     // answer names the limit and those bytes; the bound with the domains of each socket
     // merged (a box of 33 · 2 vectors) still holds, above the generic one.
-    let json = |memory: &str| -> serde_json::Value {
-        let args = [
-            "bcast",
-            "-m",
-            "chiplet-2s-4x8",
-            "-n",
-            "33",
-            "--algorithm",
-            "cla-tree",
-            "--format",
-            "json",
-            "--budget",
-            "1000000",
-            "--memory-limit",
-            memory,
-        ];
-        serde_json::from_str(&stdout_of(&args)).unwrap()
-    };
-    let bound = |v: &serde_json::Value| {
-        v["t_min_ns"].as_f64().unwrap() / (1.0 + v["gap_percent"].as_f64().unwrap() / 100.0)
-    };
-    let short = json("4M");
+    let short = chiplet_cla_tree("33", &["--budget", "1000000", "--memory-limit", "4M"]);
     assert_eq!(short["stopped"]["reason"], "memory-limit", "{short}");
     assert_eq!(short["stopped"]["limit"], 4 << 20, "{short}");
     assert_eq!(short["stopped"]["needed"], 18_239_258, "{short}");
-    let generic = serde_json::from_str::<serde_json::Value>(&stdout_of(&[
-        "bcast",
-        "-m",
-        "chiplet-2s-4x8",
-        "-n",
-        "33",
-        "--algorithm",
-        "cla-tree",
-        "--format",
-        "json",
-        "--budget",
-        "1",
-    ]))
-    .unwrap();
-    assert!(bound(&short) > bound(&generic) + 1.0, "{short} {generic}");
+    let generic = chiplet_cla_tree("33", &["--budget", "1"]);
+    assert!(
+        bound_of(&short) > bound_of(&generic) + 1.0,
+        "{short} {generic}"
+    );
 }
 
 #[test]
