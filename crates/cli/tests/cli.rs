@@ -1172,6 +1172,24 @@ fn a_relaxation_stopped_by_its_budget_still_raises_the_bound_and_says_the_budget
 }
 
 #[test]
+fn a_relaxation_stopped_by_the_time_limit_says_the_time_limit() {
+    // 40 chiplet threads by id: the relaxation by domain needs about 2 · 10⁸ updates (seconds),
+    // and gets half of a 1 s time limit. Stopped by it, the answer says the time limit (more
+    // time would prove more), not that no budget covers the exhaustive pass, and keeps a
+    // certified gap (the merged bound at least).
+    let started = std::time::Instant::now();
+    let v = chiplet_cla_tree("40", &["--time-limit", "1"]);
+    assert_eq!(v["stopped"]["reason"], "time-limit", "{v}");
+    assert_eq!(v["stopped"]["seconds"], 1.0, "{v}");
+    assert!(v["gap_percent"].as_f64().is_some_and(|g| g > 0.0), "{v}");
+    assert!(
+        started.elapsed().as_secs_f64() < 30.0,
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
 fn a_relaxation_over_the_memory_limit_says_what_its_tables_need() {
     // 33 chiplet threads by id: 8 on each domain of socket 0 and one on socket 1's first, one
     // line per socket. The relaxation by domain needs fixed tables of 18,239,258 bytes: 9⁴ · 2 =

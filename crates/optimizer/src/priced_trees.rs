@@ -537,6 +537,9 @@ pub fn rank_priced_trees(
     let mut refinement_stopped = false;
     // What its tables would have taken, where the memory limit kept it from running.
     let mut refinement_memory = 0;
+    // Whether the time limit (its share of it) stopped the refinement: more time would prove
+    // more.
+    let mut refinement_timed_out = false;
     let offered = candidates(space);
     for params in &offered {
         if let Some(s) = price(params.clone(), &mut stats) {
@@ -567,6 +570,7 @@ pub fn rank_priced_trees(
         );
         progress.finish();
         let timed_out = deadline.passed() || share.is_some_and(|s| started.elapsed() >= s);
+        refinement_timed_out = timed_out;
         if let Some(found) = found {
             refinement_stopped = found.configurations.is_empty() && !timed_out;
             refinement_memory = found.memory_needed;
@@ -604,10 +608,10 @@ pub fn rank_priced_trees(
         descent.improve(&price, &mut top, &mut stats, progress);
         progress.finish();
         // Why it is not exact: labels that do not fix the cost, or the memory limit that kept
-        // the refinement from running, or a size no budget covers (whatever ended the descent:
-        // no budget or time would prove more) unless the refinement's budget stopped it, else
-        // the time limit when it ended the descent, else the budget that refused the
-        // exhaustive pass or stopped the refinement.
+        // the refinement from running, or the time limit that stopped it, or a size no budget
+        // covers (whatever ended the descent: no budget or time would prove more) unless the
+        // refinement's budget stopped it, else the time limit when it ended the descent, else
+        // the budget that refused the exhaustive pass or stopped the refinement.
         Some(if !space.sockets_fix_cost {
             StopReason::NoProof {
                 why: "threads of one group are not interchangeable (with --placement optimal, two share a core by node order), so trees and group labels do not cover every placement",
@@ -618,6 +622,8 @@ pub fn rank_priced_trees(
                 limit: options.limits.memory_limit,
                 needed: refinement_memory,
             }
+        } else if refinement_timed_out {
+            deadline.reason()
         } else if countless && !refinement_stopped {
             // No budget admits the exhaustive pass: asking for more would not help.
             StopReason::NoProof {
