@@ -2151,6 +2151,7 @@ mod tests {
         );
         assert_eq!(refine(&space, 0, u64::MAX, f64::INFINITY, &|| true), None);
     }
+
     #[test]
     fn the_domains_of_a_socket_merged_by_hand() {
         // [1, 1] on one socket, the root in domain 0: merged, the one tree 0(1) has its child
