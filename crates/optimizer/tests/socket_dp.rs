@@ -1670,3 +1670,81 @@ proptest! {
         }
     }
 }
+
+/// One covering pass over a clip bounds every split of a free request (`SplitBounds`, the
+/// bound of `--placement optimal` searched by its bounds, docs/cla.md §13): on 2 sockets × 2
+/// L3 domains with one line per domain, at most 3 threads a domain, the clip of 2 a domain, the
+/// root in domain 0 or 3, for every n from 2 to 7 and every split of n, its bound is at most
+/// the split's exact optimum (the unpruned table) under min, max and blend:0.5, and under min
+/// it is the exact optimum wherever the split fits the clip and adding nodes never helps (at
+/// least one split each n: checked as "some bound is tight").
+#[test]
+fn one_pass_over_a_clip_bounds_every_split_of_a_free_request() {
+    let classes = LineClasses::from(chiplet(2));
+    let capacity = [3u32; 4];
+    let clip = [2u32; 4];
+    for root in [0u32, 3] {
+        for objective in OBJECTIVES {
+            let bounds = socket_dp::SplitBounds::over(
+                &classes,
+                &objective,
+                &capacity,
+                &clip,
+                root,
+                None,
+                &Limits::default(),
+                &Progress::none(),
+            )
+            .unwrap()
+            .unwrap();
+            for n in 2..=7u32 {
+                let mut tight = false;
+                for split in every_vector_within(&capacity) {
+                    if split.iter().sum::<u32>() != n || split[root as usize] == 0 {
+                        continue;
+                    }
+                    let exact = exact_score(&classes, &split, root, &objective);
+                    let bound = bounds.of(&split);
+                    assert!(
+                        bound <= exact + 1e-6,
+                        "{objective} root {root} {split:?}: bound {bound} above {exact}"
+                    );
+                    tight |= (exact - bound).abs() <= exact * socket_dp::ROUNDING_MARGIN;
+                }
+                assert!(tight || objective != Objective::Min, "root {root} n {n}");
+            }
+            // A split of another length has no bound.
+            assert_eq!(bounds.of(&[1, 1]), f64::INFINITY);
+        }
+    }
+}
+
+/// An incumbent below every tree of the request (one from another split of a free request)
+/// ends the DP at its covering pass, with the incumbent as the certified bound and no tree.
+/// Two threads on one socket of the E5-2660 (R_L 2.3, R_R 35, R_I 70): the only tree is 0(1),
+/// T_min = R_L + (R_I + R_R) + R_L + (R_I + 1·R_R) = 2.3 + 105 + 2.3 + 105 = 214.6 ns (§7).
+#[test]
+fn an_incumbent_below_every_tree_ends_the_dp_with_no_tree() {
+    let classes = LineClasses::from(sandy());
+    let run = |incumbent| {
+        socket_dp::optimal(
+            &classes,
+            &[2, 0],
+            0,
+            &Objective::Min,
+            incumbent,
+            &Limits::default(),
+            &Progress::none(),
+        )
+        .unwrap()
+    };
+    let found = run(None);
+    assert!((found.best.unwrap().cost.min_ns - 214.6).abs() < 1e-9);
+    let below = run(Some(200.0));
+    assert!(below.best.is_none());
+    assert_eq!(below.filled, Filled::Complete);
+    assert_eq!(below.lower_bound, Some(200.0));
+    // An incumbent equal to the optimum keeps it (a tie is not ruled out).
+    let tie = run(Some(214.6));
+    assert!((tie.best.unwrap().cost.min_ns - 214.6).abs() < 1e-9);
+}
