@@ -122,7 +122,7 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<String> {
     if heavy > 0 {
         // Long work says so before it starts.
         eprintln!(
-            "note: validate: at {heavy} of its {} thread counts the optimizer's answer cannot be proven optimal within the work budget and the memory limit (its exact search is over one of them, or over a fixed cap that neither raises); each searches until the budget is spent (up to ~10 s) before it is measured, and its `optimal` is the best found, not proven",
+            "note: validate: at {heavy} of its {} thread counts the optimizer's answer may not be proven optimal within the work budget and the memory limit (its exact search is over one of them, or over a fixed cap that neither raises); each searches until it is proven or the budget is spent (up to ~10 s) before it is measured, and an `optimal` not proven is the best found",
             hi - lo + 1
         );
     }

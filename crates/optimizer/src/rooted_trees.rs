@@ -975,8 +975,10 @@ fn optimal_in(
 
 /// Whether [`optimal_with`] on this space will run until the work budget is spent and answer
 /// with a certificate (its exact search over the budget), rather than finish exactly or refuse:
-/// the same up-front estimates, read the same way, without searching. For announcing long work
-/// (a sweep of such points) before it starts; the test
+/// the same up-front estimates, read the same way, without searching. For a free split whose
+/// one table is out of reach, *may*: its search by the bounds of its splits (docs/cla.md §13)
+/// either proves the optimum or stops at the budget, which only the search tells. For announcing
+/// long work (a sweep of such points) before it starts; the test
 /// `the_preflight_agrees_with_the_search` keeps it in step with the search.
 pub fn runs_to_budget(
     space: &RootedTreeSpace,
@@ -1372,11 +1374,66 @@ fn free_split(
                             (trees, held.map_or(late, |b| b.max(late)))
                         }
                     };
-                    results.extend(
-                        trees
-                            .into_iter()
-                            .map(|t| t.answer(objective, reason, bound)),
-                    );
+                    // Every split bounded by one pass over a clip, and the few that can hold
+                    // a better tree searched exactly (not after a stop by the time limit).
+                    let incumbent = trees.iter().map(|t| t.score(objective)).reduce(f64::min);
+                    let by_bounds = match (reason, incumbent) {
+                        (StopReason::TimeLimit { .. }, _) | (_, None) => None,
+                        (_, Some(incumbent)) => splits_by_bounds(
+                            space,
+                            &box_counts,
+                            root_socket,
+                            objective,
+                            ctl,
+                            incumbent,
+                        )?,
+                    };
+                    match by_bounds {
+                        Some(SplitsByBounds {
+                            found: Some((_, optimum)),
+                            stopped: None,
+                            ..
+                        }) => results.push(optimum),
+                        Some(SplitsByBounds {
+                            found,
+                            shaped,
+                            stopped,
+                            bound: by_bounds,
+                        }) => {
+                            let mut trees = trees;
+                            trees.extend(shaped);
+                            let reason = match (stopped, reason) {
+                                // Out of budget in the splits' searches, where the one table
+                                // named the budget that starts it: that advice still holds and
+                                // says more.
+                                (
+                                    Some(StopReason::WorkBudget { needed: 0, .. }),
+                                    named @ StopReason::WorkBudget { needed, .. },
+                                ) if needed > 0 => named,
+                                (Some(stopped), _) => stopped,
+                                (None, reason) => reason,
+                            };
+                            let bound = bound.max(by_bounds);
+                            results.extend(
+                                trees
+                                    .into_iter()
+                                    .map(|t| t.answer(objective, reason, bound)),
+                            );
+                            if let Some((_, mut optimum)) = found {
+                                optimum.exactness = Exactness::bounded(
+                                    reason,
+                                    score(objective, &optimum.cost),
+                                    Some(bound),
+                                );
+                                results.push(optimum);
+                            }
+                        }
+                        None => results.extend(
+                            trees
+                                .into_iter()
+                                .map(|t| t.answer(objective, reason, bound)),
+                        ),
+                    }
                 }
             }
         }
@@ -1413,6 +1470,300 @@ fn free_split(
     }
     Ok(found)
 }
+
+/// What [`splits_by_bounds`] found.
+struct SplitsByBounds {
+    /// The best tree of the splits searched exactly, and its split; `None` when no split was
+    /// searched (or none holds a tree).
+    found: Option<(Vec<u32>, TreeOptimum)>,
+    /// A shaped or helper tree of a surviving split that scores below the incumbent, if one
+    /// does (an answer when the search stops).
+    shaped: Option<Stopgap>,
+    /// Why the search ended before every split whose bound reaches the best score was searched
+    /// exactly; `None` when it did not: then the best of `found` and the incumbent is optimal.
+    stopped: Option<StopReason>,
+    /// A certified lower bound on the score of every tree of every split, offset included.
+    bound: f64,
+}
+
+/// `--placement optimal` where one table over the box of capacities is out of reach (too many
+/// count vectors, or splits): a branch and bound over the splits (docs/cla.md §13, "Free splits
+/// by their bounds"). One covering pass over a clip of the box ([`socket_dp::SplitBounds`])
+/// bounds every split by a lookup; only the splits whose bound reaches the best score so far
+/// (`incumbent` at first, a tree's score) are searched, each exactly by the fixed-split DP,
+/// least bound first, and a split whose bound is above the best score found (by more than a
+/// score key's resolution, 10⁻⁶ ns) cannot hold a tree as good, nor tie with it. The clip grows
+/// (2, 3, … threads a unit) while more than [`FEW_SURVIVORS`] splits survive and the next pass
+/// fits what is left of the work budget and the memory limit. `Ok(None)` when no pass fits, the
+/// splits are more than the work budget (one unit a split visited), or the deadline passes
+/// during the first walk.
+///
+/// Work: each clip's pass (its corner pairs, as a bound's pass counts them) and each split
+/// searched (its transitions) is charged against what is left of the budget, so the whole
+/// search stays within it; it stops with the reason of the split that stopped (the budget or
+/// the time limit), and the bound is then the least of the bounds of the splits not searched
+/// (and of the stopped one's own) and the best score.
+fn splits_by_bounds(
+    space: &RootedTreeSpace,
+    box_counts: &[u32],
+    root_socket: u32,
+    objective: &Objective,
+    ctl: &Control,
+    incumbent: f64,
+) -> Result<Option<SplitsByBounds>, TreeSearchError> {
+    let n = space.threads;
+    let classes = line_classes(space)?;
+    if count_splits(n, box_counts, root_socket) > ctl.limits.work_budget {
+        return Ok(None);
+    }
+    // The clips, each bounding every split, until few survive; their passes' work is charged
+    // against the budget as the splits' searches are.
+    let widest = box_counts.iter().copied().max().unwrap_or(0);
+    let mut spent = 0u64;
+    let mut kept: Option<Vec<Survivor>> = None;
+    // The largest least bound of the clips walked: each holds for every split.
+    let mut least: Option<f64> = None;
+    for clip in 2..=widest.max(2) {
+        let within: Vec<u32> = box_counts.iter().map(|&c| c.min(clip)).collect();
+        let bounds = match socket_dp::SplitBounds::over(
+            &classes,
+            objective,
+            box_counts,
+            &within,
+            root_socket,
+            Some(incumbent),
+            &Limits {
+                work_budget: ctl.limits.work_budget.saturating_sub(spent),
+                ..ctl.remaining()
+            },
+            &Progress::none(),
+        ) {
+            Ok(Some(bounds)) => bounds,
+            Ok(None) | Err(_) => break,
+        };
+        spent = spent.saturating_add(bounds.work());
+        let Some(Walked {
+            survivors,
+            least: clip_least,
+        }) = survivors_of(&bounds, n, box_counts, root_socket, incumbent, ctl)
+        else {
+            break;
+        };
+        least = Some(least.map_or(clip_least, |l: f64| l.max(clip_least)));
+        let few = survivors.as_ref().is_some_and(|s| s.len() <= FEW_SURVIVORS);
+        if survivors.is_some() {
+            kept = survivors;
+        }
+        if few || within == box_counts {
+            break;
+        }
+    }
+    let mut survivors = match (kept, least) {
+        (Some(survivors), _) => survivors,
+        // Too many survive every clip that fits: the least bound still holds.
+        (None, Some(least)) => {
+            return Ok(Some(SplitsByBounds {
+                found: None,
+                shaped: None,
+                stopped: Some(StopReason::NoProof {
+                    why: "more splits of the threads reach the best tree's score by their bounds than the search holds",
+                }),
+                bound: least.min(incumbent),
+            }))
+        }
+        (None, None) => return Ok(None),
+    };
+    // Least bound first (good trees early prune the rest); ties: the split first in
+    // descending lexicographic order, the order of the answer's tie rule.
+    survivors.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(&a.1)));
+    // The shaped and helper trees of the most promising splits first (a tenth of a
+    // millisecond each): a lower incumbent rules out more splits, and lets the DP of each size
+    // its passes smaller.
+    let mut shaped: Option<Stopgap> = None;
+    let one = dp_in(&*space.pricing, n, objective, ctl)?;
+    for (_, split) in survivors.iter().take(SHAPED_SURVIVORS) {
+        if ctl.deadline.passed() {
+            break;
+        }
+        let fixed = fixed_split(space, split);
+        match stopgap_tree_with(&fixed, split, root_socket, objective, ctl, &one, true) {
+            Ok(t)
+                if t.score(objective)
+                    < shaped.as_ref().map_or(incumbent, |s| s.score(objective)) =>
+            {
+                shaped = Some(t)
+            }
+            Ok(_) | Err(TreeSearchError::NoPlacement { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let mut best_score = shaped.as_ref().map_or(incumbent, |s| s.score(objective));
+    let mut found: Option<(Vec<u32>, TreeOptimum)> = None;
+    let mut stopped = None;
+    let mut rest_bound = f64::INFINITY;
+    ctl.progress.begin(
+        &format!(
+            "exact search of the {} splits whose bounds reach {best_score:.2} ns",
+            survivors.len()
+        ),
+        Some(survivors.len() as u64),
+    );
+    // One split at a time, each under the best score so far. Batches searched in parallel
+    // (four at once, each under the score its batch started with, and a quarter of the budget
+    // and memory left) lose the pruning within a batch and were no faster: 32 threads over
+    // eight L3 domains took 3.7 / 2.7 s with one / two rayon threads, against 2.8–3.4 /
+    // 2.8–3.0 s one at a time (this VM's spread is ±15 %).
+    for (i, (bound, split)) in survivors.iter().enumerate() {
+        if *bound > best_score + KEY_RESOLUTION_NS {
+            // Sorted by bound: so are the rest.
+            break;
+        }
+        let left = ctl.limits.work_budget.saturating_sub(spent);
+        let reason = if ctl.deadline.passed() {
+            Some(ctl.deadline.reason())
+        } else if left == 0 {
+            Some(ctl.over_budget())
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            stopped = Some(reason);
+            rest_bound = *bound;
+            break;
+        }
+        let limits = Limits {
+            work_budget: left,
+            ..ctl.remaining()
+        };
+        // The best score so far as the incumbent: a split that cannot reach it (its own
+        // covering pass, sharper than the clip's) ends without a tree; one that ties keeps it.
+        let outcome = socket_dp::optimal(
+            &classes,
+            split,
+            root_socket,
+            objective,
+            Some(best_score),
+            &limits,
+            &Progress::none(),
+        );
+        ctl.progress.advance(1);
+        let next = survivors.get(i + 1).map_or(f64::INFINITY, |(b, _)| *b);
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(refused) => {
+                stopped = Some(match refused {
+                    socket_dp::SocketDpError::Memory(m) => StopReason::MemoryLimit {
+                        limit: m.limit,
+                        needed: m.bytes,
+                    },
+                    // Over what is left of the command's budget.
+                    _ => ctl.over_budget(),
+                });
+                rest_bound = *bound;
+                break;
+            }
+        };
+        spent = spent.saturating_add(outcome.transitions);
+        if let Some(placed) = &outcome.best {
+            let optimum = placed_optimum(placed, outcome.transitions)?;
+            let key = cost_key(objective, optimum.cost.min_ns, optimum.cost.max_ns);
+            let better = found.as_ref().is_none_or(|(s, f)| {
+                let held = cost_key(objective, f.cost.min_ns, f.cost.max_ns);
+                key < held || (key == held && split > s)
+            });
+            if better {
+                best_score = best_score.min(score(objective, &optimum.cost));
+                found = Some((split.clone(), optimum));
+            }
+        }
+        let own = outcome.lower_bound.map_or(*bound, |b| b.max(*bound));
+        match outcome.filled {
+            socket_dp::Filled::Complete => {}
+            socket_dp::Filled::TiesOpen(reason) | socket_dp::Filled::Stopped(reason) => {
+                // A split's DP runs on what is left of the budget: the command's budget is
+                // what ran out.
+                stopped = Some(match reason {
+                    StopReason::WorkBudget { .. } => ctl.over_budget(),
+                    other => ctl.command_reason(other),
+                });
+                rest_bound = own.min(next);
+                break;
+            }
+        }
+    }
+    ctl.progress.finish();
+    Ok(Some(SplitsByBounds {
+        found,
+        shaped,
+        stopped,
+        bound: best_score.min(rest_bound),
+    }))
+}
+
+/// A split that may hold a tree as good as the incumbent: its bound and its counts.
+type Survivor = (f64, Vec<u32>);
+
+/// What one walk over the splits found ([`survivors_of`]).
+struct Walked {
+    /// The splits whose bound reaches the incumbent; `None` past [`MAX_SURVIVORS`].
+    survivors: Option<Vec<Survivor>>,
+    /// The least bound over every split (offset included).
+    least: f64,
+}
+
+/// The splits of `n` threads within the box whose [`socket_dp::SplitBounds`] bound reaches
+/// `incumbent` (within a score key's resolution), with their bounds, and the least bound over
+/// every split (still read past [`MAX_SURVIVORS`]); `None` when the deadline passes during the
+/// walk.
+fn survivors_of(
+    bounds: &socket_dp::SplitBounds,
+    n: u32,
+    box_counts: &[u32],
+    root_socket: u32,
+    incumbent: f64,
+    ctl: &Control,
+) -> Option<Walked> {
+    let mut walk = SplitWalk::new(n, box_counts, root_socket);
+    let mut survivors = Some(Vec::new());
+    let mut least = f64::INFINITY;
+    let mut seen = 0u64;
+    while let Some(split) = walk.next_split() {
+        seen += 1;
+        if seen.is_multiple_of(DEADLINE_CHECK_SPLITS) && ctl.deadline.passed() {
+            return None;
+        }
+        let bound = bounds.of(split);
+        least = least.min(bound);
+        if bound <= incumbent + KEY_RESOLUTION_NS {
+            if let Some(list) = &mut survivors {
+                if list.len() == MAX_SURVIVORS {
+                    survivors = None;
+                } else {
+                    list.push((bound, split.to_vec()));
+                }
+            }
+        }
+    }
+    Some(Walked { survivors, least })
+}
+
+/// [`splits_by_bounds`] stops growing its clip once at most this many splits survive: each is
+/// a fixed-split DP of milliseconds, while the next clip's pass costs about as much as a
+/// hundred of them (eight L3 domains: clips of 3 and 4 a unit, 0.01 and 0.1 s).
+const FEW_SURVIVORS: usize = 64;
+
+/// The surviving splits (least bound first) whose shaped and helper trees
+/// [`splits_by_bounds`] builds before its exact search.
+const SHAPED_SURVIVORS: usize = 256;
+
+/// Most surviving splits [`splits_by_bounds`] holds (about 60 bytes each on eight units).
+const MAX_SURVIVORS: usize = 1 << 20;
+
+/// The split walk checks the deadline once per this many splits (about a millisecond).
+const DEADLINE_CHECK_SPLITS: u64 = 1 << 15;
+
+/// The resolution of a score key ([`score_key`]: 10⁻⁶ ns): scores closer than this tie.
+const KEY_RESOLUTION_NS: f64 = 1e-6;
 
 /// The answer of a free split whose DP stopped (or was refused): each split's [`stopgap_tree`]
 /// (splits without one are skipped; once the deadline has passed, the splits not yet seen),
@@ -1521,68 +1872,116 @@ struct Splits {
 /// refills the sockets after it greedily, which always fits: a suffix takes what it can hold),
 /// so it costs O(sockets) per split listed, whatever the box.
 fn splits_of(n: u32, limit: &[u32], root_socket: u32, max: usize) -> Splits {
-    let none = |complete| Splits {
-        listed: Vec::new(),
-        complete,
-    };
-    let s = limit.len();
-    let root = root_socket as usize;
-    // The root's thread is set aside: the walk lists the other n − 1 with one less room there.
-    let (Some(rest), Some(&root_room)) = (n.checked_sub(1), limit.get(root)) else {
-        return none(true);
-    };
-    if root_room == 0 {
-        return none(true);
-    }
-    let mut room = limit.to_vec();
-    room[root] -= 1;
-    // suffix[i]: the room of sockets i.. (u64: a machine file's capacities may sum past u32).
-    let mut suffix = vec![0u64; s + 1];
-    for i in (0..s).rev() {
-        suffix[i] = suffix[i + 1] + u64::from(room[i]);
-    }
-    if suffix[0] < u64::from(rest) {
-        return none(true);
-    }
-    let fill = |cur: &mut [u32], from: usize, mut left: u32| {
-        for (c, &r) in cur[from..].iter_mut().zip(&room[from..]) {
-            *c = r.min(left);
-            left -= *c;
-        }
-    };
-    let mut cur = vec![0u32; s];
-    fill(&mut cur, 0, rest);
+    let mut walk = SplitWalk::new(n, limit, root_socket);
     let mut listed = Vec::new();
-    loop {
+    while let Some(split) = walk.next_split() {
         if listed.len() == max {
             return Splits {
                 listed,
                 complete: false,
             };
         }
-        let mut split = cur.clone();
-        split[root] += 1;
-        listed.push(split);
-        // The next vector down: the rightmost socket i whose count can drop by one while the
-        // sockets after it absorb that thread; then those sockets are refilled greedily.
+        listed.push(split.to_vec());
+    }
+    Splits {
+        listed,
+        complete: true,
+    }
+}
+
+/// The walk of `splits_of` over every split of `n` threads within `limit` with one on the root's
+/// socket, descending lexicographic order, one split at a time without listing them: each step
+/// lowers one count and refills the sockets after it greedily, which always fits (a suffix takes
+/// what it can hold), so it costs O(sockets) per split, whatever the box.
+struct SplitWalk {
+    /// The counts of the n − 1 threads besides the root's (`None`: no split left).
+    cur: Option<Vec<u32>>,
+    /// Room of each socket for them (the root's socket one less).
+    room: Vec<u32>,
+    /// `suffix[i]`: the room of sockets i.. (u64: a machine file's capacities may sum past u32).
+    suffix: Vec<u64>,
+    /// The root's socket.
+    root: usize,
+    /// The split last returned (`cur` with the root's thread).
+    split: Vec<u32>,
+    /// Whether `cur` is still to be returned (false once it has been).
+    fresh: bool,
+}
+
+impl SplitWalk {
+    fn new(n: u32, limit: &[u32], root_socket: u32) -> Self {
+        let s = limit.len();
+        let root = root_socket as usize;
+        let mut walk = SplitWalk {
+            cur: None,
+            room: limit.to_vec(),
+            suffix: vec![0u64; s + 1],
+            root,
+            split: vec![0; s],
+            fresh: true,
+        };
+        // The root's thread is set aside: the walk lists the other n − 1 with one less room
+        // there.
+        let Some(rest) = n.checked_sub(1) else {
+            return walk;
+        };
+        match walk.room.get_mut(root) {
+            Some(r) if *r > 0 => *r -= 1,
+            _ => return walk,
+        }
+        for i in (0..s).rev() {
+            walk.suffix[i] = walk.suffix[i + 1] + u64::from(walk.room[i]);
+        }
+        if walk.suffix[0] >= u64::from(rest) {
+            let mut cur = vec![0u32; s];
+            walk.fill(&mut cur, 0, rest);
+            walk.cur = Some(cur);
+        }
+        walk
+    }
+
+    /// The sockets from `from` on take `left` threads, each as many as it holds.
+    fn fill(&self, cur: &mut [u32], from: usize, mut left: u32) {
+        for (c, &r) in cur[from..].iter_mut().zip(&self.room[from..]) {
+            *c = r.min(left);
+            left -= *c;
+        }
+    }
+
+    /// The next split, `None` past the last.
+    fn next_split(&mut self) -> Option<&[u32]> {
+        if !self.fresh {
+            self.step();
+        }
+        self.fresh = false;
+        let cur = self.cur.as_ref()?;
+        self.split.copy_from_slice(cur);
+        self.split[self.root] += 1;
+        Some(&self.split)
+    }
+
+    /// The next vector down: the rightmost socket i whose count can drop by one while the
+    /// sockets after it absorb that thread; then those sockets are refilled greedily.
+    fn step(&mut self) {
+        let Some(mut cur) = self.cur.take() else {
+            return;
+        };
+        let s = cur.len();
         let mut tail = 0u64;
         let mut next = None;
         for i in (0..s.saturating_sub(1)).rev() {
             tail += u64::from(cur[i + 1]);
-            if cur[i] > 0 && tail < suffix[i + 1] {
+            if cur[i] > 0 && tail < self.suffix[i + 1] {
                 next = Some((i, tail + 1));
                 break;
             }
         }
-        let Some((i, moved)) = next else {
-            return Splits {
-                listed,
-                complete: true,
-            };
-        };
-        cur[i] -= 1;
-        // `moved` ≤ suffix[i + 1] ≤ Σ room, which holds n − 1 < 2³².
-        fill(&mut cur, i + 1, moved as u32);
+        if let Some((i, moved)) = next {
+            cur[i] -= 1;
+            // `moved` ≤ suffix[i + 1] ≤ Σ room, which holds n − 1 < 2³².
+            self.fill(&mut cur, i + 1, moved as u32);
+            self.cur = Some(cur);
+        }
     }
 }
 
@@ -3680,6 +4079,70 @@ mod tests {
         // Four sockets of 16, 32 threads: 3,128 splits (a filter of the 17^4 box, by script).
         assert_eq!(count_splits(32, &[16; 4], 0), 3_128);
         assert!(t0.elapsed() < std::time::Duration::from_secs(1));
+    }
+
+    /// `--placement optimal` searched by its bounds (`splits_by_bounds`) is the one-table
+    /// free split's answer, which tests/socket_dp.rs proves against brute force: 2 sockets × 2
+    /// L3 domains with one line per domain (chiplet-2s-4x8-domain-lines' prices), at most 3
+    /// threads a domain, the root in domain 0 or 3, n from 2 to 8, under min, max and
+    /// blend:0.5; with a loose incumbent (twice the optimum) and with the optimum itself
+    /// (a tie is kept). With an incumbent below the optimum no split holds a tree: the answer
+    /// is none, with that incumbent as the certified bound.
+    #[test]
+    fn a_free_split_searched_by_its_bounds_is_the_one_table_answer() {
+        let pricing = std::sync::Arc::new(TreeCosts {
+            domains: Some(modelopt_model::placed_tree::Domains {
+                per_socket: 2,
+                remote_domain: 164.5,
+            }),
+            ..domain_lines()
+        });
+        let limits = Limits::default();
+        let quiet = Progress::none();
+        for root in [0u32, 3] {
+            for n in 2..=8u32 {
+                let mut thread_sockets: Vec<u32> = (0..n).map(|t| t / 3).collect();
+                thread_sockets[0] = root;
+                let space = RootedTreeSpace {
+                    threads: n,
+                    thread_sockets,
+                    root_thread: 0,
+                    pricing: pricing.clone(),
+                    capacity: Some(vec![3; 4]),
+                };
+                for objective in [Objective::Min, Objective::Max, Objective::Blend(0.5)] {
+                    let table =
+                        optimal_with(&space, TreeSearch::Dp, &objective, &limits, &quiet).unwrap();
+                    assert!(table.exact(), "{objective} root {root} n {n}");
+                    let optimum = score(&objective, &table.cost);
+                    let ctl = Control {
+                        limits: &limits,
+                        deadline: limits.deadline(),
+                        progress: &quiet,
+                    };
+                    let search = |incumbent| {
+                        splits_by_bounds(&space, &[3; 4], root, &objective, &ctl, incumbent)
+                            .unwrap()
+                            .unwrap()
+                    };
+                    for incumbent in [2.0 * optimum, optimum] {
+                        let by_bounds = search(incumbent);
+                        assert_eq!(by_bounds.stopped, None);
+                        let (split, found) = by_bounds.found.unwrap();
+                        assert_eq!(
+                            cost_key(&objective, found.cost.min_ns, found.cost.max_ns),
+                            cost_key(&objective, table.cost.min_ns, table.cost.max_ns),
+                            "{objective} root {root} n {n}: {split:?}"
+                        );
+                        assert!((by_bounds.bound - optimum).abs() < 1e-9);
+                    }
+                    let below = search(optimum - 1.0);
+                    assert_eq!(below.stopped, None);
+                    assert!(below.found.is_none() && below.shaped.is_none());
+                    assert_eq!(below.bound, optimum - 1.0);
+                }
+            }
+        }
     }
 
     #[test]

@@ -107,7 +107,8 @@ pub(crate) fn collect(sweep: &Sweep<'_>, label: &str) -> (Vec<Row>, SweepStats) 
     };
     // Long work says so before it starts, also when stderr is not a terminal (no bar): many
     // points, or points whose exact search is over the work budget, the memory limit or a fixed cap (each then searches until
-    // the budget is spent, up to ~10 s on the bundled machines, and is answered with a gap).
+    // the budget is spent, up to ~10 s on the bundled machines, and is answered with a gap, unless
+    // a free placement's search by the bounds of its splits proves it first).
     if total > LONG_SWEEP_POINTS {
         eprintln!("note: {label} tunes {total} points{limit}");
     } else if let Some(over) = sweep.points_over_budget().filter(|o| o.points > 0) {
@@ -120,7 +121,7 @@ pub(crate) fn collect(sweep: &Sweep<'_>, label: &str) -> (Vec<Row>, SweepStats) 
             format!("{} of its {total} points", over.points)
         };
         eprintln!(
-            "note: {label}: {count} cannot be proven optimal within the work budget of {} and the memory limit of {} (their exact search is over one of them, or over a fixed cap that neither raises); each searches until the budget is spent (up to ~10 s a point at the default budget) and is answered NOT proven optimal{limit}",
+            "note: {label}: {count} may not be proven optimal within the work budget of {} and the memory limit of {} (their exact search is over one of them, or over a fixed cap that neither raises; a free placement then searches its splits by their bounds, which may still prove it); each searches until it is proven or the budget is spent (up to ~10 s a point at the default budget), and one not proven is answered NOT proven optimal{limit}",
             sweep.search.limits.work_budget,
             modelopt_optimizer::limits::format_limit(sweep.search.limits.memory_limit)
         );
