@@ -154,6 +154,31 @@ fn socket_dp_over_domains(c: &mut Criterion) {
     g.finish();
 }
 
+/// `--placement optimal` over the eight L3 domains (docs/cla.md §13, "Free splits by their
+/// bounds"): no table over the box of capacities (9⁸ count vectors) fits, so every split is
+/// bounded by one covering pass over a clip and the few that can hold a better tree are searched
+/// exactly. 16 and 24 threads (one socket's domains) and 32 (the largest exact at the default
+/// budget).
+fn free_split_over_domains(c: &mut Criterion) {
+    let mut g = c.benchmark_group("free-split-chiplet-domain-lines");
+    g.sample_size(10);
+    for threads in [16u32, 24, 32] {
+        let mut s = space_priced(&[threads.min(8)], chiplet_domain_lines());
+        s.threads = threads;
+        s.thread_sockets = (0..threads).map(|t| t / 8).collect();
+        s.capacity = Some(vec![8; 8]);
+        g.bench_with_input(BenchmarkId::from_parameter(threads), &s, |b, s| {
+            b.iter(|| {
+                let t = rooted_trees::optimal(s, TreeSearch::Dp, &Objective::Min)
+                    .unwrap_or_else(|e| panic!("{e}"));
+                assert!(t.exact(), "{threads} threads: {:?}", t.exactness);
+                t.cost
+            })
+        });
+    }
+    g.finish();
+}
+
 fn exhaustive_vs_dp(c: &mut Criterion) {
     let mut g = c.benchmark_group("exhaustive-vs-dp");
     g.sample_size(10);
@@ -175,6 +200,7 @@ criterion_group!(
     socket_dp_four_sockets,
     socket_dp_max,
     socket_dp_over_domains,
+    free_split_over_domains,
     exhaustive_vs_dp
 );
 criterion_main!(benches);
