@@ -3351,6 +3351,28 @@ fn check_clip(within: &[u32], counts: &[u32]) -> Result<(), SocketDpError> {
     }
 }
 
+/// The covering pass ([`covered`]) over `within`, a clip of the box of capacities `capacity`
+/// (checked: [`check_clip`]), its groups as wide as the widest capacity, whole trees where
+/// `whole` says, cut at `incumbent`, under `(limits, progress)`.
+#[allow(clippy::too_many_arguments)]
+fn covered_clip(
+    costs: &LineClasses,
+    objective: &Objective,
+    capacity: &[u32],
+    within: &[u32],
+    root: u32,
+    whole: covering::WholeTrees,
+    incumbent: Option<f64>,
+    (limits, progress): (&Limits, &Progress),
+) -> Result<Option<(SocketTable, covering::Covered)>, SocketDpError> {
+    check_clip(within, capacity)?;
+    let widest = capacity.iter().copied().max().unwrap_or(0);
+    let incumbent = incumbent.unwrap_or(f64::INFINITY);
+    covered(
+        costs, objective, within, widest, root, whole, incumbent, limits, progress,
+    )
+}
+
 /// A lower bound (offset included) on `objective`'s score (as [`least_score_of_total`]) of
 /// every tree of every split of a free request
 /// within the box of capacities `capacity` (the root on `root`) whose clip to `within` (every
@@ -3375,19 +3397,10 @@ pub fn least_score_of_clipped_splits(
     limits: &Limits,
     progress: &Progress,
 ) -> Result<Option<ClippedBound>, SocketDpError> {
-    check_clip(within, capacity)?;
-    let incumbent = incumbent.unwrap_or(f64::INFINITY);
-    let widest = capacity.iter().copied().max().unwrap_or(0);
-    let Some((table, covered)) = covered(
-        costs,
-        objective,
-        within,
-        widest,
-        root,
-        covering::WholeTrees::AtLeast(total as usize),
-        incumbent,
-        limits,
-        progress,
+    let whole = covering::WholeTrees::AtLeast(total as usize);
+    let passes = (limits, progress);
+    let Some((table, covered)) = covered_clip(
+        costs, objective, capacity, within, root, whole, incumbent, passes,
     )?
     else {
         return Ok(None);
@@ -3438,18 +3451,10 @@ impl SplitBounds {
         limits: &Limits,
         progress: &Progress,
     ) -> Result<Option<Self>, SocketDpError> {
-        check_clip(within, capacity)?;
-        let widest = capacity.iter().copied().max().unwrap_or(0);
-        let Some((table, mut covered)) = covered(
-            costs,
-            objective,
-            within,
-            widest,
-            root,
-            covering::WholeTrees::AtLeast(1),
-            incumbent.unwrap_or(f64::INFINITY),
-            limits,
-            progress,
+        let whole = covering::WholeTrees::AtLeast(1);
+        let passes = (limits, progress);
+        let Some((table, mut covered)) = covered_clip(
+            costs, objective, capacity, within, root, whole, incumbent, passes,
         )?
         else {
             return Ok(None);
