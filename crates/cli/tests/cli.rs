@@ -1332,6 +1332,26 @@ fn with_one_line_per_l3_domain_a_free_split_is_exact_by_the_bounds_of_its_splits
     assert_eq!(used, [3, 6, 7], "{v}");
     assert_eq!(per_domain[0], 6, "{v}");
     assert!(domains.iter().all(|&d| d < 4), "one socket: {v}");
+    // Under a budget too small for its first clip's pass the search by bounds cannot start:
+    // the reason is the budget (more of it proves the answer, as above), not "no proof".
+    let small: serde_json::Value = serde_json::from_str(&stdout_of(&[
+        "bcast",
+        "-m",
+        "chiplet-2s-4x8-domain-lines",
+        "-n",
+        "16",
+        "--algorithm",
+        "cla-tree",
+        "--placement",
+        "optimal",
+        "--budget",
+        "1000",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(small["exact"], false, "{small}");
+    assert_eq!(small["stopped"]["reason"], "work-budget", "{small}");
 }
 
 #[test]

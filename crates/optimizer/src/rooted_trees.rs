@@ -1379,27 +1379,27 @@ fn free_split(
                     let incumbent = trees.iter().map(|t| t.score(objective)).reduce(f64::min);
                     let by_bounds = match (reason, incumbent) {
                         (StopReason::TimeLimit { .. }, _) | (_, None) => None,
-                        (_, Some(incumbent)) => splits_by_bounds(
+                        (_, Some(incumbent)) => Some(splits_by_bounds(
                             space,
                             &box_counts,
                             root_socket,
                             objective,
                             ctl,
                             incumbent,
-                        )?,
+                        )?),
                     };
                     match by_bounds {
-                        Some(SplitsByBounds {
+                        Some(Ok(SplitsByBounds {
                             found: Some((_, optimum)),
                             stopped: None,
                             ..
-                        }) => results.push(optimum),
-                        Some(SplitsByBounds {
+                        })) => results.push(optimum),
+                        Some(Ok(SplitsByBounds {
                             found,
                             shaped,
                             stopped,
                             bound: by_bounds,
-                        }) => {
+                        })) => {
                             let mut trees = trees;
                             trees.extend(shaped);
                             let reason = match (stopped, reason) {
@@ -1427,6 +1427,21 @@ fn free_split(
                                 );
                                 results.push(optimum);
                             }
+                        }
+                        // It could not start: what held it back is the reason where the one
+                        // table's was that none can be built (too many splits to list), or
+                        // where time ran out; else the one table's says more.
+                        Some(Err(held_back)) => {
+                            let reason = match (held_back, reason) {
+                                (held @ StopReason::TimeLimit { .. }, _)
+                                | (held, StopReason::NoProof { .. }) => held,
+                                (_, reason) => reason,
+                            };
+                            results.extend(
+                                trees
+                                    .into_iter()
+                                    .map(|t| t.answer(objective, reason, bound)),
+                            );
                         }
                         None => results.extend(
                             trees
@@ -1494,9 +1509,10 @@ struct SplitsByBounds {
 /// least bound first, and a split whose bound is above the best score found (by more than a
 /// score key's resolution, 10⁻⁶ ns) cannot hold a tree as good, nor tie with it. The clip grows
 /// (2, 3, … threads a unit) while more than [`FEW_SURVIVORS`] splits survive and the next pass
-/// fits what is left of the work budget and the memory limit. `Ok(None)` when no pass fits, the
-/// splits are more than the work budget (one unit a split visited), or the deadline passes
-/// during the first walk.
+/// fits what is left of the work budget and the memory limit. `Ok(Err(reason))` when it cannot
+/// start, with what held it back (more of which would let it): no pass fits (the budget or
+/// the memory), the splits are more than the work budget (one unit a split visited), or the
+/// deadline passes before the first walk ends.
 ///
 /// Work: each clip's pass (its corner pairs, as a bound's pass counts them) and each split
 /// searched (its transitions) is charged against what is left of the budget, so the whole
@@ -1510,12 +1526,22 @@ fn splits_by_bounds(
     objective: &Objective,
     ctl: &Control,
     incumbent: f64,
-) -> Result<Option<SplitsByBounds>, TreeSearchError> {
+) -> Result<Result<SplitsByBounds, StopReason>, TreeSearchError> {
     let n = space.threads;
     let classes = line_classes(space)?;
     if count_splits(n, box_counts, root_socket) > ctl.limits.work_budget {
-        return Ok(None);
+        return Ok(Err(ctl.over_budget()));
     }
+    // Why a clip's pass could not run (the first that did not, or its walk): the budget, the
+    // memory or the time limit, each of which more of would let it.
+    let refusal = |e: socket_dp::SocketDpError| match e {
+        socket_dp::SocketDpError::Memory(m) => StopReason::MemoryLimit {
+            limit: m.limit,
+            needed: m.bytes,
+        },
+        _ => ctl.over_budget(),
+    };
+    let mut held_back: Option<StopReason> = None;
     // The clips, each bounding every split, until few survive; their passes' work is charged
     // against the budget as the splits' searches are.
     let widest = box_counts.iter().copied().max().unwrap_or(0);
@@ -1539,7 +1565,14 @@ fn splits_by_bounds(
             &Progress::none(),
         ) {
             Ok(Some(bounds)) => bounds,
-            Ok(None) | Err(_) => break,
+            Ok(None) => {
+                held_back = Some(ctl.deadline.reason());
+                break;
+            }
+            Err(e) => {
+                held_back = Some(refusal(e));
+                break;
+            }
         };
         spent = spent.saturating_add(bounds.work());
         let Some(Walked {
@@ -1547,6 +1580,7 @@ fn splits_by_bounds(
             least: clip_least,
         }) = survivors_of(&bounds, n, box_counts, root_socket, incumbent, ctl)
         else {
+            held_back = Some(ctl.deadline.reason());
             break;
         };
         least = Some(least.map_or(clip_least, |l: f64| l.max(clip_least)));
@@ -1560,18 +1594,21 @@ fn splits_by_bounds(
     }
     let mut survivors = match (kept, least) {
         (Some(survivors), _) => survivors,
-        // Too many survive every clip that fits: the least bound still holds.
+        // Too many survive every clip that ran: the least bound still holds. A larger clip
+        // held back by a limit might leave fewer; past the whole box none would.
         (None, Some(least)) => {
-            return Ok(Some(SplitsByBounds {
+            return Ok(Ok(SplitsByBounds {
                 found: None,
                 shaped: None,
-                stopped: Some(StopReason::NoProof {
+                stopped: Some(held_back.unwrap_or(StopReason::NoProof {
                     why: "more splits of the threads reach the best tree's score by their bounds than the search holds",
-                }),
+                })),
                 bound: least.min(incumbent),
             }))
         }
-        (None, None) => return Ok(None),
+        (None, None) => {
+            return Ok(Err(held_back.unwrap_or_else(|| ctl.over_budget())));
+        }
     };
     // Least bound first (good trees early prune the rest); ties: the split first in
     // descending lexicographic order, the order of the answer's tie rule.
@@ -1692,7 +1729,7 @@ fn splits_by_bounds(
         }
     }
     ctl.progress.finish();
-    Ok(Some(SplitsByBounds {
+    Ok(Ok(SplitsByBounds {
         found,
         shaped,
         stopped,
@@ -4120,10 +4157,12 @@ mod tests {
                         deadline: limits.deadline(),
                         progress: &quiet,
                     };
-                    let search = |incumbent| {
-                        splits_by_bounds(&space, &[3; 4], root, &objective, &ctl, incumbent)
-                            .unwrap()
-                            .unwrap()
+                    let search = |incumbent| match splits_by_bounds(
+                        &space, &[3; 4], root, &objective, &ctl, incumbent,
+                    ) {
+                        Ok(Ok(found)) => found,
+                        Ok(Err(held_back)) => panic!("root {root} n {n}: {held_back:?}"),
+                        Err(e) => panic!("root {root} n {n}: {e}"),
                     };
                     for incumbent in [2.0 * optimum, optimum] {
                         let by_bounds = search(incumbent);
