@@ -1298,20 +1298,24 @@ fn with_one_line_per_l3_domain_a_free_split_is_exact_by_the_bounds_of_its_splits
     // 1.43 = 287.93, the group of 3 + 122 + 2·35 = 479.93, waited max(455.43, 479.93) + 164.5
     // = 644.43, the group of 7 + 122 + 6·35 = 619.93, waited max(644.43, 619.93) + 164.5 =
     // 808.93; with the root's R_L, 810.36 ns.
-    let v: serde_json::Value = serde_json::from_str(&stdout_of(&[
-        "bcast",
-        "-m",
-        "chiplet-2s-4x8-domain-lines",
-        "-n",
-        "16",
-        "--algorithm",
-        "cla-tree",
-        "--placement",
-        "optimal",
-        "--format",
-        "json",
-    ]))
-    .unwrap();
+    let free_16 = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "bcast",
+            "-m",
+            "chiplet-2s-4x8-domain-lines",
+            "-n",
+            "16",
+            "--algorithm",
+            "cla-tree",
+            "--placement",
+            "optimal",
+            "--format",
+            "json",
+        ];
+        args.extend(extra);
+        serde_json::from_str(&stdout_of(&args)).unwrap()
+    };
+    let v = free_16(&[]);
     assert_eq!(v["exact"], true, "{v}");
     assert!(
         (v["t_min_ns"].as_f64().unwrap() - 810.36).abs() < 1e-6,
@@ -1334,22 +1338,7 @@ fn with_one_line_per_l3_domain_a_free_split_is_exact_by_the_bounds_of_its_splits
     assert!(domains.iter().all(|&d| d < 4), "one socket: {v}");
     // Under a budget too small for its first clip's pass the search by bounds cannot start:
     // the reason is the budget (more of it proves the answer, as above), not "no proof".
-    let small: serde_json::Value = serde_json::from_str(&stdout_of(&[
-        "bcast",
-        "-m",
-        "chiplet-2s-4x8-domain-lines",
-        "-n",
-        "16",
-        "--algorithm",
-        "cla-tree",
-        "--placement",
-        "optimal",
-        "--budget",
-        "1000",
-        "--format",
-        "json",
-    ]))
-    .unwrap();
+    let small = free_16(&["--budget", "1000"]);
     assert_eq!(small["exact"], false, "{small}");
     assert_eq!(small["stopped"]["reason"], "work-budget", "{small}");
 }
