@@ -30,7 +30,7 @@ use crate::{analyze, places_in_domains, GraphError};
 use modelopt_model::algorithm::{Space, SpaceOptions, ThreadPlacement};
 use modelopt_model::ccnuma::Ccnuma;
 use modelopt_model::machine::{AlgorithmSource, Machine};
-use modelopt_model::placed_tree::PricedTreeSpace;
+use modelopt_model::placed_tree::{DomainRenaming, PricedTreeSpace};
 use modelopt_model::socket_lines::SocketLines;
 use modelopt_model::tree::RootedTree;
 use modelopt_model::{Algorithm, Collective, Cost, ModelError, Params, Request};
@@ -314,6 +314,13 @@ impl Algorithm for ProgramTree<'_> {
             root_thread,
             capacity,
             groups_per_socket,
+            // The bundled programs use a synchronization group only to name its line and to
+            // wait for the lines of their children's groups in ascending order: with a line
+            // per domain, renaming two domains reorders those waits.
+            domain_renaming: match topology.sync_line {
+                modelopt_model::ccnuma::SyncLine::Socket => DomainRenaming::Any,
+                modelopt_model::ccnuma::SyncLine::Domain => DomainRenaming::InOrder,
+            },
             work_per_configuration: operations.saturating_mul(UNITS_PER_OPERATION),
             sockets_fix_cost,
             t_min_lower_bound,

@@ -594,76 +594,123 @@ proptest::proptest! {
     }
 }
 
-#[test]
-fn on_chiplets_a_free_split_is_the_best_over_every_domain_of_every_thread() {
-    // `--placement optimal` on 2 sockets × 2 L3 domains × 2 cores: the search chooses how many
-    // threads run on each domain, listing one split per renaming of the domains of a socket.
-    // Brute force: every labeled tree times every domain of every thread (a domain holds 2),
-    // the root thread on socket 0 in *either* of its domains, so the renaming argument is
-    // checked, not assumed.
-    let m = small_chiplet();
-    for collective in [Collective::Bcast, Collective::Barrier, Collective::Reduce] {
-        for objective in [Objective::Min, Objective::Max] {
-            let n = 4usize;
-            let request = Request::new(collective, n as u32).unwrap();
-            let mut options = SearchOptions::new(objective, 1);
-            options.space.placement = modelopt_model::algorithm::ThreadPlacement::Optimal;
-            let algorithms = m.algorithms_for(collective);
-            let algorithm = &*algorithms[0];
-            let ranked = rank(algorithm, &request, &options).unwrap();
-            assert!(ranked.exact(), "{collective:?} {objective:?}");
-            let mut brute = f64::INFINITY;
-            // Global domains 0..4 (domain g % 2 of socket g / 2); thread 0 in domain 0 or 1.
-            for code in 0..2 * 4usize.pow(n as u32 - 1) {
-                let mut groups = vec![(code % 2) as u32];
-                let mut rest = code / 2;
-                for _ in 1..n {
-                    groups.push((rest % 4) as u32);
-                    rest /= 4;
-                }
-                if (0..4).any(|g| groups.iter().filter(|&&x| x == g).count() > 2) {
-                    continue;
-                }
-                let sockets: Vec<u32> = groups.iter().map(|g| g / 2).collect();
-                let domains: Vec<u32> = groups.iter().map(|g| g % 2).collect();
-                for p in every_labeled_tree(n, &sockets) {
-                    let Params::RootedTree { parents, .. } = p else {
-                        unreachable!()
-                    };
-                    let placed = Params::RootedTree {
-                        parents,
-                        sockets: sockets.clone(),
-                        domains: domains.clone(),
-                    };
-                    let c = algorithm.cost(&request, &placed).unwrap();
-                    brute = brute.min(objective.score(&c, request.metric()).unwrap());
-                }
-            }
-            let best = &ranked.best[0];
-            assert!(
-                (best.score - brute).abs() < 1e-9,
-                "{collective:?} {objective:?}: search {}, brute force {brute}",
-                best.score
-            );
-            // The answer names its domains.
-            let Params::RootedTree { domains, .. } = &best.params else {
-                panic!("{:?}", best.params);
+/// Asserts that with `--placement optimal` on a 2 sockets × 2 L3 domains × 2 cores machine the
+/// search over `n` threads is exact and equal, under min and max, to brute force: every labeled
+/// tree times every domain of every thread (a domain holds 2), so that any symmetry the search
+/// uses is checked, not assumed. The root keeps its thread's domain (docs/cla.md §12, "A free
+/// split over L3 domains"); with one line per socket it may be in *either* domain of socket 0,
+/// which checks that the root's domain matters only through which threads share it
+/// (`root_in_either_domain`).
+fn assert_free_split_equals_brute_force(
+    m: &Machine,
+    collective: Collective,
+    n: usize,
+    root_in_either_domain: bool,
+) {
+    let root_domains = if root_in_either_domain { 2 } else { 1 };
+    let request = Request::new(collective, n as u32).unwrap();
+    let algorithms = m.algorithms_for(collective);
+    let algorithm = &*algorithms[0];
+    // Each configuration priced once, scored under both objectives.
+    let objectives = [Objective::Min, Objective::Max];
+    let mut brute = [f64::INFINITY; 2];
+    // Global domains 0..4 (domain g % 2 of socket g / 2); thread 0 in domain 0 (or 1).
+    for code in 0..root_domains * 4usize.pow(n as u32 - 1) {
+        let mut groups = vec![(code % root_domains) as u32];
+        let mut rest = code / root_domains;
+        for _ in 1..n {
+            groups.push((rest % 4) as u32);
+            rest /= 4;
+        }
+        if (0..4).any(|g| groups.iter().filter(|&&x| x == g).count() > 2) {
+            continue;
+        }
+        let sockets: Vec<u32> = groups.iter().map(|g| g / 2).collect();
+        let domains: Vec<u32> = groups.iter().map(|g| g % 2).collect();
+        for p in every_labeled_tree(n, &sockets) {
+            let Params::RootedTree { parents, .. } = p else {
+                unreachable!()
             };
-            assert_eq!(domains.len(), n);
-            // The certified bound holds over every split, under max too (T_max ≥ T_min).
-            {
-                let Space::PricedTrees(space) = algorithm.space(&request, &options.space).unwrap()
-                else {
-                    panic!("not a priced-tree space");
-                };
-                let bound = space.t_min_lower_bound.unwrap();
-                assert!(
-                    bound <= brute + 1e-9,
-                    "{collective:?}: bound {bound}, optimum {brute}"
-                );
+            let placed = Params::RootedTree {
+                parents,
+                sockets: sockets.clone(),
+                domains: domains.clone(),
+            };
+            let c = algorithm.cost(&request, &placed).unwrap();
+            for (b, objective) in brute.iter_mut().zip(objectives) {
+                *b = b.min(objective.score(&c, request.metric()).unwrap());
             }
         }
     }
+    for (brute, objective) in brute.into_iter().zip(objectives) {
+        let mut options = SearchOptions::new(objective, 1);
+        options.space.placement = modelopt_model::algorithm::ThreadPlacement::Optimal;
+        let ranked = rank(algorithm, &request, &options).unwrap();
+        let what = format!("{} {collective:?} {objective:?} n = {n}", m.name);
+        assert!(ranked.exact(), "{what}");
+        let best = &ranked.best[0];
+        assert!(
+            (best.score - brute).abs() < 1e-9,
+            "{what}: search {}, brute force {brute}",
+            best.score
+        );
+        // The answer names its domains.
+        let Params::RootedTree { domains, .. } = &best.params else {
+            panic!("{:?}", best.params);
+        };
+        assert_eq!(domains.len(), n);
+        // The certified bound holds over every split, under max too (T_max ≥ T_min).
+        if let Space::PricedTrees(space) = algorithm.space(&request, &options.space).unwrap() {
+            let bound = space.t_min_lower_bound.unwrap();
+            assert!(
+                bound <= brute + 1e-9,
+                "{what}: bound {bound}, optimum {brute}"
+            );
+        }
+    }
+}
+
+#[test]
+fn on_chiplets_a_free_split_is_the_best_over_every_domain_of_every_thread() {
+    // One line per socket: the search lists one split per renaming of the domains of a
+    // socket (the broadcast by its DP over every split, the others by the graph).
+    let m = small_chiplet();
+    for collective in [Collective::Bcast, Collective::Barrier, Collective::Reduce] {
+        assert_free_split_equals_brute_force(&m, collective, 4, true);
+    }
+}
+
+#[test]
+fn with_one_line_per_domain_a_free_split_renames_domains_only_in_order() {
+    // One line per L3 domain: a parent waits for its children's domain lines in ascending
+    // order, so exchanging two domains of a socket changes costs (below), and the search may
+    // only move a domain's threads to an earlier empty domain of its run (docs/cla.md §12).
+    // Brute force over every domain of every thread but the root's checks that this loses
+    // nothing.
+    let m = small_chiplet_domain_lines();
+    for collective in [Collective::Bcast, Collective::Barrier, Collective::Reduce] {
+        for n in [4, 5] {
+            assert_free_split_equals_brute_force(&m, collective, n, false);
+        }
+    }
+    // The renaming itself: the same tree 0(2(1), 4(3)) with domains 0 and 1 of socket 0
+    // exchanged (thread 1 on socket 1) does not cost the same.
+    let request = Request::new(Collective::Barrier, 5).unwrap();
+    let algorithms = m.algorithms_for(Collective::Barrier);
+    let cost = |domains: Vec<u32>| {
+        let params = Params::RootedTree {
+            parents: vec![None, Some(2), Some(0), Some(4), Some(0)],
+            sockets: vec![0, 1, 0, 0, 0],
+            domains,
+        };
+        algorithms[0].cost(&request, &params).unwrap().max_ns
+    };
+    let root_domain_second = cost(vec![1, 0, 1, 0, 0]);
+    let root_domain_first = cost(vec![0, 0, 0, 1, 1]);
+    assert!(
+        (root_domain_second - root_domain_first).abs() > 1.0,
+        "{root_domain_second} {root_domain_first}"
+    );
 }
 
 proptest::proptest! {

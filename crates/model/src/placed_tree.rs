@@ -489,6 +489,22 @@ fn assign_free(
     })
 }
 
+/// Which renamings of the L3 domains of one socket keep every cost of a
+/// [`PricedTreeSpace`] with a free split (the root's domain is never renamed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum DomainRenaming {
+    /// Any renaming of the domains of one socket other than the root's: a domain matters only
+    /// through which threads share it (one synchronization line per socket).
+    Any,
+    /// Only renamings that keep the order of the domains holding threads, among themselves and
+    /// relative to the root's: each domain keeps its own synchronization line and a parent
+    /// waits for its children's lines in ascending domain order, so exchanging two domains
+    /// changes the order of its waits and the cost (docs/cla.md §12), while moving the threads
+    /// of a domain to an empty one of the same socket, with no domain holding threads between
+    /// the two, changes nothing.
+    InOrder,
+}
+
 /// The space of rooted trees with socket placements for a collective whose cost has no
 /// per-subtree recursion the optimizer could exploit: every configuration is priced whole, by
 /// the algorithm's own [`Algorithm::cost`](crate::Algorithm::cost) on a
@@ -518,6 +534,10 @@ pub struct PricedTreeSpace {
     /// With a free split, how many groups of `capacity` each socket holds: 1 when groups are
     /// sockets, the L3 domains per socket on a chiplet machine.
     pub groups_per_socket: u32,
+    /// With a free split over L3 domains, which renamings of the domains of one socket keep the
+    /// cost of every configuration, so that a search may price one split (and one labeling)
+    /// per renaming.
+    pub domain_renaming: DomainRenaming,
     /// What pricing one configuration costs, in the work budget's units (an estimate the search
     /// multiplies by the configurations it would price, before it starts).
     pub work_per_configuration: u64,
@@ -554,6 +574,7 @@ impl PartialEq for PricedTreeSpace {
             && self.root_thread == other.root_thread
             && self.capacity == other.capacity
             && self.groups_per_socket == other.groups_per_socket
+            && self.domain_renaming == other.domain_renaming
             && self.work_per_configuration == other.work_per_configuration
             && self.sockets_fix_cost == other.sockets_fix_cost
             && self.t_min_lower_bound == other.t_min_lower_bound

@@ -59,7 +59,7 @@ use crate::objective::Objective;
 use crate::parallel;
 use crate::rooted_trees::{tree_count, LevelSequences, TreeSearch, TreeSearchError};
 use crate::search::{price_one, Ranked, Scored, SearchOptions, SearchStats, TopK};
-use modelopt_model::placed_tree::PricedTreeSpace;
+use modelopt_model::placed_tree::{DomainRenaming, PricedTreeSpace};
 use modelopt_model::tree::RootedTree;
 use modelopt_model::{Algorithm, Params, Request};
 use rand::{RngExt, SeedableRng};
@@ -100,13 +100,14 @@ fn configurations_of(space: &PricedTreeSpace, splits: Option<&[Vec<u32>]>) -> u6
         .saturating_mul(trees)
 }
 
-/// With a free split over L3 domains, the classes of labels that renaming domains exchanges
-/// in one split: domains of one socket, other than the root's, holding equally many nodes (at
-/// least one), so that renaming them keeps the split and, by the symmetry of [`splits`], the
-/// cost of every tree. Each class has two or more groups, ascending.
+/// With a free split over L3 domains that the pricing lets rename freely
+/// ([`DomainRenaming::Any`]), the classes of labels that renaming domains
+/// exchanges in one split: domains of one socket, other than the root's, holding equally many
+/// nodes (at least one), so that renaming them keeps the split and, by the symmetry of
+/// [`splits`], the cost of every tree. Each class has two or more groups, ascending.
 fn interchangeable(space: &PricedTreeSpace, counts: &[u32]) -> Vec<Vec<u32>> {
     let per_socket = space.groups_per_socket.max(1) as usize;
-    if space.capacity.is_none() || per_socket < 2 {
+    if space.capacity.is_none() || per_socket < 2 || space.domain_renaming != DomainRenaming::Any {
         return Vec::new();
     }
     let root = space.root_group() as usize;
@@ -173,12 +174,19 @@ const MAX_SPLIT_WORK: u64 = 1 << 22;
 /// The group counts the search places nodes with: the threads' own split, or with a free split
 /// ([`PricedTreeSpace::capacity`]: groups are sockets, or L3 domains) every vector of counts
 /// within the capacities that sums to the threads and gives the root's group at least the
-/// root, in lexicographic order, up to the symmetry of domains: the L3 domains of one socket
-/// other than the root's are interchangeable in the model (a pair's class depends only on
-/// whether two threads share a domain, memory and the many-to-one lines are per socket), so
-/// only splits whose counts do not increase along such domains are listed; every other split
-/// is one of these with its domains renamed, at the same cost. Sockets are not renamed (a
-/// parent waits for its socket lines in ascending order, docs/cla.md §7).
+/// root, in lexicographic order, up to the symmetry of domains the pricing has
+/// ([`PricedTreeSpace::domain_renaming`]). With one synchronization line per socket
+/// ([`DomainRenaming::Any`]) the L3 domains of one socket other than the root's are
+/// interchangeable in the model (a pair's class depends only on whether two threads share a
+/// domain, memory and the many-to-one lines are per socket), so only splits whose counts do not
+/// increase along such domains are listed; every other split is one of these with its domains
+/// renamed, at the same cost. With one line per domain ([`DomainRenaming::InOrder`]) a parent
+/// waits for its domains' lines in ascending order, so only renamings that keep the order of
+/// the domains holding threads keep the cost: within each run of a socket's domains before the
+/// root's, after it, or on another socket, the domains holding threads come first (a domain is
+/// empty only if the rest of its run is); every other split is one of these with its threads
+/// moved to earlier empty domains. Sockets are not renamed (a parent waits for its socket lines
+/// in ascending order, docs/cla.md §7). Domains of unequal capacity are not renamed.
 /// `None` when listing them would take more than [`MAX_SPLIT_WORK`] (many groups with large
 /// capacities): such a search is far over any budget anyway.
 fn splits(space: &PricedTreeSpace) -> Option<Vec<Vec<u32>>> {
@@ -193,10 +201,22 @@ fn splits_counted(space: &PricedTreeSpace) -> (Option<Vec<Vec<u32>>>, u64) {
     let n = space.threads;
     let root = space.root_group() as usize;
     let per_socket = space.groups_per_socket.max(1) as usize;
-    // The group before g whose count bounds g's (the previous interchangeable domain).
+    // The group before g whose count bounds g's: the previous interchangeable domain (any
+    // renaming), or the one just before it in its run (renamings in order).
     let previous = |g: usize| -> Option<usize> {
         let first = g - g % per_socket;
-        (first..g).rev().find(|&h| h != root).filter(|_| g != root)
+        let h = match space.domain_renaming {
+            DomainRenaming::Any => (first..g).rev().find(|&h| h != root),
+            DomainRenaming::InOrder => (g > first).then(|| g - 1).filter(|&h| h != root),
+        };
+        h.filter(|&h| g != root && capacity[h] == capacity[g])
+    };
+    // The most g may hold given that group's count: at most it (any renaming), nothing after
+    // an empty one (in order).
+    let bounded = |top: u32, count: u32| match space.domain_renaming {
+        DomainRenaming::Any => top.min(count),
+        DomainRenaming::InOrder if count == 0 => 0,
+        DomainRenaming::InOrder => top,
     };
     let groups = capacity.len();
     let mut out = Vec::new();
@@ -231,7 +251,7 @@ fn splits_counted(space: &PricedTreeSpace) -> (Option<Vec<Vec<u32>>>, u64) {
             let before = total - after - counts[g];
             let mut top = capacity[g].min(n.saturating_sub(before));
             if let Some(h) = previous(g) {
-                top = top.min(counts[h]);
+                top = bounded(top, counts[h]);
             }
             if counts[g] < top {
                 counts[g] += 1;
@@ -1198,6 +1218,7 @@ mod tests {
             root_thread,
             capacity,
             groups_per_socket: 1,
+            domain_renaming: DomainRenaming::Any,
             work_per_configuration: 1,
             sockets_fix_cost: true,
             t_min_lower_bound: None,
@@ -1357,6 +1378,44 @@ mod tests {
         let with_root_in_1 = splits(&s).unwrap();
         assert!(with_root_in_1.iter().all(|c| c[1] >= 1 && c[3] <= c[2]));
         assert_eq!(with_root_in_1.len(), 8);
+    }
+
+    #[test]
+    fn domains_with_their_own_lines_are_renamed_only_in_order() {
+        // The machine of `free_splits_over_domains_list_each_renaming_once` with one line per
+        // domain: a parent waits for the domains' lines in ascending order, so exchanging b and
+        // c changes costs, and only moving c's threads to an empty b keeps them. By hand,
+        // r + a + b + c = 4, r ≥ 1, each at most 2, c = 0 whenever b = 0, in lexicographic
+        // order: r = 1 (a + b + c = 3): (0, 1, 2), (0, 2, 1), (1, 1, 1), (1, 2, 0), (2, 1, 0)
+        // (not (1, 0, 2), (2, 0, 1)); r = 2 (a + b + c = 2): (0, 1, 1), (0, 2, 0), (1, 1, 0),
+        // (2, 0, 0) (not (0, 0, 2), (1, 0, 1)).
+        let mut s = space(vec![0, 0, 1, 1], 0, Some(vec![2; 4]));
+        s.groups_per_socket = 2;
+        s.thread_groups = vec![0, 0, 1, 1];
+        s.domain_renaming = DomainRenaming::InOrder;
+        assert_eq!(
+            splits(&s),
+            Some(vec![
+                vec![1, 0, 1, 2],
+                vec![1, 0, 2, 1],
+                vec![1, 1, 1, 1],
+                vec![1, 1, 2, 0],
+                vec![1, 2, 1, 0],
+                vec![2, 0, 1, 1],
+                vec![2, 0, 2, 0],
+                vec![2, 1, 1, 0],
+                vec![2, 2, 0, 0],
+            ])
+        );
+        // The root in domain 1 of socket 0: domain 0 of socket 0 is a run of its own (before
+        // the root's), so it may be empty while socket 1's are not: (0, 2 | 1, 1) is listed.
+        s.root_thread = 2;
+        let with_root_in_1 = splits(&s).unwrap();
+        assert!(with_root_in_1.contains(&vec![0, 2, 1, 1]));
+        assert!(!with_root_in_1.contains(&vec![0, 2, 0, 2]));
+        s.root_thread = 0;
+        // Nor are the labelings of equal domains: [1, 1 | 1, 1] prices every labeling.
+        assert!(interchangeable(&s, &[1, 1, 1, 1]).is_empty());
     }
 
     #[test]

@@ -1531,6 +1531,7 @@ impl Tables {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use modelopt_model::placed_tree::DomainRenaming;
     use modelopt_model::socket_lines::evaluate;
 
     /// The chiplet machine's line classes (machines/chiplet-2s-4x8.toml: R_L 1.43, R_R 35, R_D
@@ -2110,6 +2111,7 @@ mod tests {
             root_thread: 0,
             capacity: None,
             groups_per_socket: 1,
+            domain_renaming: DomainRenaming::Any,
             work_per_configuration: 1,
             sockets_fix_cost: true,
             t_min_lower_bound: Some(300.0),
@@ -2198,6 +2200,7 @@ mod tests {
             root_thread: 0,
             capacity: None,
             groups_per_socket: 1,
+            domain_renaming: DomainRenaming::Any,
             work_per_configuration: 1,
             sockets_fix_cost: true,
             t_min_lower_bound: None,
