@@ -1542,6 +1542,9 @@ fn splits_by_bounds(
         _ => ctl.over_budget(),
     };
     let mut held_back: Option<StopReason> = None;
+    // One split of each kind the DP cannot tell apart: the others cost the same, and the one
+    // kept wins the tie rule among them.
+    let in_order = socket_dp::SplitsInOrder::new(&classes, box_counts, root_socket);
     // The clips, each bounding every split, until few survive; their passes' work is charged
     // against the budget as the splits' searches are.
     let widest = box_counts.iter().copied().max().unwrap_or(0);
@@ -1551,6 +1554,22 @@ fn splits_by_bounds(
     let mut least: Option<f64> = None;
     for clip in 2..=widest.max(2) {
         let within: Vec<u32> = box_counts.iter().map(|&c| c.min(clip)).collect();
+        // A pass whose tables fit what is left of the budget runs on all of it; a larger one
+        // (cut at the incumbent it mostly prunes) is tried on a share, all of it counted if the
+        // pass is refused, so that the splits keep the rest.
+        let left = ctl.limits.work_budget.saturating_sub(spent);
+        let size = socket_dp::bound_estimate_within(
+            &classes,
+            objective,
+            &within,
+            widest,
+            Some(incumbent).filter(|i| i.is_finite()),
+        );
+        let (admission, allowance) = if size.units <= left {
+            (socket_dp::Admission::BySize, left)
+        } else {
+            (socket_dp::Admission::ByWork, left / CLIP_ATTEMPT_SHARE)
+        };
         let bounds = match socket_dp::SplitBounds::over(
             &classes,
             objective,
@@ -1559,10 +1578,11 @@ fn splits_by_bounds(
             root_socket,
             Some(incumbent),
             &Limits {
-                work_budget: ctl.limits.work_budget.saturating_sub(spent),
+                work_budget: allowance,
                 ..ctl.remaining()
             },
             &Progress::none(),
+            admission,
         ) {
             Ok(Some(bounds)) => bounds,
             Ok(None) => {
@@ -1570,6 +1590,11 @@ fn splits_by_bounds(
                 break;
             }
             Err(e) => {
+                if admission == socket_dp::Admission::ByWork
+                    && matches!(e, socket_dp::SocketDpError::Budget(_))
+                {
+                    spent = spent.saturating_add(allowance);
+                }
                 held_back = Some(refusal(e));
                 break;
             }
@@ -1578,7 +1603,15 @@ fn splits_by_bounds(
         let Some(Walked {
             survivors,
             least: clip_least,
-        }) = survivors_of(&bounds, n, box_counts, root_socket, incumbent, ctl)
+        }) = survivors_of(
+            &bounds,
+            &in_order,
+            n,
+            box_counts,
+            root_socket,
+            incumbent,
+            ctl,
+        )
         else {
             held_back = Some(ctl.deadline.reason());
             break;
@@ -1748,12 +1781,14 @@ struct Walked {
     least: f64,
 }
 
-/// The splits of `n` threads within the box whose [`socket_dp::SplitBounds`] bound reaches
-/// `incumbent` (within a score key's resolution), with their bounds, and the least bound over
-/// every split (still read past [`MAX_SURVIVORS`]); `None` when the deadline passes during the
+/// The splits of `n` threads within the box that `in_order` keeps and whose
+/// [`socket_dp::SplitBounds`] bound reaches `incumbent` (within a score key's resolution), with
+/// their bounds, and the least bound over the splits kept (still read past [`MAX_SURVIVORS`];
+/// every other split costs what one kept does); `None` when the deadline passes during the
 /// walk.
 fn survivors_of(
     bounds: &socket_dp::SplitBounds,
+    in_order: &socket_dp::SplitsInOrder,
     n: u32,
     box_counts: &[u32],
     root_socket: u32,
@@ -1768,6 +1803,9 @@ fn survivors_of(
         seen += 1;
         if seen.is_multiple_of(DEADLINE_CHECK_SPLITS) && ctl.deadline.passed() {
             return None;
+        }
+        if !in_order.keeps(split) {
+            continue;
         }
         let bound = bounds.of(split);
         least = least.min(bound);
@@ -1788,6 +1826,11 @@ fn survivors_of(
 /// a fixed-split DP of milliseconds, while the next clip's pass costs about as much as a
 /// hundred of them (eight L3 domains: clips of 3 and 4 a unit, 0.01 and 0.1 s).
 const FEW_SURVIVORS: usize = 64;
+
+/// A clip's pass whose tables are over what is left of the budget is tried on this share of it
+/// ([`socket_dp::Admission::ByWork`]), all of it counted when the pass is refused: the split
+/// searches keep the rest.
+const CLIP_ATTEMPT_SHARE: u64 = 4;
 
 /// The surviving splits (least bound first) whose shaped and helper trees
 /// [`splits_by_bounds`] builds before its exact search.

@@ -3188,8 +3188,9 @@ fn optimal_in(
 /// at most `widest` trees (the widest unit of the request: of `counts` itself, or more when the
 /// box is a clip of the request), after the checks its callers need: `Ok(None)` when the
 /// deadline passed first, a budget refusal when its tables are over the work budget
-/// ([`covering_estimate`]), a memory refusal when they are over the memory limit, or when its corner pairs passed
-/// [`BOUND_PAIRS_PER_BUDGET_UNIT`] × the budget.
+/// ([`covering_estimate`]; only with [`Admission::BySize`]), a memory refusal when they are
+/// over the memory limit, or when its corner pairs passed [`BOUND_PAIRS_PER_BUDGET_UNIT`] ×
+/// the budget.
 #[allow(clippy::too_many_arguments)]
 fn covered(
     costs: &LineClasses,
@@ -3201,6 +3202,7 @@ fn covered(
     incumbent: f64,
     limits: &Limits,
     progress: &Progress,
+    admission: Admission,
 ) -> Result<Option<(SocketTable, covering::Covered)>, SocketDpError> {
     if counts.is_empty() || counts.len() > MAX_SOCKETS || counts.iter().all(|&c| c == 0) {
         return Err(SocketDpError::Counts {
@@ -3215,13 +3217,15 @@ fn covered(
     }
     let widest = widest.max(counts.iter().copied().max().unwrap_or(0));
     let incumbent_given = Some(incumbent).filter(|i| i.is_finite());
-    limits.check(&bound_estimate_within(
-        costs,
-        objective,
-        counts,
-        widest,
-        incumbent_given,
-    ))?;
+    if admission == Admission::BySize {
+        limits.check(&bound_estimate_within(
+            costs,
+            objective,
+            counts,
+            widest,
+            incumbent_given,
+        ))?;
+    }
     limits.check_memory(
         "the covering pass's tables over these counts",
         bound_memory_within(costs, objective, counts, widest, incumbent_given),
@@ -3304,6 +3308,7 @@ pub fn least_score_of_total(
         incumbent,
         limits,
         progress,
+        Admission::BySize,
     )?
     else {
         return Ok(None);
@@ -3363,14 +3368,29 @@ fn covered_clip(
     root: u32,
     whole: covering::WholeTrees,
     incumbent: Option<f64>,
-    (limits, progress): (&Limits, &Progress),
+    (limits, progress, admission): (&Limits, &Progress, Admission),
 ) -> Result<Option<(SocketTable, covering::Covered)>, SocketDpError> {
     check_clip(within, capacity)?;
     let widest = capacity.iter().copied().max().unwrap_or(0);
     let incumbent = incumbent.unwrap_or(f64::INFINITY);
     covered(
-        costs, objective, within, widest, root, whole, incumbent, limits, progress,
+        costs, objective, within, widest, root, whole, incumbent, limits, progress, admission,
     )
+}
+
+/// How a covering pass that only bounds is admitted against the work budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    /// Refused up front when its tables ([`bound_estimate_within`]) are over the budget: the
+    /// size of a pass that prunes nothing.
+    BySize,
+    /// Run whatever the tables' size (the memory limit still refuses it up front) and stopped
+    /// once its corner pairs pass [`BOUND_PAIRS_PER_BUDGET_UNIT`] × the budget: a pass cut at a
+    /// close incumbent tries a small share of its tables (clips of 5 a unit over eight L3
+    /// domains at 33 threads: 3.5 · 10⁵ units of work against 2.3 · 10⁸ table entries), and a
+    /// caller that gives it a share of its budget and counts the whole share when it is
+    /// refused stays within the budget.
+    ByWork,
 }
 
 /// A lower bound (offset included) on `objective`'s score (as [`least_score_of_total`]) of
@@ -3398,7 +3418,7 @@ pub fn least_score_of_clipped_splits(
     progress: &Progress,
 ) -> Result<Option<ClippedBound>, SocketDpError> {
     let whole = covering::WholeTrees::AtLeast(total as usize);
-    let passes = (limits, progress);
+    let passes = (limits, progress, Admission::BySize);
     let Some((table, covered)) = covered_clip(
         costs, objective, capacity, within, root, whole, incumbent, passes,
     )?
@@ -3409,6 +3429,60 @@ pub fn least_score_of_clipped_splits(
         bound: least_at_total(&table, &covered, root, total).map(|t| t + costs.offset()),
         pairs: covered.pairs,
     }))
+}
+
+/// The splits the DP's costs cannot tell apart, and one of each kind (docs/cla.md §13, "Splits
+/// in order"). The recurrence sees a unit only through its relation to other units (the same
+/// unit, another of the same socket, another socket: [`LineClasses::relation`]) and through
+/// its place in the ascending order in which a parent waits for its children's groups. So
+/// moving all threads of a unit to an empty unit next to it in the order (no unit holding
+/// threads between them) that relates to every other unit as it does, has the same capacity
+/// and is not the root's, changes no tree's cost: such units form *runs* (the domains of a
+/// socket before the root's, those after it, or all of another socket's; with one unit per
+/// socket, the sockets before the root's and those after it), and the splits that keep their
+/// threads at the front of each run stand for all others. The one kept is the first of its
+/// kind in descending lexicographic order, the order of the answer's tie rule, so an optimum
+/// among the kept splits is the answer among all of them, ties included. (Exchanging two units
+/// that both hold threads is no such move: their waits change order, and a split's optimum
+/// differs from its mirror's, e.g. 2 + 2 + 1 and 2 + 1 + 2 threads over the root's domain and
+/// the next two of `chiplet-2s-4x8-domain-lines`.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplitsInOrder {
+    /// `joined[u]`: unit u is in the run of unit u − 1.
+    joined: Vec<bool>,
+}
+
+impl SplitsInOrder {
+    /// The runs of units with the given capacities and the root on unit `root`.
+    pub fn new(costs: &LineClasses, capacity: &[u32], root: u32) -> Self {
+        let units = capacity.len() as u32;
+        let twins = |a: u32, b: u32| {
+            costs.relation(a, b) == costs.relation(b, a)
+                && (0..units).filter(|&x| x != a && x != b).all(|x| {
+                    costs.relation(a, x) == costs.relation(b, x)
+                        && costs.relation(x, a) == costs.relation(x, b)
+                })
+        };
+        let joined = (0..units)
+            .map(|u| {
+                u > 0
+                    && u != root
+                    && u - 1 != root
+                    && capacity[u as usize] == capacity[u as usize - 1]
+                    && twins(u - 1, u)
+            })
+            .collect();
+        SplitsInOrder { joined }
+    }
+
+    /// Whether `split` is the one kept of its kind: in every run, no unit holding threads
+    /// follows an empty one.
+    pub fn keeps(&self, split: &[u32]) -> bool {
+        split
+            .windows(2)
+            .zip(self.joined.iter().skip(1))
+            .all(|(pair, &joined)| !joined || pair[0] > 0 || pair[1] == 0)
+    }
 }
 
 /// A lower bound on the score of every split of a free request (`--placement optimal`), read
@@ -3439,7 +3513,8 @@ impl SplitBounds {
     /// rule: as many units, each at most its capacity, empty exactly where the capacity is),
     /// with the root on `root`. `incumbent` (offset included) cuts the pass: a split whose
     /// trees all score above it reads `∞`. `Ok(None)` when the deadline passed first;
-    /// refused over the work budget or the memory limit as [`clipped_covering_bound`] is.
+    /// refused over the work budget (by its tables' size or by its work, as `admission` says)
+    /// or the memory limit as [`clipped_covering_bound`] is.
     #[allow(clippy::too_many_arguments)]
     pub fn over(
         costs: &LineClasses,
@@ -3450,9 +3525,10 @@ impl SplitBounds {
         incumbent: Option<f64>,
         limits: &Limits,
         progress: &Progress,
+        admission: Admission,
     ) -> Result<Option<Self>, SocketDpError> {
         let whole = covering::WholeTrees::AtLeast(1);
-        let passes = (limits, progress);
+        let passes = (limits, progress, admission);
         let Some((table, mut covered)) = covered_clip(
             costs, objective, capacity, within, root, whole, incumbent, passes,
         )?
@@ -3572,6 +3648,7 @@ pub fn clipped_covering_bound(
         incumbent,
         limits,
         progress,
+        Admission::BySize,
     )?
     else {
         return Ok(None);

@@ -1710,6 +1710,7 @@ fn check_split_bounds(costs: &TreeCosts, max_n: u32, tight_somewhere: bool) {
                 None,
                 &Limits::default(),
                 &Progress::none(),
+                socket_dp::Admission::BySize,
             )
             .unwrap()
             .unwrap();
@@ -1736,6 +1737,150 @@ fn check_split_bounds(costs: &TreeCosts, max_n: u32, tight_somewhere: bool) {
             assert_eq!(bounds.of(&[1, 1]), f64::INFINITY);
         }
     }
+}
+
+/// The law of [`socket_dp::SplitsInOrder`] on `costs` (four units of at most 3 threads, splits
+/// of 2 to `max_n` threads, every root): moving all threads of a unit to the empty unit just
+/// before it, when both are in one run (the same socket's domains, or, with one unit a socket,
+/// sockets; neither the root's unit), keeps the split's optimum under every objective, both
+/// keys of the tie rule; and the split kept is exactly the one with no such move left.
+fn check_splits_in_order(costs: &TreeCosts, max_n: u32) {
+    let classes = LineClasses::from(*costs);
+    let capacity = [3u32; 4];
+    // The runs by hand: units u − 1 and u, neither the root's, on one socket (or both sockets).
+    let socket = |u: usize| match costs.domains {
+        Some(d) => u / d.per_socket as usize,
+        None => 0,
+    };
+    for root in 0..4u32 {
+        let in_order = socket_dp::SplitsInOrder::new(&classes, &capacity, root);
+        let run = |u: usize| {
+            u > 0 && u as u32 != root && u as u32 - 1 != root && socket(u) == socket(u - 1)
+        };
+        for split in every_vector_within(&capacity) {
+            let n = split.iter().sum::<u32>();
+            if n < 2 || n > max_n || split[root as usize] == 0 {
+                continue;
+            }
+            let moves: Vec<usize> = (1..4)
+                .filter(|&u| run(u) && split[u - 1] == 0 && split[u] > 0)
+                .collect();
+            assert_eq!(
+                in_order.keeps(&split),
+                moves.is_empty(),
+                "root {root} {split:?}"
+            );
+            for u in moves {
+                let mut moved = split.clone();
+                moved[u - 1] = moved[u];
+                moved[u] = 0;
+                for objective in &OBJECTIVES {
+                    let best = |counts: &[u32]| {
+                        let (table, _) = SocketTable::build(
+                            &classes,
+                            counts,
+                            None,
+                            &Limits::default(),
+                            &Progress::none(),
+                        )
+                        .unwrap();
+                        keys(
+                            objective,
+                            &table.best(root, counts, objective).unwrap().cost,
+                        )
+                    };
+                    let (a, b) = (best(&split), best(&moved));
+                    assert!(
+                        (a.0 - b.0).abs() <= 1e-9 && (a.1 - b.1).abs() <= 1e-9,
+                        "{objective} root {root}: {split:?} {a:?}, {moved:?} {b:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// [`check_splits_in_order`] on the bundled chiplet with domain lines, 2 domains a socket, and
+/// on the E5-2660's four sockets (units are sockets). By hand, the runs of 2 × 2 domains with
+/// the root on unit 0: {1} and {2, 3}, so [1, 0, 0, 2] is not kept ([1, 0, 2, 0] is); on four
+/// sockets with the root on socket 1: {0} and {2, 3}.
+#[test]
+fn splits_in_order_keep_one_of_each_kind_at_the_same_cost() {
+    let domains = LineClasses::from(chiplet(2));
+    let in_order = socket_dp::SplitsInOrder::new(&domains, &[3; 4], 0);
+    assert!(!in_order.keeps(&[1, 0, 0, 2]));
+    assert!(in_order.keeps(&[1, 0, 2, 0]));
+    // Domain 1 of socket 0 is a run of its own: empty before a full socket 1 is kept.
+    assert!(in_order.keeps(&[1, 0, 2, 2]));
+    let sockets = LineClasses::from(sandy());
+    let in_order = socket_dp::SplitsInOrder::new(&sockets, &[3; 4], 1);
+    assert!(in_order.keeps(&[0, 1, 2, 0]));
+    assert!(!in_order.keeps(&[0, 1, 0, 2]));
+    assert!(in_order.keeps(&[2, 1, 0, 0]));
+    // Unequal capacities break a run.
+    assert!(socket_dp::SplitsInOrder::new(&sockets, &[3, 3, 2, 3], 1).keeps(&[0, 1, 0, 2]));
+    check_splits_in_order(&chiplet(2), 6);
+    check_splits_in_order(&sandy(), 6);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+    /// [`check_splits_in_order`] on random chiplet machines (2 or 3 domains a socket) and random
+    /// socket machines.
+    #[test]
+    fn splits_in_order_keep_the_optimum_on_random_machines(
+        c in chiplet_machines(),
+        s in machines(),
+    ) {
+        check_splits_in_order(&c, 5);
+        check_splits_in_order(&s, 5);
+    }
+}
+
+/// A clip's pass admitted by its work ([`socket_dp::Admission::ByWork`]) runs where its
+/// tables' size is over the budget, and bounds every split as the pass admitted by size does;
+/// with too little budget for its work it is refused all the same.
+#[test]
+fn a_pass_admitted_by_its_work_runs_past_its_size_and_bounds_the_same() {
+    let classes = LineClasses::from(chiplet(2));
+    let capacity = [3u32; 4];
+    let within = [3u32; 4];
+    let size = socket_dp::bound_estimate_within(&classes, &Objective::Min, &within, 3, None).units;
+    let pass = |budget: u64, admission| {
+        socket_dp::SplitBounds::over(
+            &classes,
+            &Objective::Min,
+            &capacity,
+            &within,
+            0,
+            None,
+            &Limits {
+                work_budget: budget,
+                ..Limits::default()
+            },
+            &Progress::none(),
+            admission,
+        )
+    };
+    let full = pass(u64::MAX, socket_dp::Admission::BySize)
+        .unwrap()
+        .unwrap();
+    // Its work is below its size (a pair of corners is a quarter of a unit): a budget between
+    // the two.
+    assert!(full.work() < size, "work {} size {size}", full.work());
+    let short = (full.work() + size) / 2;
+    assert!(matches!(
+        pass(short, socket_dp::Admission::BySize),
+        Err(socket_dp::SocketDpError::Budget(_))
+    ));
+    let by_work = pass(short, socket_dp::Admission::ByWork).unwrap().unwrap();
+    for split in every_vector_within(&capacity) {
+        assert_eq!(by_work.of(&split), full.of(&split), "{split:?}");
+    }
+    assert!(matches!(
+        pass(0, socket_dp::Admission::ByWork),
+        Err(socket_dp::SocketDpError::Budget(_))
+    ));
 }
 
 /// An incumbent below every tree of the request (one from another split of a free request)
