@@ -157,12 +157,12 @@ fn socket_dp_over_domains(c: &mut Criterion) {
 /// `--placement optimal` over the eight L3 domains (docs/cla.md §13, "Free splits by their
 /// bounds"): no table over the box of capacities (9⁸ count vectors) fits, so every split is
 /// bounded by one covering pass over a clip and the few that can hold a better tree are searched
-/// exactly. 16 and 24 threads (one socket's domains) and 32 (the largest exact at the default
-/// budget).
+/// exactly. 16 and 24 threads (one socket's domains), 32, and 33 (exact at the default budget
+/// since the splits in order and the clip of 5 admitted by its work: about 1 GiB).
 fn free_split_over_domains(c: &mut Criterion) {
     let mut g = c.benchmark_group("free-split-chiplet-domain-lines");
     g.sample_size(10);
-    for threads in [16u32, 24, 32] {
+    for threads in [16u32, 24, 32, 33] {
         let mut s = space_priced(&[threads.min(8)], chiplet_domain_lines());
         s.threads = threads;
         s.thread_sockets = (0..threads).map(|t| t / 8).collect();
