@@ -1349,6 +1349,16 @@ mod tests {
         );
     }
 
+    /// 2 sockets × 2 L3 domains of 2 threads, 4 threads, a free split, the root in group 0
+    /// (domain 0 of socket 0), domains renamed as `renaming` says.
+    fn two_by_two_domains(renaming: DomainRenaming) -> PricedTreeSpace {
+        let mut s = space(vec![0, 0, 1, 1], 0, Some(vec![2; 4]));
+        s.groups_per_socket = 2;
+        s.thread_groups = vec![0, 0, 1, 1];
+        s.domain_renaming = renaming;
+        s
+    }
+
     #[test]
     fn free_splits_over_domains_list_each_renaming_once() {
         // 2 sockets × 2 L3 domains of 2 threads, 4 threads, the root in group 0 (domain 0 of
@@ -1356,9 +1366,7 @@ mod tests {
         // interchangeable, so c ≤ b; a, the root's socket's other domain, has no twin. By
         // hand, in lexicographic order: r = 1: a = 0 → (2, 1); a = 1 → (1, 1), (2, 0);
         // a = 2 → (1, 0). r = 2: a = 0 → (1, 1), (2, 0); a = 1 → (1, 0); a = 2 → (0, 0).
-        let mut s = space(vec![0, 0, 1, 1], 0, Some(vec![2; 4]));
-        s.groups_per_socket = 2;
-        s.thread_groups = vec![0, 0, 1, 1];
+        let mut s = two_by_two_domains(DomainRenaming::Any);
         assert_eq!(
             splits(&s),
             Some(vec![
@@ -1389,10 +1397,7 @@ mod tests {
         // order: r = 1 (a + b + c = 3): (0, 1, 2), (0, 2, 1), (1, 1, 1), (1, 2, 0), (2, 1, 0)
         // (not (1, 0, 2), (2, 0, 1)); r = 2 (a + b + c = 2): (0, 1, 1), (0, 2, 0), (1, 1, 0),
         // (2, 0, 0) (not (0, 0, 2), (1, 0, 1)).
-        let mut s = space(vec![0, 0, 1, 1], 0, Some(vec![2; 4]));
-        s.groups_per_socket = 2;
-        s.thread_groups = vec![0, 0, 1, 1];
-        s.domain_renaming = DomainRenaming::InOrder;
+        let mut s = two_by_two_domains(DomainRenaming::InOrder);
         assert_eq!(
             splits(&s),
             Some(vec![

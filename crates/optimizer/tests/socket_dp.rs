@@ -1298,11 +1298,21 @@ fn a_clip_of_every_split_bounds_a_free_split() {
 /// The exact optimum's score of a request under `objective`, from the unpruned Pareto table
 /// (no covering pass: its pruning rests on the relaxation these tests check).
 fn exact_score(classes: &LineClasses, counts: &[u32], root: u32, objective: &Objective) -> f64 {
+    exact_keys(classes, counts, root, objective).0
+}
+
+/// Both keys of the tie rule ([`keys`]) of the exact optimum of `counts` rooted on `root`.
+fn exact_keys(
+    classes: &LineClasses,
+    counts: &[u32],
+    root: u32,
+    objective: &Objective,
+) -> (f64, f64) {
     let (table, filled) =
         SocketTable::build(classes, counts, None, &Limits::default(), &Progress::none()).unwrap();
     assert_eq!(filled, Filled::Complete);
     let best = table.best(root, counts, objective).unwrap();
-    keys(objective, &best.cost).0
+    keys(objective, &best.cost)
 }
 
 /// The covering pass under `--objective max` and blends (docs/cla.md §11, "Bounds under max and
@@ -1775,20 +1785,7 @@ fn check_splits_in_order(costs: &TreeCosts, max_n: u32) {
                 moved[u - 1] = moved[u];
                 moved[u] = 0;
                 for objective in &OBJECTIVES {
-                    let best = |counts: &[u32]| {
-                        let (table, _) = SocketTable::build(
-                            &classes,
-                            counts,
-                            None,
-                            &Limits::default(),
-                            &Progress::none(),
-                        )
-                        .unwrap();
-                        keys(
-                            objective,
-                            &table.best(root, counts, objective).unwrap().cost,
-                        )
-                    };
+                    let best = |counts: &[u32]| exact_keys(&classes, counts, root, objective);
                     let (a, b) = (best(&split), best(&moved));
                     assert!(
                         (a.0 - b.0).abs() <= 1e-9 && (a.1 - b.1).abs() <= 1e-9,
