@@ -1212,9 +1212,15 @@ fn free_split(
                 budget: ctl.limits.work_budget,
             }));
         }
-        if let Some(balanced) = balanced_split(n, &box_counts, root_socket) {
-            if !splits.contains(&balanced) {
-                splits.push(balanced);
+        for extra in [
+            balanced_split(n, &box_counts, root_socket),
+            filled_from_root(n, &box_counts, root_socket),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if !splits.contains(&extra) {
+                splits.push(extra);
             }
         }
     }
@@ -1749,7 +1755,19 @@ fn splits_by_bounds(
                 break;
             }
         };
-        spent = spent.saturating_add(outcome.transitions);
+        // At least its tables' size: a split whose pass ends early still fills them (a split
+        // of 40 threads over five domains, with the root on socket 1: 1.1 · 10⁵ transitions in
+        // 0.25 s, for 2.6 · 10⁷ table entries).
+        let size = socket_dp::bound_estimate_within(
+            &classes,
+            objective,
+            split,
+            split.iter().copied().max().unwrap_or(0),
+            Some(best_score),
+        )
+        .units
+        .div_ceil(ENTRIES_PER_BUDGET_UNIT);
+        spent = spent.saturating_add(outcome.transitions.max(size));
         if let Some(placed) = &outcome.best {
             let optimum = placed_optimum(placed, outcome.transitions)?;
             let key = cost_key(objective, optimum.cost.min_ns, optimum.cost.max_ns);
@@ -1878,6 +1896,10 @@ const SIZE_SAMPLES: usize = 64;
 /// transition of the fixed-split DP, a unit each (186,034 of them in about 18 ms).
 const SPLITS_PER_BUDGET_UNIT: u64 = 4;
 
+/// A split's search is charged at least its tables' entries over this ([`splits_by_bounds`]):
+/// filling an entry takes about 10 ns, a DP transition (a unit) about 100.
+const ENTRIES_PER_BUDGET_UNIT: u64 = 8;
+
 /// A clip's pass whose tables are over what is left of the budget is tried on this share of it
 /// ([`socket_dp::Admission::ByWork`]), all of it counted when the pass is refused: the split
 /// searches keep the rest.
@@ -1920,10 +1942,12 @@ fn split_stopgaps(
         &format!("a stopgap tree for each of {} splits", splits.len()),
         Some(splits.len() as u64),
     );
-    // The first split listed (the units filled in order, as threads are placed by id) and
-    // the balanced one also get the shaped and helper trees, so that a free split never
-    // starts from a worse tree than the fixed placement of the same threads does.
+    // The first split listed (the units filled in order, as threads are placed by id), the
+    // balanced one and the one filled from the root's unit on also get the shaped and helper
+    // trees, so that a free split never starts from a worse tree than the fixed placement of
+    // the same threads does, wherever its root is.
     let balanced = balanced_split(space.threads, box_counts, root_socket);
+    let from_root = filled_from_root(space.threads, box_counts, root_socket);
     for (i, counts) in splits.iter().enumerate() {
         ctl.progress.advance(1);
         // Hundreds of splits of a few milliseconds each: past the deadline the splits not yet
@@ -1935,7 +1959,8 @@ fn split_stopgaps(
         let fixed = fixed_split(space, counts);
         // Without the shaped trees for the others: five more pricings for each of up to
         // 65,536 splits took 8 × 32 at 100 threads from 3.7 s to 9.8 s (docs/perf.md).
-        let shapes = i == 0 || balanced.as_ref() == Some(counts);
+        let shapes =
+            i == 0 || balanced.as_ref() == Some(counts) || from_root.as_ref() == Some(counts);
         match stopgap_tree_with(&fixed, counts, root_socket, objective, ctl, &one, shapes) {
             Ok(t) => trees.push(t),
             Err(TreeSearchError::NoPlacement { .. }) => {}
@@ -2145,6 +2170,25 @@ fn count_splits(n: u32, limit: &[u32], root_socket: u32) -> u64 {
         ways = next;
     }
     ways[rest]
+}
+
+/// The split that fills the units in order from the root's on, wrapping around (the root's,
+/// the units after it, then those before it), each to its capacity: the first split listed
+/// when the root is on unit 0, and its counterpart for a root elsewhere, where the listing
+/// (socket 0 holding the most first) may not reach it (`None` when the units cannot hold `n`).
+fn filled_from_root(n: u32, limit: &[u32], root_socket: u32) -> Option<Vec<u32>> {
+    let s = limit.len();
+    let root = root_socket as usize;
+    if root >= s {
+        return None;
+    }
+    let mut counts = vec![0u32; s];
+    let mut left = n;
+    for u in (root..s).chain(0..root) {
+        counts[u] = limit[u].min(left);
+        left -= counts[u];
+    }
+    (left == 0 && counts[root] > 0).then_some(counts)
 }
 
 /// The balanced split: threads dealt to the sockets in turn, from the root's socket, skipping
@@ -4324,6 +4368,17 @@ mod tests {
         assert_eq!(balanced_split(5, &[1, 4], 0), Some(vec![1, 4]));
         assert_eq!(balanced_split(6, &[1, 4], 0), None);
         assert_eq!(balanced_split(1, &[], 0), None);
+    }
+
+    #[test]
+    fn the_split_filled_from_the_root_wraps_around() {
+        // Units 1 (4 of 4), then 2 (the last 1).
+        assert_eq!(filled_from_root(5, &[2, 4, 4], 1), Some(vec![0, 4, 1]));
+        // Unit 2 (2), then 0 (2), then 1 (the last 1).
+        assert_eq!(filled_from_root(5, &[2, 2, 2], 2), Some(vec![2, 1, 2]));
+        assert_eq!(filled_from_root(7, &[2, 2, 2], 0), None);
+        assert_eq!(filled_from_root(1, &[0, 2], 0), None);
+        assert_eq!(filled_from_root(1, &[], 0), None);
     }
 
     #[test]
