@@ -1286,6 +1286,26 @@ fn on_a_chiplet_machine_placement_optimal_chooses_domains() {
     );
 }
 
+/// The JSON answer of `bcast --algorithm cla-tree --placement optimal` with `threads` over the
+/// eight L3 domains of chiplet-2s-4x8-domain-lines, with `extra` arguments.
+fn free_split_over_eight_domains(threads: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "bcast",
+        "-m",
+        "chiplet-2s-4x8-domain-lines",
+        "-n",
+        threads,
+        "--algorithm",
+        "cla-tree",
+        "--placement",
+        "optimal",
+        "--format",
+        "json",
+    ];
+    args.extend(extra);
+    serde_json::from_str(&stdout_of(&args)).unwrap()
+}
+
 #[test]
 fn with_one_line_per_l3_domain_a_free_split_is_exact_by_the_bounds_of_its_splits() {
     // 16 threads placed freely over the 8 L3 domains of chiplet-2s-4x8-domain-lines: 155,100
@@ -1298,23 +1318,7 @@ fn with_one_line_per_l3_domain_a_free_split_is_exact_by_the_bounds_of_its_splits
     // 1.43 = 287.93, the group of 3 + 122 + 2·35 = 479.93, waited max(455.43, 479.93) + 164.5
     // = 644.43, the group of 7 + 122 + 6·35 = 619.93, waited max(644.43, 619.93) + 164.5 =
     // 808.93; with the root's R_L, 810.36 ns.
-    let free_16 = |extra: &[&str]| -> serde_json::Value {
-        let mut args = vec![
-            "bcast",
-            "-m",
-            "chiplet-2s-4x8-domain-lines",
-            "-n",
-            "16",
-            "--algorithm",
-            "cla-tree",
-            "--placement",
-            "optimal",
-            "--format",
-            "json",
-        ];
-        args.extend(extra);
-        serde_json::from_str(&stdout_of(&args)).unwrap()
-    };
+    let free_16 = |extra: &[&str]| free_split_over_eight_domains("16", extra);
     let v = free_16(&[]);
     assert_eq!(v["exact"], true, "{v}");
     assert!(
@@ -1360,20 +1364,7 @@ fn thirty_three_threads_over_eight_domains_are_exact_at_the_defaults() {
     //     1 (F = 224.93 + 122 + 70 = 416.93, W = 416.93 + 223.5 = 640.43); T = 762.43;
     //   root: one group of 4 in its domain, latest arrival 36.43 + 773.93 = 810.36:
     //     F = 810.36 + 122 + 105 = 1,037.36, W = 1,072.36, T = 1,194.36; with R_L, 1,195.79 ns.
-    let out = stdout_of(&[
-        "bcast",
-        "-m",
-        "chiplet-2s-4x8-domain-lines",
-        "-n",
-        "33",
-        "--algorithm",
-        "cla-tree",
-        "--placement",
-        "optimal",
-        "--format",
-        "json",
-    ]);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = free_split_over_eight_domains("33", &[]);
     assert_eq!(v["exact"], true, "{v}");
     assert!(
         (v["t_min_ns"].as_f64().unwrap() - 1195.79).abs() < 1e-6,
