@@ -4323,10 +4323,12 @@ mod tests {
     }
 
     #[test]
-    fn walking_the_splits_is_charged_before_it_starts() {
+    fn a_walk_over_more_splits_than_the_budget_buys_is_refused_up_front() {
         // 2 sockets × 2 domains of 3, 8 threads, the root on unit 0: the 7 others over rooms
         // (2, 3, 3, 3). By hand, a + b + c + d = 7, a ≤ 2, the rest ≤ 3: a = 0: 36 − 3·10 = 6;
         // a = 1: 28 − 3·6 = 10; a = 2: 21 − 3·3 = 12; 28 splits, a walk of ⌈28 / 4⌉ = 7 units.
+        // (That each clip's walk is then charged is not visible from here: the search reports
+        // no work spent, and a pass's work is not known by hand.)
         assert_eq!(count_splits(8, &[3; 4], 0), 28);
         let space = RootedTreeSpace {
             threads: 8,
