@@ -305,7 +305,9 @@ pub enum StopReason {
         needed: u64,
         /// What the tables of that search would take (bytes) when they are over the memory
         /// limit too, so that a budget of `needed` alone does not start it; 0 when they fit
-        /// (and then left out of JSON).
+        /// (and then left out of JSON). With `needed` 0 (the budget ran out while a search
+        /// ran), the tables of a pass that would have sharpened its bounds and that the memory
+        /// limit refused, so that more memory may finish it as well as more budget.
         #[serde(skip_serializing_if = "is_zero")]
         memory: u64,
     },
@@ -336,9 +338,22 @@ impl std::fmt::Display for StopReason {
                 write!(f, "the time limit of {seconds} s passed")
             }
             StopReason::WorkBudget {
-                budget, needed: 0, ..
+                budget,
+                needed: 0,
+                memory: 0,
             } => {
                 write!(f, "the work budget of {budget} was used up")
+            }
+            StopReason::WorkBudget {
+                budget,
+                needed: 0,
+                memory,
+            } => {
+                write!(
+                    f,
+                    "the work budget of {budget} was used up, after a sharper bound's tables ({}) were refused by the memory limit",
+                    format_bytes(*memory)
+                )
             }
             StopReason::WorkBudget {
                 budget,

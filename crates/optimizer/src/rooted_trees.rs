@@ -1796,6 +1796,22 @@ fn splits_by_bounds(
         }
     }
     ctl.progress.finish();
+    // The budget ran out on splits a sharper clip, refused by the memory limit, might have
+    // ruled out: either more budget or more memory may finish the search, and the answer
+    // says both.
+    let stopped = match (stopped, held_back) {
+        (
+            Some(StopReason::WorkBudget {
+                budget, needed: 0, ..
+            }),
+            Some(StopReason::MemoryLimit { needed, .. }),
+        ) if needed > 0 => Some(StopReason::WorkBudget {
+            budget,
+            needed: 0,
+            memory: needed,
+        }),
+        (stopped, _) => stopped,
+    };
     Ok(Ok(SplitsByBounds {
         found,
         shaped,
@@ -4360,6 +4376,76 @@ mod tests {
         assert!(matches!(run(6), Err(StopReason::WorkBudget { .. })));
         let found = run(Limits::default().work_budget).unwrap();
         assert_eq!(found.stopped, None);
+    }
+
+    #[test]
+    fn a_budget_that_runs_out_after_a_clip_refused_by_memory_names_both() {
+        // 16 threads over 2 sockets × 4 L3 domains of 4, with one line per domain, the root on
+        // unit 0, under an incumbent of 1,500 ns. The clip of 2 a unit (3⁸ count vectors, about
+        // 3 MB) fits 4 MiB; the clip of 3 (4⁸ vectors, 32 bytes each for their components
+        // alone: 2 MiB, with its covering tables some 30 MB) does not. Budgets of 1.1 to 1.4 ·
+        // 10⁶ units range from one that cannot walk the splits to one that finishes (found by
+        // trying; 1.2 · 10⁶ stops in the splits' searches under both limits); wherever the splits' searches run out of budget under 4 MiB, the answer
+        // says that the clip of 3 was refused and what it needs (more memory may finish the
+        // search as well as more budget), and under 64 MiB, where no clip is refused by
+        // memory, it names the budget alone.
+        let space = RootedTreeSpace {
+            threads: 16,
+            thread_sockets: (0..16).map(|t| t / 4).collect(),
+            root_thread: 0,
+            pricing: std::sync::Arc::new(domain_lines()),
+            capacity: Some(vec![4; 8]),
+        };
+        let classes = line_classes(&space).unwrap();
+        let clip = |c: u32| {
+            socket_dp::bound_memory_within(&classes, &Objective::Min, &[c; 8], 4, Some(1500.0))
+        };
+        let small = 4u64 << 20;
+        assert!(clip(2) <= small && clip(3) > small);
+        assert!(clip(3) > (4u64.pow(8)) * 32);
+        let quiet = Progress::none();
+        let stops = |memory_limit: u64| {
+            (11..=14u64)
+                .filter_map(|step| {
+                    let limits = Limits {
+                        work_budget: step * 100_000,
+                        memory_limit,
+                        ..Limits::default()
+                    };
+                    let ctl = Control {
+                        limits: &limits,
+                        deadline: limits.deadline(),
+                        progress: &quiet,
+                    };
+                    match splits_by_bounds(&space, &[4; 8], 0, &Objective::Min, &ctl, 1500.0) {
+                        Ok(Ok(found)) => found.stopped,
+                        _ => None,
+                    }
+                })
+                .collect::<Vec<_>>()
+        };
+        let refused = stops(small);
+        assert!(!refused.is_empty());
+        for stop in refused {
+            assert!(
+                matches!(stop, StopReason::WorkBudget { needed: 0, memory, .. } if memory == clip(3)),
+                "{stop:?}"
+            );
+            assert!(stop.to_string().contains("refused by the memory limit"));
+        }
+        for stop in stops(64 << 20) {
+            assert!(
+                matches!(
+                    stop,
+                    StopReason::WorkBudget {
+                        needed: 0,
+                        memory: 0,
+                        ..
+                    }
+                ),
+                "{stop:?}"
+            );
+        }
     }
 
     #[test]
