@@ -3488,11 +3488,14 @@ impl SplitsInOrder {
 /// A lower bound on the score of every split of a free request (`--placement optimal`), read
 /// from **one** covering pass over a clip of the box of capacities (docs/cla.md §13, "Free
 /// splits by their bounds"). The pass lets every count vector of the clip `within` be a whole
-/// tree (the root's caps at every one), so its value at w is the least score (T_min under min;
-/// under max and blends the relaxation of `covering::Prices`) of the trees within the clip that
-/// hold at least w. A tree of the split v, its leaves beyond the clip removed (which never
-/// makes it costlier: the argument of `rooted_trees`' truncated bound), holds exactly
-/// min(v, within); so the value there bounds every tree of v. One pass, a lookup per split:
+/// tree (the root's caps at every one), so its value at w is at most the least score (T_min
+/// under min; under max and blends the relaxation of `covering::Prices`) of the trees that
+/// hold at least w, what they hold on each unit cut to the clip (sums of corners are clipped to
+/// the box, and a group may hold as many trees as the widest capacity). A tree of the split v
+/// holds v ≥ min(v, within), so it is one of those at min(v, within), and the value there
+/// bounds every tree of v: the argument of a fixed split's clip
+/// ([`clipped_covering_bound`]). (Removing the tree's nodes beyond the clip would not do: one
+/// may be an inner node, the middle of a chain.) One pass, a lookup per split:
 /// on the eight L3 domains of `chiplet-2s-4x8-domain-lines` a clip of 4 a domain (5⁸ vectors,
 /// 0.1 s) leaves 58 of the 155,100 splits of 16 threads within the stopgap tree's 810.36 ns.
 pub struct SplitBounds {
