@@ -1507,7 +1507,7 @@ struct SplitsByBounds {
     /// A certified lower bound on the score of every tree of every split, offset included.
     bound: f64,
     /// How many splits were searched to the end while the clips grew (the least bound of a clip
-    /// that left many, [`probe_least`]), before the search of the survivors: what the tests
+    /// that left many, [`probe`]), before the search of the survivors: what the tests
     /// read to know that such a search ran (the answer does not depend on it).
     #[cfg_attr(not(test), allow(dead_code))]
     probes: usize,
@@ -1522,7 +1522,7 @@ struct SplitsByBounds {
 /// score key's resolution, 10⁻⁶ ns) cannot hold a tree as good, nor tie with it. The clip grows
 /// (2, 3, … threads a unit) while more than [`FEW_SURVIVORS`] splits survive and the next pass
 /// fits what is left of the work budget and the memory limit; before each larger clip the
-/// split of least bound is searched exactly ([`probe_least`]), and its tree lowers the
+/// split of least bound is searched exactly ([`probe`]), and its tree lowers the
 /// incumbent the next pass is cut at. `Ok(Err(reason))` when it cannot
 /// start, with what held it back (more of which would let it): no pass fits (the budget or
 /// the memory), walking the splits is over the work budget ([`SPLITS_PER_BUDGET_UNIT`] splits
@@ -1636,8 +1636,9 @@ fn splits_by_bounds(
         }
         spent += walk;
         let Some(Walked {
-            survivors,
+            mut survivors,
             least: clip_least,
+            first,
         }) = survivors_of(
             &bounds,
             &in_order,
@@ -1652,6 +1653,38 @@ fn splits_by_bounds(
             break;
         };
         least = Some(least.map_or(clip_least, |l: f64| l.max(clip_least)));
+        // Too many survive to hold: the split of least bound, searched exactly, may lower the
+        // incumbent enough that a second walk holds them (33 threads under max: the stopgap's
+        // 4,009.79 ns leaves more than 2²⁰ of the clip of 2's splits).
+        if let (None, Some((_, split))) = (&survivors, &first) {
+            let lowered = probe(
+                &classes,
+                split,
+                &mut probed,
+                root_socket,
+                objective,
+                (&mut incumbent, &mut found, &mut spent),
+                ctl,
+            )?;
+            if lowered && spent.saturating_add(walk) <= ctl.limits.work_budget {
+                spent += walk;
+                match survivors_of(
+                    &bounds,
+                    &in_order,
+                    n,
+                    box_counts,
+                    root_socket,
+                    incumbent,
+                    ctl,
+                ) {
+                    Some(again) => survivors = again.survivors,
+                    None => {
+                        held_back = Some(ctl.deadline.reason());
+                        break;
+                    }
+                }
+            }
+        }
         if survivors.is_some() {
             kept = survivors;
         }
@@ -1665,17 +1698,24 @@ fn splits_by_bounds(
         // optimum, 24 threads: 2,914.72 ns against the stopgap's 3,306.29), and the next pass,
         // cut at it, prunes more; the split would be searched first anyway.
         if let Some(kept) = kept.as_mut() {
-            let lowered = probe_least(
-                &classes,
-                kept,
-                &mut probed,
-                root_socket,
-                objective,
-                (&mut incumbent, &mut found, &mut spent),
-                ctl,
-            )?;
-            if lowered {
-                kept.retain(|(bound, _)| *bound <= incumbent + KEY_RESOLUTION_NS);
+            let least_unsearched = kept
+                .iter()
+                .filter(|(_, split)| !probed.contains(split))
+                .min_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(&a.1)))
+                .map(|(_, split)| split.clone());
+            if let Some(split) = least_unsearched {
+                let lowered = probe(
+                    &classes,
+                    &split,
+                    &mut probed,
+                    root_socket,
+                    objective,
+                    (&mut incumbent, &mut found, &mut spent),
+                    ctl,
+                )?;
+                if lowered {
+                    kept.retain(|(bound, _)| *bound <= incumbent + KEY_RESOLUTION_NS);
+                }
             }
         }
         if few(&kept) {
@@ -1820,28 +1860,25 @@ fn splits_by_bounds(
     }))
 }
 
-/// Search exactly the survivor of least bound not searched yet (ties: the split first in
-/// descending lexicographic order) under the incumbent, when its tables fit a
-/// [`CLIP_ATTEMPT_SHARE`] of the budget left; its work is charged, and a tree it finds is kept
-/// and lowers the incumbent. A search that completes is recorded in `probed` (the exact search
-/// after the clips skips it); one that stops early is not (its tree, if any, is still kept).
-/// Whether the incumbent was lowered.
-fn probe_least(
+/// Search `split` exactly (a survivor of least bound, [`splits_by_bounds`]) under the
+/// incumbent, when it was not searched yet, on a [`CLIP_ATTEMPT_SHARE`] of the budget left
+/// (which its tables must fit: under max one such split of 33 threads took 9 · 10⁷
+/// transitions, most of the default budget); its work is charged, and a tree it finds is kept and lowers the incumbent. A
+/// search that completes is recorded in `probed` (the exact search after the clips skips it);
+/// one that stops early is not (its tree, if any, is still kept). Whether the incumbent was
+/// lowered.
+fn probe(
     classes: &LineClasses,
-    kept: &[Survivor],
+    split: &[u32],
     probed: &mut Vec<Vec<u32>>,
     root_socket: u32,
     objective: &Objective,
     (incumbent, found, spent): (&mut f64, &mut Option<(Vec<u32>, TreeOptimum)>, &mut u64),
     ctl: &Control,
 ) -> Result<bool, TreeSearchError> {
-    let Some((_, split)) = kept
-        .iter()
-        .filter(|(_, split)| !probed.contains(split))
-        .min_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(&a.1)))
-    else {
+    if probed.iter().any(|p| p.as_slice() == split) {
         return Ok(false);
-    };
+    }
     let left = ctl.limits.work_budget.saturating_sub(*spent);
     let size = socket_dp::bound_estimate_within(
         classes,
@@ -1861,7 +1898,7 @@ fn probe_least(
         root_socket,
         objective,
         *incumbent,
-        left,
+        left / CLIP_ATTEMPT_SHARE,
         ctl,
     )?
     else {
@@ -1870,7 +1907,7 @@ fn probe_least(
     };
     *spent = spent.saturating_add(searched.charge);
     if searched.stopped.is_none() {
-        probed.push(split.clone());
+        probed.push(split.to_vec());
     }
     let before = *incumbent;
     if let Some(optimum) = searched.optimum {
@@ -1992,6 +2029,9 @@ struct Walked {
     survivors: Option<Vec<Survivor>>,
     /// The least bound over every split (offset included).
     least: f64,
+    /// The split of least finite bound, with it (ties: the split first in descending
+    /// lexicographic order); kept when the survivors are not.
+    first: Option<Survivor>,
 }
 
 /// The splits of `n` threads within the box that `in_order` keeps and whose
@@ -2011,6 +2051,7 @@ fn survivors_of(
     let mut walk = SplitWalk::new(n, box_counts, root_socket);
     let mut survivors = Some(Vec::new());
     let mut least = f64::INFINITY;
+    let mut first: Option<Survivor> = None;
     let mut seen = 0u64;
     while let Some(split) = walk.next_split() {
         seen += 1;
@@ -2022,6 +2063,10 @@ fn survivors_of(
         }
         let bound = bounds.of(split);
         least = least.min(bound);
+        let before = |(b, s): &Survivor| bound < *b || (bound == *b && split > s.as_slice());
+        if bound.is_finite() && first.as_ref().is_none_or(before) {
+            first = Some((bound, split.to_vec()));
+        }
         if bound <= incumbent + KEY_RESOLUTION_NS {
             if let Some(list) = &mut survivors {
                 if list.len() == MAX_SURVIVORS {
@@ -2032,7 +2077,11 @@ fn survivors_of(
             }
         }
     }
-    Some(Walked { survivors, least })
+    Some(Walked {
+        survivors,
+        least,
+        first,
+    })
 }
 
 /// [`splits_by_bounds`] stops growing its clip once at most this many splits survive: each is
@@ -4549,6 +4598,39 @@ mod tests {
                     cost_key(&objective, table.cost.min_ns, table.cost.max_ns),
                     "{objective} from {incumbent}"
                 );
+            }
+            // The walk's split of least bound (searched when too many survive to hold) is the
+            // least of the splits with a finite bound (the pass cut at 1.25 times the optimum)
+            // by (bound, then the split first in descending order), whatever the incumbent of
+            // the walk.
+            let classes = line_classes(&space).unwrap();
+            let in_order = socket_dp::SplitsInOrder::new(&classes, &[3; 8], 0);
+            let bounds = socket_dp::SplitBounds::over(
+                &classes,
+                &objective,
+                &[3; 8],
+                &[2; 8],
+                0,
+                Some(1.25 * optimum),
+                &limits,
+                &quiet,
+                socket_dp::Admission::BySize,
+            )
+            .unwrap()
+            .unwrap();
+            for incumbent in [1.25 * optimum, optimum, 0.0] {
+                let walked =
+                    survivors_of(&bounds, &in_order, 12, &[3; 8], 0, incumbent, &ctl).unwrap();
+                let all = survivors_of(&bounds, &in_order, 12, &[3; 8], 0, f64::INFINITY, &ctl)
+                    .unwrap()
+                    .survivors
+                    .unwrap();
+                let least = all
+                    .iter()
+                    .min_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(&a.1)))
+                    .cloned();
+                assert_eq!(walked.first, least, "{objective} under {incumbent}");
+                assert_eq!(walked.first.map(|f| f.0), Some(walked.least));
             }
         }
     }
