@@ -1779,6 +1779,58 @@ fn a_budget_between_the_two_forms_runs_the_search_by_envelopes() {
 }
 
 #[test]
+fn a_graph_priced_search_refused_up_front_names_the_size_that_starts_it() {
+    // A barrier over 8 threads placed freely on chiplet-2s-4x8-domain-lines: the exhaustive
+    // pass over every tree and placement is over the default budget, so the answer is the local
+    // search's, within milliseconds. It used to say "the work budget was used up" (needed 0),
+    // which it was not; it now names the pass's size, the very number `--search exhaustive`
+    // refuses with, and the budget that starts it.
+    let args = [
+        "barrier",
+        "-m",
+        "chiplet-2s-4x8-domain-lines",
+        "-n",
+        "8",
+        "--placement",
+        "optimal",
+        "--algorithm",
+        "cla-tree",
+    ];
+    let refused = modelopt()
+        .args(args)
+        .args(["--search", "exhaustive"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let refusal = String::from_utf8_lossy(&refused.stderr).to_string();
+    let size: u64 = refusal
+        .split("raise it with --budget ")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|digits| digits.parse().ok())
+        .unwrap_or_else(|| panic!("{refusal}"));
+    assert!(size > 100_000_000, "{refusal}");
+    let out = modelopt()
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["exact"], false, "{v}");
+    assert_eq!(
+        v["stopped"],
+        serde_json::json!({"reason": "work-budget", "budget": 100_000_000u64, "needed": size}),
+        "{v}"
+    );
+    let text = stdout_of(&args);
+    assert!(
+        text.contains(&format!("--budget {size} or more starts the exact search")),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_search_no_budget_can_admit_says_so_instead_of_asking_for_more_budget() {
     // Each case is refused by something no work budget changes, so the answer is the
     // heuristic one with that reason, whatever --budget says; before, they said "the work

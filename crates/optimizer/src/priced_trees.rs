@@ -654,7 +654,15 @@ pub fn rank_priced_trees(
         } else {
             StopReason::WorkBudget {
                 budget,
-                needed: 0,
+                // The refinement ran out of budget (more would prove more), else the
+                // exhaustive pass was refused up front: its size starts it. (This said "used
+                // up" for both: barrier over 8 threads with a free split ended in 0.01 s
+                // "the work budget was used up", the pass refused at 5.3 · 10¹⁰ units.)
+                needed: if refinement_stopped {
+                    0
+                } else {
+                    estimate.units
+                },
                 memory: 0,
             }
         })
