@@ -1635,19 +1635,22 @@ fn splits_by_bounds(
             break;
         }
         spent += walk;
+        let walk_under = |incumbent: f64| {
+            survivors_of(
+                &bounds,
+                &in_order,
+                n,
+                box_counts,
+                root_socket,
+                incumbent,
+                ctl,
+            )
+        };
         let Some(Walked {
             mut survivors,
             least: clip_least,
             first,
-        }) = survivors_of(
-            &bounds,
-            &in_order,
-            n,
-            box_counts,
-            root_socket,
-            incumbent,
-            ctl,
-        )
+        }) = walk_under(incumbent)
         else {
             held_back = Some(ctl.deadline.reason());
             break;
@@ -1668,15 +1671,7 @@ fn splits_by_bounds(
             )?;
             if lowered && spent.saturating_add(walk) <= ctl.limits.work_budget {
                 spent += walk;
-                match survivors_of(
-                    &bounds,
-                    &in_order,
-                    n,
-                    box_counts,
-                    root_socket,
-                    incumbent,
-                    ctl,
-                ) {
+                match walk_under(incumbent) {
                     Some(again) => survivors = again.survivors,
                     None => {
                         held_back = Some(ctl.deadline.reason());
@@ -4550,6 +4545,35 @@ mod tests {
         }
     }
 
+    /// `splits_by_bounds` over the box `capacity` with the root on unit 0, under min, from
+    /// `incumbent`, within `limits` and without progress.
+    fn by_bounds_within(
+        space: &RootedTreeSpace,
+        capacity: &[u32],
+        incumbent: f64,
+        limits: &Limits,
+    ) -> Result<Result<SplitsByBounds, StopReason>, TreeSearchError> {
+        let quiet = Progress::none();
+        let ctl = Control {
+            limits,
+            deadline: limits.deadline(),
+            progress: &quiet,
+        };
+        splits_by_bounds(space, capacity, 0, &Objective::Min, &ctl, incumbent)
+    }
+
+    /// `threads` placed freely over 2 sockets × 4 L3 domains of `per_domain` cores with one line
+    /// per domain (`domain_lines`), the root thread 0 on unit 0.
+    fn free_over_eight_domains(threads: u32, per_domain: u32) -> RootedTreeSpace {
+        RootedTreeSpace {
+            threads,
+            thread_sockets: (0..threads).map(|t| t / per_domain).collect(),
+            root_thread: 0,
+            pricing: std::sync::Arc::new(domain_lines()),
+            capacity: Some(vec![per_domain; 8]),
+        }
+    }
+
     #[test]
     fn splits_searched_while_the_clips_grow_keep_the_one_table_answer() {
         // 12 threads over 2 sockets × 4 L3 domains of 3 with one line per domain, the root on
@@ -4558,13 +4582,7 @@ mod tests {
         // survive, and none is). The answer is the one table's over the box (tests/socket_dp.rs
         // proves that one against brute force), under min and max, from the loose incumbent and
         // from the optimum itself (kept on a tie).
-        let space = RootedTreeSpace {
-            threads: 12,
-            thread_sockets: (0..12).map(|t| t / 3).collect(),
-            root_thread: 0,
-            pricing: std::sync::Arc::new(domain_lines()),
-            capacity: Some(vec![3; 8]),
-        };
+        let space = free_over_eight_domains(12, 3);
         // The 11 threads besides the root over rooms (2, 3, …, 3): with a on unit 0 (a ≤ 2),
         // the rest over seven units of 3 is the coefficient of x^(11 − a) in
         // ((1 − x⁴)/(1 − x))⁷ = Σ_j (−1)^j C(7, j) C(m − 4j + 6, 6): m = 11: 12,376 − 12,012 +
@@ -4656,18 +4674,12 @@ mod tests {
             }),
             capacity: Some(vec![3; 4]),
         };
-        let quiet = Progress::none();
         let run = |work_budget| {
             let limits = Limits {
                 work_budget,
                 ..Limits::default()
             };
-            let ctl = Control {
-                limits: &limits,
-                deadline: limits.deadline(),
-                progress: &quiet,
-            };
-            splits_by_bounds(&space, &[3; 4], 0, &Objective::Min, &ctl, f64::INFINITY).unwrap()
+            by_bounds_within(&space, &[3; 4], f64::INFINITY, &limits).unwrap()
         };
         // Six units cannot walk the splits once: held back by the budget before any pass.
         assert!(matches!(run(6), Err(StopReason::WorkBudget { .. })));
@@ -4687,13 +4699,7 @@ mod tests {
         // memory may finish the search as well as more budget); where few splits were left
         // before it (at 1.3 · 10⁶ the split searched after the clip of 2 leaves few) and under
         // 64 MiB, where no clip is refused by memory, it names the budget alone.
-        let space = RootedTreeSpace {
-            threads: 16,
-            thread_sockets: (0..16).map(|t| t / 4).collect(),
-            root_thread: 0,
-            pricing: std::sync::Arc::new(domain_lines()),
-            capacity: Some(vec![4; 8]),
-        };
+        let space = free_over_eight_domains(16, 4);
         let classes = line_classes(&space).unwrap();
         let clip = |c: u32| {
             socket_dp::bound_memory_within(&classes, &Objective::Min, &[c; 8], 4, Some(1500.0))
@@ -4701,7 +4707,6 @@ mod tests {
         let small = 4u64 << 20;
         assert!(clip(2) <= small && clip(3) > small);
         assert!(clip(3) > (4u64.pow(8)) * 32);
-        let quiet = Progress::none();
         let stops = |memory_limit: u64| {
             (11..=14u64)
                 .filter_map(|step| {
@@ -4710,12 +4715,7 @@ mod tests {
                         memory_limit,
                         ..Limits::default()
                     };
-                    let ctl = Control {
-                        limits: &limits,
-                        deadline: limits.deadline(),
-                        progress: &quiet,
-                    };
-                    match splits_by_bounds(&space, &[4; 8], 0, &Objective::Min, &ctl, 1500.0) {
+                    match by_bounds_within(&space, &[4; 8], 1500.0, &limits) {
                         Ok(Ok(found)) => found.stopped,
                         _ => None,
                     }
