@@ -1547,7 +1547,12 @@ fn splits_by_bounds(
     // Each clip walks every split: its cost, charged before the walk.
     let walk = count_splits(n, box_counts, root_socket).div_ceil(SPLITS_PER_BUDGET_UNIT);
     if walk > ctl.limits.work_budget {
-        return Ok(Err(ctl.over_budget()));
+        // Refused before it starts: a budget of one walk starts it.
+        return Ok(Err(StopReason::WorkBudget {
+            budget: ctl.limits.work_budget,
+            needed: walk,
+            memory: 0,
+        }));
     }
     // Why a clip's pass could not run (the first that did not, or its walk): the budget, the
     // memory or the time limit, each of which more of would let it.
@@ -4681,8 +4686,16 @@ mod tests {
             };
             by_bounds_within(&space, &[3; 4], f64::INFINITY, &limits).unwrap()
         };
-        // Six units cannot walk the splits once: held back by the budget before any pass.
-        assert!(matches!(run(6), Err(StopReason::WorkBudget { .. })));
+        // Six units cannot walk the splits once: held back by the budget before any pass,
+        // which names the walk's 7 units as the budget that starts it.
+        assert_eq!(
+            run(6).err(),
+            Some(StopReason::WorkBudget {
+                budget: 6,
+                needed: 7,
+                memory: 0,
+            })
+        );
         let found = run(Limits::default().work_budget).unwrap();
         assert_eq!(found.stopped, None);
     }
