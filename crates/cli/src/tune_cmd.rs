@@ -256,10 +256,15 @@ fn render_text(machine: &Machine, report: &Report) -> String {
             }
             // The budget ran out after a sharper pass was refused by the memory limit.
             Some(modelopt_optimizer::StopReason::WorkBudget { memory, .. }) if memory > 0 => {
-                format!(
-                    "the best found so far; raise --budget, or --memory-limit above {}, for an exact answer",
-                    memory_flag(memory)
-                )
+                match beyond_this_machine(memory) {
+                    Some(more) => format!(
+                        "the best found so far; raise --budget for an exact answer (the sharper bound needs {more})"
+                    ),
+                    None => format!(
+                        "the best found so far; raise --budget, or --memory-limit above {}, for an exact answer",
+                        memory_flag(memory)
+                    ),
+                }
             }
             _ => "the best found so far; raise --time-limit or --budget for an exact answer"
                 .to_string(),
