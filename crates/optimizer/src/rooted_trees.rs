@@ -1542,6 +1542,27 @@ fn splits_by_bounds(
     ctl: &Control,
     incumbent: f64,
 ) -> Result<Result<SplitsByBounds, StopReason>, TreeSearchError> {
+    let held = MAX_SURVIVORS;
+    splits_by_bounds_holding(
+        space,
+        box_counts,
+        root_socket,
+        objective,
+        (ctl, held),
+        incumbent,
+    )
+}
+
+/// [`splits_by_bounds`] holding at most `held` surviving splits (the tests hold few, to reach
+/// what it does when more survive).
+fn splits_by_bounds_holding(
+    space: &RootedTreeSpace,
+    box_counts: &[u32],
+    root_socket: u32,
+    objective: &Objective,
+    (ctl, held): (&Control, usize),
+    incumbent: f64,
+) -> Result<Result<SplitsByBounds, StopReason>, TreeSearchError> {
     let n = space.threads;
     let classes = line_classes(space)?;
     // Each clip walks every split: its cost, charged before the walk.
@@ -1648,7 +1669,7 @@ fn splits_by_bounds(
                 box_counts,
                 root_socket,
                 incumbent,
-                ctl,
+                (ctl, held),
             )
         };
         let Some(Walked {
@@ -2036,9 +2057,9 @@ struct Walked {
 
 /// The splits of `n` threads within the box that `in_order` keeps and whose
 /// [`socket_dp::SplitBounds`] bound reaches `incumbent` (within a score key's resolution), with
-/// their bounds, and the least bound over the splits kept (still read past [`MAX_SURVIVORS`];
-/// every other split costs what one kept does); `None` when the deadline passes during the
-/// walk.
+/// their bounds (at most `held` of them: none past it), and the least bound over the splits kept
+/// (still read past `held`; every other split costs what one kept does); `None` when the
+/// deadline passes during the walk.
 fn survivors_of(
     bounds: &socket_dp::SplitBounds,
     in_order: &socket_dp::SplitsInOrder,
@@ -2046,7 +2067,7 @@ fn survivors_of(
     box_counts: &[u32],
     root_socket: u32,
     incumbent: f64,
-    ctl: &Control,
+    (ctl, held): (&Control, usize),
 ) -> Option<Walked> {
     let mut walk = SplitWalk::new(n, box_counts, root_socket);
     let mut survivors = Some(Vec::new());
@@ -2069,7 +2090,7 @@ fn survivors_of(
         }
         if bound <= incumbent + KEY_RESOLUTION_NS {
             if let Some(list) = &mut survivors {
-                if list.len() == MAX_SURVIVORS {
+                if list.len() == held {
                     survivors = None;
                 } else {
                     list.push((bound, split.to_vec()));
@@ -4622,11 +4643,50 @@ mod tests {
                     "{objective} from {incumbent}"
                 );
             }
+            // Holding 32 survivors, under a memory limit just below the clip of 3's pass: more
+            // survive the clip of 2 than are held, and no larger clip may run. The walk's split
+            // of least bound is searched and the splits walked again under its optimum, which
+            // holds those left; the same answer, proven (without the second walk: no survivors,
+            // and the answer stops at the memory limit).
+            let classes = line_classes(&space).unwrap();
+            let clip_3 = socket_dp::bound_memory_within(
+                &classes,
+                &objective,
+                &[3; 8],
+                3,
+                Some(1.25 * optimum),
+            );
+            let narrow = Limits {
+                memory_limit: clip_3 - 1,
+                ..Limits::default()
+            };
+            let narrow_ctl = Control {
+                limits: &narrow,
+                deadline: narrow.deadline(),
+                progress: &quiet,
+            };
+            let by_bounds = splits_by_bounds_holding(
+                &space,
+                &[3; 8],
+                0,
+                &objective,
+                (&narrow_ctl, 32),
+                1.25 * optimum,
+            )
+            .unwrap()
+            .unwrap();
+            assert_eq!(by_bounds.stopped, None, "{objective}");
+            assert!(by_bounds.probes >= 1, "{objective}");
+            let (_, tree) = by_bounds.found.unwrap();
+            assert_eq!(
+                cost_key(&objective, tree.cost.min_ns, tree.cost.max_ns),
+                cost_key(&objective, table.cost.min_ns, table.cost.max_ns),
+                "{objective} holding 32"
+            );
             // The walk's split of least bound (searched when too many survive to hold) is the
             // least of the splits with a finite bound (the pass cut at 1.25 times the optimum)
             // by (bound, then the split first in descending order), whatever the incumbent of
             // the walk.
-            let classes = line_classes(&space).unwrap();
             let in_order = socket_dp::SplitsInOrder::new(&classes, &[3; 8], 0);
             let bounds = socket_dp::SplitBounds::over(
                 &classes,
@@ -4643,11 +4703,19 @@ mod tests {
             .unwrap();
             for incumbent in [1.25 * optimum, optimum, 0.0] {
                 let walked =
-                    survivors_of(&bounds, &in_order, 12, &[3; 8], 0, incumbent, &ctl).unwrap();
-                let all = survivors_of(&bounds, &in_order, 12, &[3; 8], 0, f64::INFINITY, &ctl)
-                    .unwrap()
-                    .survivors
-                    .unwrap();
+                    survivors_of(&bounds, &in_order, 12, &[3; 8], 0, incumbent, (&ctl, 1)).unwrap();
+                let all = survivors_of(
+                    &bounds,
+                    &in_order,
+                    12,
+                    &[3; 8],
+                    0,
+                    f64::INFINITY,
+                    (&ctl, MAX_SURVIVORS),
+                )
+                .unwrap()
+                .survivors
+                .unwrap();
                 let least = all
                     .iter()
                     .min_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(&a.1)))
