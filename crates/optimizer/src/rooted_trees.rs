@@ -1525,13 +1525,15 @@ struct SplitsByBounds {
 /// split of least bound is searched exactly ([`probe`]), and its tree lowers the
 /// incumbent the next pass is cut at. `Ok(Err(reason))` when it cannot
 /// start, with what held it back (more of which would let it): no pass fits (the budget or
-/// the memory), walking the splits is over the work budget ([`SPLITS_PER_BUDGET_UNIT`] splits
-/// a unit), or the deadline passes before the first walk ends.
+/// the memory), the first walk ([`survivors_of`]: the splits, or the first clip's count
+/// vectors where those are fewer; [`SPLITS_PER_BUDGET_UNIT`] a unit) is over the work budget,
+/// or the deadline passes before the first walk ends.
 ///
-/// Work: each clip's pass (its corner pairs, as a bound's pass counts them), each walk over
-/// the splits and each split searched (its transitions) is charged against what is left of the
-/// budget, so the whole
-/// search stays within it; it stops with the reason of the split that stopped (the budget or
+/// Work: each clip's pass (its corner pairs, as a bound's pass counts them), each walk (the
+/// splits or the clip's count vectors before it, the splits of the classes it opened after
+/// it) and each split searched (its transitions) is charged against what is left of the
+/// budget, so the whole search stays within it (but for the classes one walk opens, at most
+/// as many splits as are held); it stops with the reason of the split that stopped (the budget or
 /// the time limit), and the bound is then the least of the bounds of the splits not searched
 /// (and of the stopped one's own) and the best score.
 fn splits_by_bounds(
@@ -1565,8 +1567,11 @@ fn splits_by_bounds_holding(
 ) -> Result<Result<SplitsByBounds, StopReason>, TreeSearchError> {
     let n = space.threads;
     let classes = line_classes(space)?;
-    // Each clip walks every split: its cost, charged before the walk.
-    let walk = count_splits(n, box_counts, root_socket).div_ceil(SPLITS_PER_BUDGET_UNIT);
+    // Each clip walks the splits (or its classes, [`survivors_of`]): its cost, charged before
+    // the walk, and the classes it opens after it.
+    let walk_of = |within: &[u32]| WalkOver::choose(n, box_counts, root_socket, within).units();
+    let first_clip: Vec<u32> = box_counts.iter().map(|&c| c.min(2)).collect();
+    let walk = walk_of(&first_clip);
     if walk > ctl.limits.work_budget {
         // Refused before it starts: a budget of one walk starts it.
         return Ok(Err(StopReason::WorkBudget {
@@ -1656,6 +1661,7 @@ fn splits_by_bounds_holding(
             }
         };
         spent = spent.saturating_add(bounds.work());
+        let walk = walk_of(&within);
         if spent.saturating_add(walk) > ctl.limits.work_budget {
             held_back = Some(ctl.over_budget());
             break;
@@ -1676,11 +1682,13 @@ fn splits_by_bounds_holding(
             mut survivors,
             least: clip_least,
             first,
+            opened,
         }) = walk_under(incumbent)
         else {
             held_back = Some(ctl.deadline.reason());
             break;
         };
+        spent = spent.saturating_add(opened.div_ceil(SPLITS_PER_BUDGET_UNIT));
         least = Some(least.map_or(clip_least, |l: f64| l.max(clip_least)));
         // Too many survive to hold: the split of least bound, searched exactly, may lower the
         // incumbent enough that a second walk holds them (33 threads under max: the stopgap's
@@ -1698,7 +1706,10 @@ fn splits_by_bounds_holding(
             if lowered && spent.saturating_add(walk) <= ctl.limits.work_budget {
                 spent += walk;
                 match walk_under(incumbent) {
-                    Some(again) => survivors = again.survivors,
+                    Some(again) => {
+                        spent = spent.saturating_add(again.opened.div_ceil(SPLITS_PER_BUDGET_UNIT));
+                        survivors = again.survivors;
+                    }
                     None => {
                         held_back = Some(ctl.deadline.reason());
                         break;
@@ -2053,13 +2064,18 @@ struct Walked {
     /// The split of least finite bound, with it (ties: the split first in descending
     /// lexicographic order); kept when the survivors are not.
     first: Option<Survivor>,
+    /// The splits of surviving classes a walk by classes listed (its work beyond the clip's
+    /// count vectors; 0 for a walk over the splits).
+    opened: u64,
 }
 
 /// The splits of `n` threads within the box that `in_order` keeps and whose
 /// [`socket_dp::SplitBounds`] bound reaches `incumbent` (within a score key's resolution), with
-/// their bounds (at most `held` of them: none past it), and the least bound over the splits kept
-/// (still read past `held`; every other split costs what one kept does); `None` when the
-/// deadline passes during the walk.
+/// their bounds (at most `held` of them: none past it), in descending lexicographic order, and
+/// the least bound over the splits kept (still read past `held`; every other split costs what
+/// one kept does); `None` when the deadline passes during the walk. The splits are walked one
+/// by one or, where the clip has fewer count vectors than there are splits, by their classes
+/// ([`survivors_by_classes`]): the same answer.
 fn survivors_of(
     bounds: &socket_dp::SplitBounds,
     in_order: &socket_dp::SplitsInOrder,
@@ -2067,6 +2083,62 @@ fn survivors_of(
     box_counts: &[u32],
     root_socket: u32,
     incumbent: f64,
+    (ctl, held): (&Control, usize),
+) -> Option<Walked> {
+    let walk = WalkOver::choose(n, box_counts, root_socket, bounds.within());
+    let args = (bounds, in_order, n, box_counts, root_socket, incumbent);
+    match walk {
+        WalkOver::Splits(_) => survivors_by_splits(args, (ctl, held)),
+        WalkOver::Classes(_) => survivors_by_classes(args, (ctl, held)),
+    }
+}
+
+/// What [`survivors_of`] walks, with how many it visits: every split, or the count vectors of
+/// the clip (and, beyond those, the splits of the classes that survive, counted as they are
+/// opened: [`Walked::opened`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WalkOver {
+    Splits(u64),
+    Classes(u64),
+}
+
+impl WalkOver {
+    /// The fewer: the splits of `n` in the box, or the count vectors of the clip `within`
+    /// (saturating; the splits on a tie).
+    fn choose(n: u32, box_counts: &[u32], root_socket: u32, within: &[u32]) -> Self {
+        let splits = count_splits(n, box_counts, root_socket);
+        let classes = within
+            .iter()
+            .try_fold(1u64, |acc, &w| acc.checked_mul(u64::from(w) + 1))
+            .unwrap_or(u64::MAX);
+        if classes < splits {
+            WalkOver::Classes(classes)
+        } else {
+            WalkOver::Splits(splits)
+        }
+    }
+
+    /// The walk's work before any class is opened, in units of the work budget.
+    fn units(self) -> u64 {
+        match self {
+            WalkOver::Splits(k) | WalkOver::Classes(k) => k.div_ceil(SPLITS_PER_BUDGET_UNIT),
+        }
+    }
+}
+
+/// The arguments of a walk over the splits ([`survivors_of`]).
+type WalkArgs<'a> = (
+    &'a socket_dp::SplitBounds,
+    &'a socket_dp::SplitsInOrder,
+    u32,
+    &'a [u32],
+    u32,
+    f64,
+);
+
+/// [`survivors_of`] one split at a time ([`SplitWalk`]).
+fn survivors_by_splits(
+    (bounds, in_order, n, box_counts, root_socket, incumbent): WalkArgs,
     (ctl, held): (&Control, usize),
 ) -> Option<Walked> {
     let mut walk = SplitWalk::new(n, box_counts, root_socket);
@@ -2102,6 +2174,104 @@ fn survivors_of(
         survivors,
         least,
         first,
+        opened: 0,
+    })
+}
+
+/// [`survivors_of`] by classes. A split v's bound is read at its counts cut to the clip,
+/// min(v, within), so the splits cut to one count vector w of the clip (its *class*: v equals
+/// w on the units where w is under the clip, and runs from the clip to the capacity on those
+/// where w reaches it) share one bound; and `in_order` keeps all of a class or none, since v is
+/// empty exactly where w is (the clip is at least 1 wherever a unit holds threads). So the walk
+/// visits the clip's count vectors, a bound each, and opens only the classes whose bound
+/// reaches the incumbent, split by split, until more than `held` survive. The split of least
+/// bound (ties: first in descending order) is the greatest of its class: the units from the
+/// first on filled to their capacity in turn. On eight L3 domains the clip of 2 has 3⁸ = 6,561
+/// count vectors where 65 threads have 1.9 · 10⁸ splits.
+fn survivors_by_classes(
+    (bounds, in_order, n, box_counts, root_socket, incumbent): WalkArgs,
+    (ctl, held): (&Control, usize),
+) -> Option<Walked> {
+    let within = bounds.within();
+    let units = within.len();
+    let root = root_socket as usize;
+    // Room of each unit above the clip.
+    let above: Vec<u32> = box_counts
+        .iter()
+        .zip(within)
+        .map(|(&c, &w)| c.saturating_sub(w))
+        .collect();
+    let mut survivors = Vec::new();
+    let mut overflow = false;
+    let mut least = f64::INFINITY;
+    let mut first: Option<Survivor> = None;
+    let mut seen = 0u64;
+    let mut opened = 0u64;
+    let mut class = vec![0u32; within.len()];
+    loop {
+        seen += 1;
+        if seen.is_multiple_of(DEADLINE_CHECK_SPLITS) && ctl.deadline.passed() {
+            return None;
+        }
+        let sum: u64 = class.iter().map(|&c| u64::from(c)).sum();
+        // Room of each unit for the threads beyond the class's counts.
+        let room = |i: usize| if class[i] == within[i] { above[i] } else { 0 };
+        let free: u64 = (0..units).map(|i| u64::from(room(i))).sum();
+        let holds = class.get(root).is_some_and(|&c| c > 0)
+            && sum <= u64::from(n)
+            && u64::from(n) - sum <= free
+            && in_order.keeps(&class);
+        if holds {
+            // ≤ n: fits u32.
+            let rest = (u64::from(n) - sum) as u32;
+            let bound = bounds.of(&class);
+            least = least.min(bound);
+            if bound.is_finite() {
+                let mut greatest = class.clone();
+                let mut left = rest;
+                for (i, g) in greatest.iter_mut().enumerate() {
+                    let take = room(i).min(left);
+                    *g += take;
+                    left -= take;
+                }
+                let before = |(b, s): &Survivor| bound < *b || (bound == *b && greatest > *s);
+                if first.as_ref().is_none_or(before) {
+                    first = Some((bound, greatest));
+                }
+            }
+            if bound <= incumbent + KEY_RESOLUTION_NS && !overflow {
+                let rooms = (0..units).map(room).collect();
+                let mut walk = SplitWalk::over(rest, rooms, class.clone());
+                while let Some(split) = walk.next_split() {
+                    opened += 1;
+                    if opened.is_multiple_of(DEADLINE_CHECK_SPLITS) && ctl.deadline.passed() {
+                        return None;
+                    }
+                    if survivors.len() == held {
+                        overflow = true;
+                        survivors = Vec::new();
+                        break;
+                    }
+                    survivors.push((bound, split.to_vec()));
+                }
+            }
+        }
+        // The next count vector of the clip (the last unit turning fastest).
+        let Some(i) = (0..units).rev().find(|&i| class[i] < within[i]) else {
+            break;
+        };
+        class[i] += 1;
+        for c in &mut class[i + 1..] {
+            *c = 0;
+        }
+    }
+    // The order of the walk over the splits, in which `survivors_size` samples them.
+    survivors.sort_by(|a, b| b.1.cmp(&a.1));
+    Some(Walked {
+        survivors: (!overflow).then_some(survivors),
+        least,
+        first,
+        opened,
     })
 }
 
@@ -2142,7 +2312,8 @@ const SIZE_SAMPLES: usize = 64;
 /// How many splits a walk over them ([`survivors_of`]: a step of the walk, a check and a
 /// lookup of the bound) visits for one unit of the work budget: about 25–50 ns a split (the
 /// 2,072,694 splits of 33 threads over eight L3 domains in 47–76 ms) against about 100 ns a
-/// transition of the fixed-split DP, a unit each (186,034 of them in about 18 ms).
+/// transition of the fixed-split DP, a unit each (186,034 of them in about 18 ms). A walk by
+/// classes is charged the same for each count vector of the clip and each split it opens.
 const SPLITS_PER_BUDGET_UNIT: u64 = 4;
 
 /// A split's search is charged at least its tables' entries over this ([`splits_by_bounds`]):
@@ -2299,15 +2470,15 @@ fn splits_of(n: u32, limit: &[u32], root_socket: u32, max: usize) -> Splits {
 /// lowers one count and refills the sockets after it greedily, which always fits (a suffix takes
 /// what it can hold), so it costs O(sockets) per split, whatever the box.
 struct SplitWalk {
-    /// The counts of the n − 1 threads besides the root's (`None`: no split left).
+    /// The counts of the threads walked, over `base` (`None`: no split left).
     cur: Option<Vec<u32>>,
-    /// Room of each socket for them (the root's socket one less).
+    /// Room of each unit for them.
     room: Vec<u32>,
-    /// `suffix[i]`: the room of sockets i.. (u64: a machine file's capacities may sum past u32).
+    /// `suffix[i]`: the room of units i.. (u64: a machine file's capacities may sum past u32).
     suffix: Vec<u64>,
-    /// The root's socket.
-    root: usize,
-    /// The split last returned (`cur` with the root's thread).
+    /// The counts every split holds besides the walked ones (the root's thread).
+    base: Vec<u32>,
+    /// The split last returned (`cur` with `base`).
     split: Vec<u32>,
     /// Whether `cur` is still to be returned (false once it has been).
     fresh: bool,
@@ -2315,25 +2486,32 @@ struct SplitWalk {
 
 impl SplitWalk {
     fn new(n: u32, limit: &[u32], root_socket: u32) -> Self {
-        let s = limit.len();
         let root = root_socket as usize;
-        let mut walk = SplitWalk {
-            cur: None,
-            room: limit.to_vec(),
-            suffix: vec![0u64; s + 1],
-            root,
-            split: vec![0; s],
-            fresh: true,
-        };
         // The root's thread is set aside: the walk lists the other n − 1 with one less room
         // there.
-        let Some(rest) = n.checked_sub(1) else {
-            return walk;
-        };
-        match walk.room.get_mut(root) {
-            Some(r) if *r > 0 => *r -= 1,
-            _ => return walk,
+        let mut base = vec![0u32; limit.len()];
+        match (n.checked_sub(1), base.get_mut(root), limit.get(root)) {
+            (Some(rest), Some(b), Some(&c)) if c > 0 => {
+                *b = 1;
+                let room = limit.iter().zip(&base).map(|(&c, &b)| c - b).collect();
+                SplitWalk::over(rest, room, base)
+            }
+            _ => SplitWalk::over(0, vec![0; limit.len()], base).done(),
         }
+    }
+
+    /// Every vector `base` + e with e ≤ `room` summing to `rest`, in descending lexicographic
+    /// order.
+    fn over(rest: u32, room: Vec<u32>, base: Vec<u32>) -> Self {
+        let s = room.len();
+        let mut walk = SplitWalk {
+            cur: None,
+            suffix: vec![0u64; s + 1],
+            split: base.clone(),
+            room,
+            base,
+            fresh: true,
+        };
         for i in (0..s).rev() {
             walk.suffix[i] = walk.suffix[i + 1] + u64::from(walk.room[i]);
         }
@@ -2343,6 +2521,12 @@ impl SplitWalk {
             walk.cur = Some(cur);
         }
         walk
+    }
+
+    /// The walk with nothing left.
+    fn done(mut self) -> Self {
+        self.cur = None;
+        self
     }
 
     /// The sockets from `from` on take `left` threads, each as many as it holds.
@@ -2360,8 +2544,9 @@ impl SplitWalk {
         }
         self.fresh = false;
         let cur = self.cur.as_ref()?;
-        self.split.copy_from_slice(cur);
-        self.split[self.root] += 1;
+        for ((s, &c), &b) in self.split.iter_mut().zip(cur).zip(&self.base) {
+            *s = c + b;
+        }
         Some(&self.split)
     }
 
@@ -4726,6 +4911,79 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// The walk by classes finds what the walk over every split finds (the same survivors
+        /// in the same order, the same least bound and split of least bound, the same overflow
+        /// past the number held), on boxes over 2 sockets × 4 L3 domains with empty units
+        /// (which `SplitsInOrder` tells apart; about half of them, so that an uncut pass fits) and
+        /// capacities under and over the clip.
+        #[test]
+        fn the_walk_by_classes_is_the_walk_over_the_splits(
+            capacity in proptest::collection::vec(proptest::prop_oneof![proptest::strategy::Just(0u32), 1u32..=4], 8),
+            fill in 0.0f64..=1.0,
+            root_pick in 0usize..8,
+            clip in 2u32..=3,
+            cut in 0.9f64..1.6,
+            held in proptest::sample::select(vec![1usize, 7, MAX_SURVIVORS]),
+            max in proptest::bool::ANY,
+        ) {
+            let used: Vec<u32> = (0..8u32).filter(|&u| capacity[u as usize] > 0).collect();
+            proptest::prop_assume!(!used.is_empty());
+            let root = used[root_pick % used.len()];
+            let total: u32 = capacity.iter().sum();
+            let n = 1 + ((f64::from(total - 1) * fill).round() as u32).min(total - 1);
+            let objective = if max { Objective::Max } else { Objective::Min };
+            let space = free_over_eight_domains(n, 4);
+            let classes = line_classes(&space).unwrap();
+            let within: Vec<u32> = capacity.iter().map(|&c| c.min(clip)).collect();
+            let limits = Limits::default();
+            let quiet = Progress::none();
+            let ctl = Control {
+                limits: &limits,
+                deadline: limits.deadline(),
+                progress: &quiet,
+            };
+            // An uncut pass over most of the eight units is over the default budget (4 · 10⁸
+            // corner pairs for a clip of 2 on all of them): those cases are left out, half the
+            // units empty on average keeps them rare.
+            let bounds = socket_dp::SplitBounds::over(
+                &classes,
+                &objective,
+                &capacity,
+                &within,
+                root,
+                None,
+                &limits,
+                &quiet,
+                socket_dp::Admission::BySize,
+            );
+            proptest::prop_assume!(bounds.is_ok());
+            let bounds = bounds.unwrap().unwrap();
+            let in_order = socket_dp::SplitsInOrder::new(&classes, &capacity, root);
+            // The incumbent: `cut` times the least bound of any split (a few or many survive).
+            let least = survivors_by_splits(
+                (&bounds, &in_order, n, &capacity, root, f64::INFINITY),
+                (&ctl, held),
+            )
+            .unwrap()
+            .least;
+            let incumbent = if least.is_finite() { cut * least } else { 1000.0 };
+            let args = (&bounds, &in_order, n, capacity.as_slice(), root, incumbent);
+            let by_splits = survivors_by_splits(args, (&ctl, held)).unwrap();
+            let by_classes = survivors_by_classes(args, (&ctl, held)).unwrap();
+            proptest::prop_assert_eq!(&by_classes.survivors, &by_splits.survivors);
+            proptest::prop_assert_eq!(by_classes.least.to_bits(), by_splits.least.to_bits());
+            proptest::prop_assert_eq!(&by_classes.first, &by_splits.first);
+            proptest::prop_assert_eq!(by_splits.opened, 0);
+            // The classes opened list each surviving split once, where not too many survive.
+            if let Some(list) = &by_classes.survivors {
+                proptest::prop_assert_eq!(by_classes.opened, list.len() as u64);
+            }
+        }
+    }
+
     #[test]
     fn a_walk_over_more_splits_than_the_budget_buys_is_refused_up_front() {
         // 2 sockets × 2 domains of 3, 8 threads, the root on unit 0: the 7 others over rooms
@@ -4766,6 +5024,43 @@ mod tests {
         );
         let found = run(Limits::default().work_budget).unwrap();
         assert_eq!(found.stopped, None);
+    }
+
+    #[test]
+    fn a_box_with_more_splits_than_count_vectors_of_the_clip_is_walked_by_its_classes() {
+        // 16 threads over 2 sockets × 4 domains of 4, the root on unit 0: the 15 others over
+        // rooms (3, 4, …, 4). With a on unit 0 (a ≤ 3), the rest over seven units of at most 4
+        // is Σ_j (−1)^j C(7, j) C(m − 5j + 6, 6) at m = 15 − a: m = 15: 54,264 − 56,056 + 9,702
+        // − 35 = 7,875; m = 14: 38,760 − 35,035 + 4,410 = 8,135; m = 13: 27,132 − 21,021 +
+        // 1,764 = 7,875; m = 12: 18,564 − 12,012 + 588 = 7,140; in all 31,025 splits. The clip
+        // of 2 has 3⁸ = 6,561 count vectors, fewer: the first walk goes by classes, ⌈6,561 / 4⌉
+        // = 1,641 units (over the splits it would be ⌈31,025 / 4⌉ = 7,757).
+        assert_eq!(count_splits(16, &[4; 8], 0), 31_025);
+        assert_eq!(
+            WalkOver::choose(16, &[4; 8], 0, &[2; 8]),
+            WalkOver::Classes(6_561)
+        );
+        // 12 threads over domains of 3: 6,174 splits (counted by hand above), fewer than 6,561.
+        assert_eq!(
+            WalkOver::choose(12, &[3; 8], 0, &[2; 8]),
+            WalkOver::Splits(6_174)
+        );
+        let space = free_over_eight_domains(16, 4);
+        let run = |work_budget| {
+            let limits = Limits {
+                work_budget,
+                ..Limits::default()
+            };
+            by_bounds_within(&space, &[4; 8], f64::INFINITY, &limits).unwrap()
+        };
+        assert_eq!(
+            run(1_640).err(),
+            Some(StopReason::WorkBudget {
+                budget: 1_640,
+                needed: 1_641,
+                memory: 0,
+            })
+        );
     }
 
     #[test]

@@ -3557,6 +3557,11 @@ impl SplitBounds {
         self.pairs / BOUND_PAIRS_PER_BUDGET_UNIT
     }
 
+    /// The clip: a split's bound is read at its counts cut to it.
+    pub fn within(&self) -> &[u32] {
+        &self.within
+    }
+
     /// The bound (offset included) of every tree of the split `split` (threads per unit, as
     /// many units as the clip): the covering value at min(split, within); `∞` where no tree of
     /// the split scores at most the incumbent, or the split has another length.
