@@ -327,23 +327,32 @@ impl Algorithm for ProgramTree<'_> {
             socket_lines: None,
             priced_by: format!("the CLa graph of {}", self.program.origin),
         };
-        // The broadcast with one line per socket, threads placed by id with a core each: the
-        // relaxation's optimum is a certified bound, often far above the generic one, and its
-        // tree a candidate that proves itself when the graph prices it at the bound
-        // (docs/cla.md §13, "One line per socket: a relaxation"). The search computes it,
-        // within its budget, memory and time limit.
+        // The broadcast with one line per socket, threads with a core each (placed by id, or
+        // freely): the relaxation's optimum is a certified bound, often far above the generic
+        // one, and (threads by id) its tree a candidate that proves itself when the graph
+        // prices it at the bound (docs/cla.md §13, "One line per socket: a relaxation"; a free
+        // split gets the least over its splits per socket with the domains merged, "... over
+        // every split"). The search computes it, within its budget, memory and time limit.
         if self.kind == TreeProgram::Bcast
             && topology.sync_line == modelopt_model::ccnuma::SyncLine::Socket
-            && space.capacity.is_none()
             && !shared_cores
         {
             // Each group's socket; groups are numbered by (socket, domain), so these ascend.
-            let mut sockets = vec![0u32; space.nodes_per_group().len()];
-            for (&g, &s) in space.thread_groups.iter().zip(&space.thread_sockets) {
-                if let Some(x) = sockets.get_mut(g as usize) {
-                    *x = s;
+            let sockets = match &space.capacity {
+                // A free split's groups: every domain of the machine, in order.
+                Some(capacity) => (0..capacity.len() as u32)
+                    .map(|g| g / groups_per_socket.max(1))
+                    .collect(),
+                None => {
+                    let mut sockets = vec![0u32; space.nodes_per_group().len()];
+                    for (&g, &s) in space.thread_groups.iter().zip(&space.thread_sockets) {
+                        if let Some(x) = sockets.get_mut(g as usize) {
+                            *x = s;
+                        }
+                    }
+                    sockets
                 }
-            }
+            };
             let mut ids = sockets.clone();
             ids.dedup();
             let sockets: Vec<u32> = sockets

@@ -103,7 +103,9 @@ pub trait SocketLineCost: Send + Sync + fmt::Debug {
 pub struct SocketLines {
     /// The terms.
     pub cost: Arc<dyn SocketLineCost>,
-    /// The socket of each group of the space.
+    /// The socket of each group of the space: of the groups its threads are in, or with a
+    /// free split ([`crate::placed_tree::PricedTreeSpace::capacity`]) of each group of the
+    /// capacities.
     pub group_sockets: Vec<u32>,
 }
 

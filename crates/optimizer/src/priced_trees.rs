@@ -592,7 +592,7 @@ pub fn rank_priced_trees(
         let timed_out = deadline.passed() || share.is_some_and(|s| started.elapsed() >= s);
         refinement_timed_out = timed_out;
         if let Some(found) = found {
-            refinement_stopped = found.configurations.is_empty() && !timed_out;
+            refinement_stopped = found.stopped && !timed_out;
             refinement_memory = found.memory_needed;
             refined_bound = Some(found.t_min_lower_bound);
             // Each configuration priced once (the relaxation's tree may be a candidate's).

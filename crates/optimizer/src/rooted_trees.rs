@@ -2469,7 +2469,7 @@ fn splits_of(n: u32, limit: &[u32], root_socket: u32, max: usize) -> Splits {
 /// socket, descending lexicographic order, one split at a time without listing them: each step
 /// lowers one count and refills the sockets after it greedily, which always fits (a suffix takes
 /// what it can hold), so it costs O(sockets) per split, whatever the box.
-struct SplitWalk {
+pub(crate) struct SplitWalk {
     /// The counts of the threads walked, over `base` (`None`: no split left).
     cur: Option<Vec<u32>>,
     /// Room of each unit for them.
@@ -2485,7 +2485,7 @@ struct SplitWalk {
 }
 
 impl SplitWalk {
-    fn new(n: u32, limit: &[u32], root_socket: u32) -> Self {
+    pub(crate) fn new(n: u32, limit: &[u32], root_socket: u32) -> Self {
         let root = root_socket as usize;
         // The root's thread is set aside: the walk lists the other n − 1 with one less room
         // there.
@@ -2538,7 +2538,7 @@ impl SplitWalk {
     }
 
     /// The next split, `None` past the last.
-    fn next_split(&mut self) -> Option<&[u32]> {
+    pub(crate) fn next_split(&mut self) -> Option<&[u32]> {
         if !self.fresh {
             self.step();
         }

@@ -304,6 +304,29 @@ pub fn optimum(
     bracket: Bracket,
     keep_going: &dyn Fn() -> bool,
 ) -> Outcome {
+    let limits = (max_work, max_bytes, keep_going);
+    optimum_up_to(cost, split, limits, bracket, PastUpper::Unbounded)
+}
+
+/// What [`optimum_up_to`] does after a run at `bracket.upper` found no tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PastUpper {
+    /// A last run without a ceiling ([`optimum`]: the upper end is a value some tree attains,
+    /// so this happens only where the contract is broken).
+    Unbounded,
+    /// Stop: the optimum is above the upper end, which is all the caller needs (a split of a
+    /// free request whose trees all cost more than a tree found elsewhere).
+    Stop,
+}
+
+/// [`optimum`], with `past` saying what follows a run at the upper end that found no tree.
+fn optimum_up_to(
+    cost: &dyn SocketLineCost,
+    split: &Split<'_>,
+    (max_work, max_bytes, keep_going): (u64, u64, &dyn Fn() -> bool),
+    bracket: Bracket,
+    past: PastUpper,
+) -> Outcome {
     let (counts, sockets) = (split.counts, split.sockets);
     let root = split.root as usize;
     let total: u64 = counts.iter().map(|&c| u64::from(c)).sum();
@@ -339,6 +362,15 @@ pub fn optimum(
         let from_below = lower
             .filter(|_| factor <= LAST_CEILING)
             .map(|lower| lower * factor);
+        let outcome = |optimum, left: u64| Outcome {
+            optimum,
+            above,
+            updates: max_work - left,
+            memory_needed: 0,
+        };
+        if upper.is_some_and(|upper| above >= upper) && past == PastUpper::Stop {
+            return outcome(None, left);
+        }
         let ceiling = match (from_below, upper) {
             // Past the upper end (a run there found no tree: a broken contract), no ceiling.
             (_, Some(upper)) if above >= upper => f64::INFINITY,
@@ -346,12 +378,6 @@ pub fn optimum(
             (Some(c), None) => c,
             (None, Some(upper)) => upper,
             (None, None) => f64::INFINITY,
-        };
-        let outcome = |optimum, left: u64| Outcome {
-            optimum,
-            above,
-            updates: max_work - left,
-            memory_needed: 0,
         };
         if tables
             .fill(&layout, root, ceiling, &mut left, keep_going)
@@ -418,6 +444,9 @@ pub struct Refined {
     /// Where the optimum by domain was not tried because its fixed tables would pass the
     /// memory limit: those bytes (a larger `--memory-limit` would let it run); else 0.
     pub memory_needed: u64,
+    /// Whether its limits stopped it before it proved what it could: a larger work budget (or
+    /// memory, where `memory_needed` says so) would prove more.
+    pub stopped: bool,
 }
 
 /// The closer bound on T_min of a space that carries a socket-line cost
@@ -442,6 +471,44 @@ pub fn refine(
         cost,
         group_sockets,
     } = space.socket_lines.as_ref()?;
+    if let Some(capacity) = &space.capacity {
+        let free = FreeSplit {
+            capacity,
+            group_sockets,
+            threads: space.threads,
+            root_group: space.root_group(),
+        };
+        let lower = space.t_min_lower_bound.unwrap_or(0.0);
+        let mut left = budget.saturating_mul(UPDATES_PER_UNIT);
+        let limits = (&mut left, memory, keep_going);
+        let bracket = Bracket {
+            lower,
+            upper: attained,
+        };
+        let mut refined = free_split_bound(&**cost, &free, limits, bracket)?;
+        // The threads' own split searched too, for its tree only (the bound is the least
+        // over every split): the answer with threads by id is then a candidate of the free
+        // split, which would otherwise find a worse tree than the fixed placement does.
+        let by_id = by_id_split(space, capacity.len());
+        let units = left / UPDATES_PER_UNIT;
+        let split = (
+            by_id.as_slice(),
+            group_sockets.as_slice(),
+            space.root_group(),
+        );
+        let bracket = Bracket {
+            lower: refined.t_min_lower_bound,
+            upper: attained,
+        };
+        if let Some((tree, groups)) =
+            split_tree(&**cost, split, (units, memory, keep_going), bracket)
+        {
+            refined
+                .configurations
+                .extend(space.assign_threads(&tree, &groups));
+        }
+        return Some(refined);
+    }
     let counts = space.nodes_per_group();
     let root = space.root_group();
     let mut left = work_limit(budget, &counts, group_sockets);
@@ -487,6 +554,7 @@ pub fn refine(
                 .into_iter()
                 .collect(),
             memory_needed: 0,
+            stopped: false,
         }),
         // Stopped by its limits (or declined) without the optimum: the higher of the merged
         // bound and the ceiling of the runs that found no tree.
@@ -494,9 +562,178 @@ pub fn refine(
             t_min_lower_bound: outcome.above.max(merged_bound),
             configurations: Vec::new(),
             memory_needed: outcome.memory_needed,
+            stopped: true,
         }),
         None => None,
     }
+}
+
+/// A free split of a priced-tree space, as [`free_split_bound`] reads it.
+struct FreeSplit<'a> {
+    /// The threads each group (L3 domain, or socket) may hold.
+    capacity: &'a [u32],
+    /// The socket of each group, ascending from 0.
+    group_sockets: &'a [u32],
+    /// The threads to place.
+    threads: u32,
+    /// The root's group.
+    root_group: u32,
+}
+
+/// The most splits per socket [`free_split_bound`] bounds one by one (two sockets hold at
+/// most 129 at 128 threads, four of 16 cores 23,408 of 64 threads; each is milliseconds).
+pub const MAX_FREE_SPLITS: usize = 4096;
+
+/// The closer bound on T_min of a free split (`--placement optimal`): the least, over every
+/// split of the threads per socket within the sockets' capacities (the root's socket holding
+/// the root), of the optimum of `cost` with the domains of each socket merged
+/// ([`MergedDomains`]), or, where a run stopped, the ceiling it proved. Every placement of
+/// the threads is a tree over some split per domain, whose cost the merged optimum of its
+/// socket totals bounds (module docs, "Domains merged"), so the least over the splits bounds
+/// them all. Each split's runs stop once they prove it above `bracket.upper` (the least T_min
+/// priced: a split above it cannot lower the least) or above the least of the splits before
+/// it. No configuration: a merged tree is not one. `None` where the sockets are more than
+/// [`MAX_SOCKETS`], their splits more than [`MAX_FREE_SPLITS`], or the bound is no higher
+/// than `bracket.lower` (the space's own; e.g. the limits stopped a split before it proved
+/// anything).
+fn free_split_bound(
+    cost: &dyn SocketLineCost,
+    free: &FreeSplit<'_>,
+    (left, memory, keep_going): (&mut u64, u64, &dyn Fn() -> bool),
+    bracket: Bracket,
+) -> Option<Refined> {
+    let sockets = free
+        .group_sockets
+        .iter()
+        .max()
+        .map_or(0, |&s| s as usize + 1);
+    if sockets == 0 || sockets > MAX_SOCKETS || free.group_sockets.len() != free.capacity.len() {
+        return None;
+    }
+    // Each socket's room (at most the threads) and its number of domains.
+    let mut room = vec![0u32; sockets];
+    let mut domains = vec![0usize; sockets];
+    for (&c, &s) in free.capacity.iter().zip(free.group_sockets) {
+        room[s as usize] = room[s as usize].saturating_add(c).min(free.threads);
+        domains[s as usize] += 1;
+    }
+    let root_socket = *free.group_sockets.get(free.root_group as usize)? as usize;
+    let merged = MergedDomains {
+        inner: cost,
+        span: domains.iter().copied().max().unwrap_or(1),
+    };
+    let mut walk = crate::rooted_trees::SplitWalk::new(free.threads, &room, root_socket as u32);
+    let mut splits = Vec::new();
+    while let Some(split) = walk.next_split() {
+        if splits.len() == MAX_FREE_SPLITS {
+            return None;
+        }
+        splits.push(split.to_vec());
+    }
+    let mut least = f64::INFINITY;
+    let mut stopped = false;
+    for split in &splits {
+        // The sockets holding threads, in order: an empty one has no line to wait for.
+        let counts: Vec<u32> = split.iter().copied().filter(|&c| c > 0).collect();
+        let ids: Vec<u32> = (0..counts.len() as u32).collect();
+        let root = split[..root_socket].iter().filter(|&&c| c > 0).count() as u32;
+        let upper = bracket.upper.min(least);
+        let outcome = optimum_up_to(
+            &merged,
+            &Split {
+                counts: &counts,
+                sockets: &ids,
+                root,
+            },
+            (*left, memory, keep_going),
+            Bracket {
+                lower: bracket.lower,
+                upper,
+            },
+            PastUpper::Stop,
+        );
+        *left = left.saturating_sub(outcome.updates);
+        let value = match outcome.optimum {
+            Some(found) => found.t_min,
+            None => {
+                // Stopped short of the upper end: more budget (or time) would prove more.
+                stopped |= outcome.above < upper;
+                outcome.above
+            }
+        };
+        least = least.min(value);
+        if least <= bracket.lower {
+            // No higher than the space's own bound, whatever the splits left.
+            return None;
+        }
+    }
+    least.is_finite().then_some(Refined {
+        t_min_lower_bound: least,
+        configurations: Vec::new(),
+        memory_needed: 0,
+        stopped,
+    })
+}
+
+/// The threads' own split over the groups of a free split's capacities (`groups` of them):
+/// thread t in group `socket · groups_per_socket + domain`, the labels
+/// [`crate::priced_trees::candidates`] give the threads' own placement.
+fn by_id_split(space: &PricedTreeSpace, groups: usize) -> Vec<u32> {
+    let per_socket = space.groups_per_socket.max(1);
+    let mut counts = vec![0u32; groups];
+    for (&s, &g) in space.thread_sockets.iter().zip(&space.thread_groups) {
+        if let Some(c) = counts.get_mut((s * per_socket + g % per_socket) as usize) {
+            *c += 1;
+        }
+    }
+    counts
+}
+
+/// The optimum of `cost` over the split `counts` of the groups of a free split (group g on
+/// socket `group_sockets[g]`, the root in group `root_group`) as [`optimum`] finds it within
+/// `units` of the work budget, its runs stopped at `bracket.upper` (a tree above it is no
+/// better than one priced already): its tree and each node's group; `None` where it found none.
+fn split_tree(
+    cost: &dyn SocketLineCost,
+    (counts, group_sockets, root_group): (&[u32], &[u32], u32),
+    (units, memory, keep_going): (u64, u64, &dyn Fn() -> bool),
+    bracket: Bracket,
+) -> Option<(RootedTree, Vec<u32>)> {
+    let used: Vec<usize> = (0..counts.len()).filter(|&g| counts[g] > 0).collect();
+    let root = used.iter().position(|&g| g == root_group as usize)? as u32;
+    let nodes: Vec<u32> = used.iter().map(|&g| counts[g]).collect();
+    // The sockets holding threads, numbered 0, 1, … in order.
+    let mut held: Vec<u32> = used
+        .iter()
+        .filter_map(|&g| group_sockets.get(g).copied())
+        .collect();
+    if held.len() != used.len() {
+        return None;
+    }
+    let mut distinct = held.clone();
+    distinct.dedup();
+    for s in &mut held {
+        *s = distinct.iter().position(|d| d == s).unwrap_or(0) as u32;
+    }
+    let max_work = work_limit(units, &nodes, &held);
+    let outcome = optimum_up_to(
+        cost,
+        &Split {
+            counts: &nodes,
+            sockets: &held,
+            root,
+        },
+        (max_work, memory, keep_going),
+        bracket,
+        PastUpper::Stop,
+    );
+    let found = outcome.optimum?;
+    let groups = found
+        .domains
+        .iter()
+        .map(|&d| used.get(d as usize).map(|&g| g as u32))
+        .collect::<Option<Vec<u32>>>()?;
+    Some((found.tree, groups))
 }
 
 /// The optimum of `cost` with the domains of each socket of `split` merged into one
@@ -2186,6 +2423,99 @@ mod tests {
         };
         let (none, work) = merged_unlimited(&CHIPLET, &apart);
         assert_eq!((none, work), (0.0, u64::MAX));
+    }
+
+    /// `threads` placed freely over 2 sockets × 2 domains of `per_domain` cores (the chiplet
+    /// machine's classes), the root thread in group `root_group`, the others by id from
+    /// group 0 on.
+    fn free_over_four_domains(threads: u32, per_domain: u32, root_group: u32) -> PricedTreeSpace {
+        let mut groups: Vec<u32> = (0..threads).map(|t| t / per_domain).collect();
+        groups[0] = root_group;
+        PricedTreeSpace {
+            threads,
+            thread_sockets: groups.iter().map(|g| g / 2).collect(),
+            thread_groups: groups,
+            root_thread: 0,
+            capacity: Some(vec![per_domain; 4]),
+            groups_per_socket: 2,
+            domain_renaming: DomainRenaming::Any,
+            work_per_configuration: 1,
+            sockets_fix_cost: true,
+            t_min_lower_bound: Some(300.0),
+            socket_lines: Some(SocketLines {
+                cost: std::sync::Arc::new(Chiplet),
+                group_sockets: vec![0, 0, 1, 1],
+            }),
+            priced_by: "a test".into(),
+        }
+    }
+
+    #[test]
+    fn a_free_split_is_bounded_by_the_least_of_its_splits_per_socket_by_hand() {
+        // Two threads over 2 sockets × 2 domains of one core, the root in domain 0. The splits
+        // per socket: both on socket 0, merged 316.86 ns (the_domains_of_a_socket_merged_by_hand);
+        // one on each, the tree 0(1) across sockets: R_L + R_I + (R_Q + R_L) + R_I + R_Q = 1.43
+        // + 122 + 224.93 + 122 + 223.5 = 693.86 ns. The bound is the least, 316.86 (the graph's
+        // least is higher: the two threads are in two domains, 575.86 by domain). The threads'
+        // own split (thread 1 in domain 1) gives the tree 0(1) there as a configuration.
+        let space = free_over_four_domains(2, 1, 0);
+        let found = refine(&space, u64::MAX / 4, u64::MAX, f64::INFINITY, &|| true).unwrap();
+        assert!((found.t_min_lower_bound - 316.86).abs() < 1e-9, "{found:?}");
+        assert!(!found.stopped);
+        match found.configurations.as_slice() {
+            [Params::RootedTree {
+                parents,
+                sockets,
+                domains,
+            }] => {
+                assert_eq!(parents, &vec![None, Some(0)]);
+                assert_eq!(sockets, &vec![0, 0]);
+                assert_eq!(domains, &vec![0, 1]);
+            }
+            other => panic!("{other:?}"),
+        }
+        // No higher than the space's own bound: nothing.
+        let mut told = free_over_four_domains(2, 1, 0);
+        told.t_min_lower_bound = Some(316.86);
+        assert_eq!(
+            refine(&told, u64::MAX / 4, u64::MAX, f64::INFINITY, &|| true),
+            None
+        );
+    }
+
+    #[test]
+    fn a_free_split_is_bounded_below_the_optimum_of_every_split_per_domain() {
+        // 2 sockets × 2 domains of 2 cores, 2 to 7 threads, the root in domain 0 or 2: the
+        // bound is at most the cost's optimum over every split of the threads per domain (each
+        // exact against brute force, the_optimum_equals_brute_force_and_its_tree_attains_it),
+        // and above the space's own bound of 300 ns.
+        for root_group in [0u32, 2] {
+            for threads in 2..=7u32 {
+                let space = free_over_four_domains(threads, 2, root_group);
+                let found = refine(&space, u64::MAX / 4, u64::MAX, f64::INFINITY, &|| true);
+                let mut least = f64::INFINITY;
+                let mut walk = crate::rooted_trees::SplitWalk::new(threads, &[2; 4], root_group);
+                while let Some(split) = walk.next_split() {
+                    let used: Vec<usize> = (0..4).filter(|&g| split[g] > 0).collect();
+                    let counts: Vec<u32> = used.iter().map(|&g| split[g]).collect();
+                    let mut sockets: Vec<u32> = used.iter().map(|&g| g as u32 / 2).collect();
+                    let first = sockets[0];
+                    let apart = sockets.iter().any(|&s| s != first);
+                    for s in &mut sockets {
+                        *s = u32::from(apart && *s != first);
+                    }
+                    let root = used.iter().position(|&g| g == root_group as usize).unwrap();
+                    let optimum = unlimited(&counts, &sockets, root as u32).optimum.unwrap();
+                    least = least.min(optimum.t_min);
+                }
+                let bound = found.map_or(300.0, |f| f.t_min_lower_bound);
+                assert!(
+                    bound <= least + 1e-9,
+                    "{threads} threads, root {root_group}: {bound} > {least}"
+                );
+                assert!(bound > 300.0, "{threads} threads, root {root_group}");
+            }
+        }
     }
 
     #[test]
