@@ -4049,6 +4049,7 @@ fn descent_of(
         work_per_tree: u64::from(space.threads),
         budget,
         deadline,
+        also_from: None,
     }
 }
 

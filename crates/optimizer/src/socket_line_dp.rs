@@ -68,6 +68,14 @@
 //! sockets, against 9⁸ by domain), so [`refine`] computes it first: its bound holds where the
 //! split by domain is over the memory or the budget, and it is that search's first guess.
 //!
+//! ## Free splits
+//! With a free split (`--placement optimal`) every placement is a tree over some split per
+//! domain, which the merged optimum of its socket totals bounds; so the least merged optimum
+//! over every split per socket bounds them all ([`refine`] on a space with capacities). Each
+//! split's runs stop once they prove it above the least so far or the best T_min priced. The
+//! optimum by domain at the threads' own split then gives its tree as a candidate, so that the
+//! free search starts from what the threads by id would get.
+//!
 //! The work is counted as it runs (each forest entry read, each candidate filtered, each list
 //! of the vectors below a vector, each split of a chain and each row written), against a
 //! limit, and the run asks between count vectors whether to go on; a request where a run that
@@ -458,8 +466,10 @@ pub struct Refined {
 /// first), `memory` bytes, while `keep_going()` holds. The ceilings start from the better of
 /// the space's own bound and the merged one and stay at or below `attained`, the least T_min
 /// the search has priced on a configuration (∞ for none), which the cost's optimum is at
-/// most. `None` when the space carries no such cost or the limits stopped it before it proved
-/// anything.
+/// most. With a free split ([`PricedTreeSpace::capacity`]) the bound is the least over its
+/// splits per socket ([`free_split_bound`]) and the configuration the tree of the threads'
+/// own split, where its optimum is found within what is left. `None` when the space carries
+/// no such cost or the limits stopped it before it proved anything.
 pub fn refine(
     space: &PricedTreeSpace,
     budget: u64,
@@ -485,11 +495,21 @@ pub fn refine(
             lower,
             upper: attained,
         };
-        let mut refined = free_split_bound(&**cost, &free, limits, bracket)?;
+        // The threads' own split, per group and per socket.
+        let by_id = by_id_split(space, capacity.len());
+        let sockets = group_sockets.iter().max().map_or(0, |&s| s as usize + 1);
+        let mut own_totals = vec![0u32; sockets];
+        for (&c, &s) in by_id.iter().zip(group_sockets) {
+            if let Some(t) = own_totals.get_mut(s as usize) {
+                *t += c;
+            }
+        }
+        let (mut refined, own_bound) =
+            free_split_bound(&**cost, &free, limits, bracket, &own_totals)?;
         // The threads' own split searched too, for its tree only (the bound is the least
         // over every split): the answer with threads by id is then a candidate of the free
-        // split, which would otherwise find a worse tree than the fixed placement does.
-        let by_id = by_id_split(space, capacity.len());
+        // split, which would otherwise find a worse tree than the fixed placement does. Its
+        // runs start from its own merged bound, as the fixed placement's do.
         let units = left / UPDATES_PER_UNIT;
         let split = (
             by_id.as_slice(),
@@ -497,7 +517,7 @@ pub fn refine(
             space.root_group(),
         );
         let bracket = Bracket {
-            lower: refined.t_min_lower_bound,
+            lower: refined.t_min_lower_bound.max(own_bound),
             upper: attained,
         };
         if let Some((tree, groups)) =
@@ -592,7 +612,9 @@ pub const MAX_FREE_SPLITS: usize = 4096;
 /// socket totals bounds (module docs, "Domains merged"), so the least over the splits bounds
 /// them all. Each split's runs stop once they prove it above `bracket.upper` (the least T_min
 /// priced: a split above it cannot lower the least) or above the least of the splits before
-/// it. No configuration: a merged tree is not one. `None` where the sockets are more than
+/// it. No configuration: a merged tree is not one. With it, what the split `own_totals` (per
+/// socket) proved (its optimum, or a bound below it; 0 where it is not a split). `None` where
+/// the sockets are more than
 /// [`MAX_SOCKETS`], their splits more than [`MAX_FREE_SPLITS`], or the bound is no higher
 /// than `bracket.lower` (the space's own; e.g. the limits stopped a split before it proved
 /// anything).
@@ -601,7 +623,8 @@ fn free_split_bound(
     free: &FreeSplit<'_>,
     (left, memory, keep_going): (&mut u64, u64, &dyn Fn() -> bool),
     bracket: Bracket,
-) -> Option<Refined> {
+    own_totals: &[u32],
+) -> Option<(Refined, f64)> {
     let sockets = free
         .group_sockets
         .iter()
@@ -632,6 +655,7 @@ fn free_split_bound(
     }
     let mut least = f64::INFINITY;
     let mut stopped = false;
+    let mut own = 0.0f64;
     for split in &splits {
         // The sockets holding threads, in order: an empty one has no line to wait for.
         let counts: Vec<u32> = split.iter().copied().filter(|&c| c > 0).collect();
@@ -661,18 +685,24 @@ fn free_split_bound(
                 outcome.above
             }
         };
+        if split.as_slice() == own_totals {
+            own = value;
+        }
         least = least.min(value);
         if least <= bracket.lower {
             // No higher than the space's own bound, whatever the splits left.
             return None;
         }
     }
-    least.is_finite().then_some(Refined {
-        t_min_lower_bound: least,
-        configurations: Vec::new(),
-        memory_needed: 0,
-        stopped,
-    })
+    least.is_finite().then_some((
+        Refined {
+            t_min_lower_bound: least,
+            configurations: Vec::new(),
+            memory_needed: 0,
+            stopped,
+        },
+        own,
+    ))
 }
 
 /// The threads' own split over the groups of a free split's capacities (`groups` of them):
