@@ -467,8 +467,8 @@ pub struct Refined {
 /// the space's own bound and the merged one and stay at or below `attained`, the least T_min
 /// the search has priced on a configuration (∞ for none), which the cost's optimum is at
 /// most. With a free split ([`PricedTreeSpace::capacity`]) the bound is the least over its
-/// splits per socket ([`free_split_bound`]) and the configuration the tree of the threads'
-/// own split, where its optimum is found within what is left. `None` when the space carries
+/// splits per socket (`free_split_bound`, module docs "Free splits") and the configuration
+/// the tree of the threads' own split, where its optimum is found within what is left. `None` when the space carries
 /// no such cost or the limits stopped it before it proved anything.
 pub fn refine(
     space: &PricedTreeSpace,
@@ -600,8 +600,9 @@ struct FreeSplit<'a> {
     root_group: u32,
 }
 
-/// The most splits per socket [`free_split_bound`] bounds one by one (two sockets hold at
-/// most 129 at 128 threads, four of 16 cores 23,408 of 64 threads; each is milliseconds).
+/// The most splits per socket `free_split_bound` bounds one by one, each in milliseconds
+/// (two sockets hold at most n + 1; four sockets of 32 hold 23,408 splits of 64 threads, over
+/// it: no bound is tried there).
 pub const MAX_FREE_SPLITS: usize = 4096;
 
 /// The closer bound on T_min of a free split (`--placement optimal`): the least, over every
