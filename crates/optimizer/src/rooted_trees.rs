@@ -5006,25 +5006,11 @@ mod tests {
             }),
             capacity: Some(vec![3; 4]),
         };
-        let run = |work_budget| {
-            let limits = Limits {
-                work_budget,
-                ..Limits::default()
-            };
-            by_bounds_within(&space, &[3; 4], f64::INFINITY, &limits).unwrap()
-        };
         // Six units cannot walk the splits once: held back by the budget before any pass,
         // which names the walk's 7 units as the budget that starts it.
-        assert_eq!(
-            run(6).err(),
-            Some(StopReason::WorkBudget {
-                budget: 6,
-                needed: 7,
-                memory: 0,
-            })
-        );
-        let found = run(Limits::default().work_budget).unwrap();
-        assert_eq!(found.stopped, None);
+        assert_eq!(refused_walk(&space, &[3; 4], 6), Some(7));
+        let found = by_bounds_within(&space, &[3; 4], f64::INFINITY, &Limits::default());
+        assert_eq!(found.unwrap().unwrap().stopped, None);
     }
 
     #[test]
@@ -5047,21 +5033,24 @@ mod tests {
             WalkOver::Splits(6_174)
         );
         let space = free_over_eight_domains(16, 4);
-        let run = |work_budget| {
-            let limits = Limits {
-                work_budget,
-                ..Limits::default()
-            };
-            by_bounds_within(&space, &[4; 8], f64::INFINITY, &limits).unwrap()
+        assert_eq!(refused_walk(&space, &[4; 8], 1_640), Some(1_641));
+    }
+
+    /// The budget [`splits_by_bounds`] names as the one that starts it, where `budget` units
+    /// hold it back before any pass (and nothing else does); `None` where it started.
+    fn refused_walk(space: &RootedTreeSpace, capacity: &[u32], budget: u64) -> Option<u64> {
+        let limits = Limits {
+            work_budget: budget,
+            ..Limits::default()
         };
-        assert_eq!(
-            run(1_640).err(),
-            Some(StopReason::WorkBudget {
-                budget: 1_640,
-                needed: 1_641,
+        match by_bounds_within(space, capacity, f64::INFINITY, &limits).unwrap() {
+            Err(StopReason::WorkBudget {
+                budget: b,
+                needed,
                 memory: 0,
-            })
-        );
+            }) if b == budget => Some(needed),
+            _ => None,
+        }
     }
 
     #[test]

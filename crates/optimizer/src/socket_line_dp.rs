@@ -2562,18 +2562,17 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_merged_bound_counts_its_work_at_its_own_tables_rate() {
-        // 64 threads by id over 2 sockets × 4 domains of 8 under the default budget (10⁸
-        // units) and memory (2 GiB): the split by domain's tables (9⁸ count vectors, over the
-        // memory) are not built, and the merged one (33 · 33 vectors per socket) is small, so
-        // its updates cost the default rate, two a unit. Counted at the split by domain's rate
-        // (÷ √(tables / 40 MiB), about 16), it stopped short of its optimum: the bound was
-        // what its runs had proved (the CLI's gap at 64 threads 23.1 % against 20.4 %).
-        let space = PricedTreeSpace {
-            threads: 64,
-            thread_sockets: (0..64).map(|t| t / 32).collect(),
-            thread_groups: (0..64).map(|t| t / 8).collect(),
+    /// Threads by id with the chiplet machine's classes: each thread's socket and group (L3
+    /// domain), each group's socket, the root thread 0, no bound of the space's own.
+    fn by_id(
+        thread_sockets: Vec<u32>,
+        thread_groups: Vec<u32>,
+        group_sockets: Vec<u32>,
+    ) -> PricedTreeSpace {
+        PricedTreeSpace {
+            threads: thread_sockets.len() as u32,
+            thread_sockets,
+            thread_groups,
             root_thread: 0,
             capacity: None,
             groups_per_socket: 1,
@@ -2583,10 +2582,25 @@ mod tests {
             t_min_lower_bound: None,
             socket_lines: Some(SocketLines {
                 cost: std::sync::Arc::new(Chiplet),
-                group_sockets: vec![0, 0, 0, 0, 1, 1, 1, 1],
+                group_sockets,
             }),
             priced_by: "a test".into(),
-        };
+        }
+    }
+
+    #[test]
+    fn the_merged_bound_counts_its_work_at_its_own_tables_rate() {
+        // 64 threads by id over 2 sockets × 4 domains of 8 under the default budget (10⁸
+        // units) and memory (2 GiB): the split by domain's tables (9⁸ count vectors, over the
+        // memory) are not built, and the merged one (33 · 33 vectors per socket) is small, so
+        // its updates cost the default rate, two a unit. Counted at the split by domain's rate
+        // (÷ √(tables / 40 MiB), about 16), it stopped short of its optimum: the bound was
+        // what its runs had proved (the CLI's gap at 64 threads 23.1 % against 20.4 %).
+        let space = by_id(
+            (0..64).map(|t| t / 32).collect(),
+            (0..64).map(|t| t / 8).collect(),
+            vec![0, 0, 0, 0, 1, 1, 1, 1],
+        );
         let counts = [8u32; 8];
         let sockets = [0, 0, 0, 0, 1, 1, 1, 1];
         let memory = 2u64 << 30;
@@ -2608,23 +2622,7 @@ mod tests {
         // 12 threads in two domains of one socket (8 and 4): merged, one box of 13 vectors,
         // against 45 by domain; with memory for the first's tables and not the second's, the
         // refinement is the merged optimum, with no configuration, below the split's optimum.
-        let space = PricedTreeSpace {
-            threads: 12,
-            thread_sockets: vec![0; 12],
-            thread_groups: [vec![0; 8], vec![1; 4]].concat(),
-            root_thread: 0,
-            capacity: None,
-            groups_per_socket: 1,
-            domain_renaming: DomainRenaming::Any,
-            work_per_configuration: 1,
-            sockets_fix_cost: true,
-            t_min_lower_bound: None,
-            socket_lines: Some(SocketLines {
-                cost: std::sync::Arc::new(Chiplet),
-                group_sockets: vec![0, 0],
-            }),
-            priced_by: "a test".into(),
-        };
+        let space = by_id(vec![0; 12], [vec![0; 8], vec![1; 4]].concat(), vec![0, 0]);
         let memory = fixed_bytes(&[8, 4], &[0, 0]) - 1;
         assert!(fixed_bytes(&[12], &[0]) < memory);
         let split = Split {
