@@ -2338,6 +2338,56 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+        /// The law of a bound: on any cost within the contract, the free split's bound over
+        /// its splits per socket is at most the least cost over every split per domain, every
+        /// tree and every labeling (brute force), for 2–5 threads over 2 sockets × 2 domains
+        /// of 2, the root in domain 0 or 2.
+        #[test]
+        fn on_any_cost_within_the_contract_a_free_split_is_bounded_below_every_placement(
+            root in 0.0f64..5.0,
+            start in 0.0f64..200.0,
+            mut edge in proptest::array::uniform3(0.0f64..300.0),
+            mut read in proptest::array::uniform3(0.0f64..300.0),
+            group in proptest::array::uniform4(0.0f64..150.0),
+        ) {
+            edge.sort_by(f64::total_cmp);
+            read.sort_by(f64::total_cmp);
+            let cost = Drawn { root, start, edge, read, group };
+            let group_sockets = [0u32, 0, 1, 1];
+            for root_group in [0u32, 2] {
+                for threads in 2..=5u32 {
+                    let free = FreeSplit {
+                        capacity: &[2; 4],
+                        group_sockets: &group_sockets,
+                        threads,
+                        root_group,
+                    };
+                    let mut left = u64::MAX;
+                    let limits = (&mut left, u64::MAX, &(|| true) as &dyn Fn() -> bool);
+                    let bound = free_split_bound(&cost, &free, limits, Bracket::NONE, &[])
+                        .map_or(0.0, |(r, _)| r.t_min_lower_bound);
+                    let mut least = f64::INFINITY;
+                    let mut walk = crate::rooted_trees::SplitWalk::new(threads, &[2; 4], root_group);
+                    while let Some(split) = walk.next_split() {
+                        let used: Vec<usize> = (0..4).filter(|&g| split[g] > 0).collect();
+                        let counts: Vec<u32> = used.iter().map(|&g| split[g]).collect();
+                        let on: Vec<u32> = used.iter().map(|&g| group_sockets[g]).collect();
+                        let sockets: Vec<u32> = on.iter().map(|&s| u32::from(s != on[0])).collect();
+                        let root = used.iter().position(|&g| g == root_group as usize).unwrap();
+                        least = least.min(brute_force(&cost, &counts, &sockets, root as u32));
+                    }
+                    proptest::prop_assert!(
+                        bound <= least + 1e-9,
+                        "{threads} threads, root {root_group}: {bound} above {least}"
+                    );
+                }
+            }
+        }
+    }
+
     /// The chiplet terms with the reads falling with distance: outside the contract.
     #[derive(Debug)]
     struct FallingReads;
