@@ -489,8 +489,8 @@ pub fn refine(
             root_group: space.root_group(),
         };
         let lower = space.t_min_lower_bound.unwrap_or(0.0);
-        let mut left = budget.saturating_mul(UPDATES_PER_UNIT);
-        let limits = (&mut left, memory, keep_going);
+        let mut units = budget;
+        let limits = (&mut units, memory, keep_going);
         let bracket = Bracket {
             lower,
             upper: attained,
@@ -510,7 +510,6 @@ pub fn refine(
         // over every split): the answer with threads by id is then a candidate of the free
         // split, which would otherwise find a worse tree than the fixed placement does. Its
         // runs start from its own merged bound, as the fixed placement's do.
-        let units = left / UPDATES_PER_UNIT;
         let split = (
             by_id.as_slice(),
             group_sockets.as_slice(),
@@ -624,7 +623,7 @@ pub const MAX_FREE_SPLITS: usize = 4096;
 fn free_split_bound(
     cost: &dyn SocketLineCost,
     free: &FreeSplit<'_>,
-    (left, memory, keep_going): (&mut u64, u64, &dyn Fn() -> bool),
+    (units, memory, keep_going): (&mut u64, u64, &dyn Fn() -> bool),
     bracket: Bracket,
     own_totals: &[u32],
 ) -> Option<(Refined, f64)> {
@@ -665,6 +664,7 @@ fn free_split_bound(
         let ids: Vec<u32> = (0..counts.len() as u32).collect();
         let root = split[..root_socket].iter().filter(|&&c| c > 0).count() as u32;
         let upper = bracket.upper.min(least);
+        let limit = work_limit(*units, &counts, &ids);
         let outcome = optimum_up_to(
             &merged,
             &Split {
@@ -672,14 +672,14 @@ fn free_split_bound(
                 sockets: &ids,
                 root,
             },
-            (*left, memory, keep_going),
+            (limit, memory, keep_going),
             Bracket {
                 lower: bracket.lower,
                 upper,
             },
             PastUpper::Stop,
         );
-        *left = left.saturating_sub(outcome.updates);
+        *units = units.saturating_sub(units_spent(outcome.updates, *units, limit));
         let value = match outcome.optimum {
             Some(found) => found.t_min,
             None => {
@@ -813,15 +813,18 @@ fn merged_domains_bound(
         bracket,
         keep_going,
     );
-    // The units spent, at the rate the limit was given (saturating; at least what was asked).
-    let spent = if limit == 0 {
-        *units
-    } else {
-        let share = u128::from(outcome.updates) * u128::from(*units) / u128::from(limit);
-        u64::try_from(share).unwrap_or(u64::MAX)
-    };
-    *units = units.saturating_sub(spent);
+    *units = units.saturating_sub(units_spent(outcome.updates, *units, limit));
     outcome.optimum.map_or(outcome.above, |o| o.t_min)
+}
+
+/// The budget units `updates` took where `units` bought `limit` updates ([`work_limit`]:
+/// its rate for the run's own tables); all of them where the limit was 0.
+fn units_spent(updates: u64, units: u64, limit: u64) -> u64 {
+    if limit == 0 {
+        return units;
+    }
+    let share = u128::from(updates) * u128::from(units) / u128::from(limit);
+    u64::try_from(share).unwrap_or(u64::MAX)
 }
 
 /// A cost with the L3 domains of each socket merged into one: within a socket every edge and
