@@ -604,6 +604,22 @@ impl PricedTreeSpace {
         socket_of(&self.thread_groups, self.root_thread)
     }
 
+    /// Each thread's group where the threads run by id: with a free split, a group of
+    /// [`capacity`](Self::capacity), socket · [`groups_per_socket`](Self::groups_per_socket) +
+    /// the thread's L3 domain (the labels a search names the threads' own placement with);
+    /// otherwise [`thread_groups`](Self::thread_groups).
+    pub fn own_groups(&self) -> Vec<u32> {
+        if self.capacity.is_none() {
+            return self.thread_groups.clone();
+        }
+        let per_socket = self.groups_per_socket.max(1);
+        self.thread_sockets
+            .iter()
+            .zip(&self.thread_groups)
+            .map(|(&s, &g)| s * per_socket + g % per_socket)
+            .collect()
+    }
+
     /// Turn a tree on nodes `0..n` with a group per node into thread ids (see
     /// [`assign_threads`], with groups in the place of sockets); the threads keep their sockets.
     /// With a free split, the labels are the groups of `capacity` (sockets, or L3 domains) and

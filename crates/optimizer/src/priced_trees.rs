@@ -322,7 +322,7 @@ pub fn candidates(space: &PricedTreeSpace) -> Vec<Params> {
 fn own_candidates(space: &PricedTreeSpace) -> Vec<Params> {
     let domains: Vec<u32> = match space.capacity {
         Some(_) if space.groups_per_socket > 1 => space
-            .thread_groups
+            .own_groups()
             .iter()
             .map(|g| g % space.groups_per_socket)
             .collect(),

@@ -4786,6 +4786,22 @@ mod tests {
         }
     }
 
+    /// `found` ended proven (no stop), with a tree of the one table's score keys.
+    fn assert_proven_as(
+        found: SplitsByBounds,
+        table: &TreeOptimum,
+        objective: &Objective,
+        what: &str,
+    ) {
+        assert_eq!(found.stopped, None, "{objective} {what}");
+        let (_, tree) = found.found.unwrap();
+        assert_eq!(
+            cost_key(objective, tree.cost.min_ns, tree.cost.max_ns),
+            cost_key(objective, table.cost.min_ns, table.cost.max_ns),
+            "{objective} {what}"
+        );
+    }
+
     #[test]
     fn splits_searched_while_the_clips_grow_keep_the_one_table_answer() {
         // 12 threads over 2 sockets × 4 L3 domains of 3 with one line per domain, the root on
@@ -4818,16 +4834,10 @@ mod tests {
                     Ok(Ok(found)) => found,
                     other => panic!("{objective}: {:?}", other.map(|r| r.err())),
                 };
-                assert_eq!(found.stopped, None, "{objective}");
                 if incumbent > optimum {
                     assert!(found.probes >= 1, "{objective} from {incumbent}");
                 }
-                let (_, tree) = found.found.unwrap();
-                assert_eq!(
-                    cost_key(&objective, tree.cost.min_ns, tree.cost.max_ns),
-                    cost_key(&objective, table.cost.min_ns, table.cost.max_ns),
-                    "{objective} from {incumbent}"
-                );
+                assert_proven_as(found, &table, &objective, &format!("from {incumbent}"));
             }
             // Holding 32 survivors, under a memory limit just below the clip of 3's pass: more
             // survive the clip of 2 than are held, and no larger clip may run. The walk's split
@@ -4861,14 +4871,8 @@ mod tests {
             )
             .unwrap()
             .unwrap();
-            assert_eq!(by_bounds.stopped, None, "{objective}");
             assert!(by_bounds.probes >= 1, "{objective}");
-            let (_, tree) = by_bounds.found.unwrap();
-            assert_eq!(
-                cost_key(&objective, tree.cost.min_ns, tree.cost.max_ns),
-                cost_key(&objective, table.cost.min_ns, table.cost.max_ns),
-                "{objective} holding 32"
-            );
+            assert_proven_as(by_bounds, &table, &objective, "holding 32");
             // The walk's split of least bound (searched when too many survive to hold) is the
             // least of the splits with a finite bound (the pass cut at 1.25 times the optimum)
             // by (bound, then the split first in descending order), whatever the incumbent of

@@ -482,11 +482,14 @@ pub fn refine(
         group_sockets,
     } = space.socket_lines.as_ref()?;
     if let Some(capacity) = &space.capacity {
+        // The threads' own placement, per group of the capacities.
+        let own = space.own_groups();
+        let root_group = own.get(space.root_thread as usize).copied()?;
         let free = FreeSplit {
             capacity,
             group_sockets,
             threads: space.threads,
-            root_group: space.root_group(),
+            root_group,
         };
         let lower = space.t_min_lower_bound.unwrap_or(0.0);
         let mut units = budget;
@@ -496,7 +499,12 @@ pub fn refine(
             upper: attained,
         };
         // The threads' own split, per group and per socket.
-        let by_id = by_id_split(space, capacity.len());
+        let mut by_id = vec![0u32; capacity.len()];
+        for &g in &own {
+            if let Some(c) = by_id.get_mut(g as usize) {
+                *c += 1;
+            }
+        }
         let sockets = group_sockets.iter().max().map_or(0, |&s| s as usize + 1);
         let mut own_totals = vec![0u32; sockets];
         for (&c, &s) in by_id.iter().zip(group_sockets) {
@@ -510,11 +518,7 @@ pub fn refine(
         // over every split): the answer with threads by id is then a candidate of the free
         // split, which would otherwise find a worse tree than the fixed placement does. Its
         // runs start from its own merged bound, as the fixed placement's do.
-        let split = (
-            by_id.as_slice(),
-            group_sockets.as_slice(),
-            space.root_group(),
-        );
+        let split = (by_id.as_slice(), group_sockets.as_slice(), root_group);
         let bracket = Bracket {
             lower: refined.t_min_lower_bound.max(own_bound),
             upper: attained,
@@ -706,20 +710,6 @@ fn free_split_bound(
         },
         own,
     ))
-}
-
-/// The threads' own split over the groups of a free split's capacities (`groups` of them):
-/// thread t in group `socket · groups_per_socket + domain`, the labels
-/// [`crate::priced_trees::candidates`] give the threads' own placement.
-fn by_id_split(space: &PricedTreeSpace, groups: usize) -> Vec<u32> {
-    let per_socket = space.groups_per_socket.max(1);
-    let mut counts = vec![0u32; groups];
-    for (&s, &g) in space.thread_sockets.iter().zip(&space.thread_groups) {
-        if let Some(c) = counts.get_mut((s * per_socket + g % per_socket) as usize) {
-            *c += 1;
-        }
-    }
-    counts
 }
 
 /// The optimum of `cost` over the split `counts` of the groups of a free split (group g on
@@ -2253,6 +2243,29 @@ mod tests {
         group: [f64; 4],
     }
 
+    /// A cost within the contract: edges and reads sorted by distance, the rest at random.
+    fn drawn() -> impl proptest::strategy::Strategy<Value = Drawn> {
+        use proptest::strategy::Strategy;
+        (
+            0.0f64..5.0,
+            0.0f64..200.0,
+            proptest::array::uniform3(0.0f64..300.0),
+            proptest::array::uniform3(0.0f64..300.0),
+            proptest::array::uniform4(0.0f64..150.0),
+        )
+            .prop_map(|(root, start, mut edge, mut read, group)| {
+                edge.sort_by(f64::total_cmp);
+                read.sort_by(f64::total_cmp);
+                Drawn {
+                    root,
+                    start,
+                    edge,
+                    read,
+                    group,
+                }
+            })
+    }
+
     impl SocketLineCost for Drawn {
         fn root(&self) -> f64 {
             self.root
@@ -2284,16 +2297,7 @@ mod tests {
         /// the tree it returns has that cost; for every split of 2–5 nodes over 2 domains of
         /// one socket or of two, and over 3 domains of two sockets.
         #[test]
-        fn on_any_cost_within_the_contract_the_optimum_is_the_least(
-            root in 0.0f64..5.0,
-            start in 0.0f64..200.0,
-            mut edge in proptest::array::uniform3(0.0f64..300.0),
-            mut read in proptest::array::uniform3(0.0f64..300.0),
-            group in proptest::array::uniform4(0.0f64..150.0),
-        ) {
-            edge.sort_by(f64::total_cmp);
-            read.sort_by(f64::total_cmp);
-            let cost = Drawn { root, start, edge, read, group };
+        fn on_any_cost_within_the_contract_the_optimum_is_the_least(cost in drawn()) {
             let splits: [(&[u32], &[u32]); 6] = [
                 (&[2, 1], &[0, 0]),
                 (&[1, 3], &[0, 1]),
@@ -2350,15 +2354,8 @@ mod tests {
         /// of 2, the root in domain 0 or 2.
         #[test]
         fn on_any_cost_within_the_contract_a_free_split_is_bounded_below_every_placement(
-            root in 0.0f64..5.0,
-            start in 0.0f64..200.0,
-            mut edge in proptest::array::uniform3(0.0f64..300.0),
-            mut read in proptest::array::uniform3(0.0f64..300.0),
-            group in proptest::array::uniform4(0.0f64..150.0),
+            cost in drawn(),
         ) {
-            edge.sort_by(f64::total_cmp);
-            read.sort_by(f64::total_cmp);
-            let cost = Drawn { root, start, edge, read, group };
             let group_sockets = [0u32, 0, 1, 1];
             for root_group in [0u32, 2] {
                 for threads in 2..=5u32 {
@@ -2372,16 +2369,9 @@ mod tests {
                     let limits = (&mut left, u64::MAX, &(|| true) as &dyn Fn() -> bool);
                     let bound = free_split_bound(&cost, &free, limits, Bracket::NONE, &[])
                         .map_or(0.0, |(r, _)| r.t_min_lower_bound);
-                    let mut least = f64::INFINITY;
-                    let mut walk = crate::rooted_trees::SplitWalk::new(threads, &[2; 4], root_group);
-                    while let Some(split) = walk.next_split() {
-                        let used: Vec<usize> = (0..4).filter(|&g| split[g] > 0).collect();
-                        let counts: Vec<u32> = used.iter().map(|&g| split[g]).collect();
-                        let on: Vec<u32> = used.iter().map(|&g| group_sockets[g]).collect();
-                        let sockets: Vec<u32> = on.iter().map(|&s| u32::from(s != on[0])).collect();
-                        let root = used.iter().position(|&g| g == root_group as usize).unwrap();
-                        least = least.min(brute_force(&cost, &counts, &sockets, root as u32));
-                    }
+                    let least = least_over_domain_splits(threads, root_group, |split| {
+                        brute_force(&cost, split.counts, split.sockets, split.root)
+                    });
                     proptest::prop_assert!(
                         bound <= least + 1e-9,
                         "{threads} threads, root {root_group}: {bound} above {least}"
@@ -2590,21 +2580,12 @@ mod tests {
             for threads in 2..=7u32 {
                 let space = free_over_four_domains(threads, 2, root_group);
                 let found = refine(&space, u64::MAX / 4, u64::MAX, f64::INFINITY, &|| true);
-                let mut least = f64::INFINITY;
-                let mut walk = crate::rooted_trees::SplitWalk::new(threads, &[2; 4], root_group);
-                while let Some(split) = walk.next_split() {
-                    let used: Vec<usize> = (0..4).filter(|&g| split[g] > 0).collect();
-                    let counts: Vec<u32> = used.iter().map(|&g| split[g]).collect();
-                    let mut sockets: Vec<u32> = used.iter().map(|&g| g as u32 / 2).collect();
-                    let first = sockets[0];
-                    let apart = sockets.iter().any(|&s| s != first);
-                    for s in &mut sockets {
-                        *s = u32::from(apart && *s != first);
-                    }
-                    let root = used.iter().position(|&g| g == root_group as usize).unwrap();
-                    let optimum = unlimited(&counts, &sockets, root as u32).optimum.unwrap();
-                    least = least.min(optimum.t_min);
-                }
+                let least = least_over_domain_splits(threads, root_group, |split| {
+                    unlimited(split.counts, split.sockets, split.root)
+                        .optimum
+                        .unwrap()
+                        .t_min
+                });
                 let bound = found.map_or(300.0, |f| f.t_min_lower_bound);
                 assert!(
                     bound <= least + 1e-9,
@@ -2613,6 +2594,31 @@ mod tests {
                 assert!(bound > 300.0, "{threads} threads, root {root_group}");
             }
         }
+    }
+
+    /// The least of `optimum` over every split of `threads` over 2 sockets × 2 domains of 2
+    /// (the root in `root_group`), each given with its empty domains left out and its sockets
+    /// renumbered 0, 1, … as [`Split`] asks.
+    fn least_over_domain_splits(
+        threads: u32,
+        root_group: u32,
+        optimum: impl Fn(&Split<'_>) -> f64,
+    ) -> f64 {
+        let mut least = f64::INFINITY;
+        let mut walk = crate::rooted_trees::SplitWalk::new(threads, &[2; 4], root_group);
+        while let Some(split) = walk.next_split() {
+            let used: Vec<usize> = (0..4).filter(|&g| split[g] > 0).collect();
+            let counts: Vec<u32> = used.iter().map(|&g| split[g]).collect();
+            let on: Vec<u32> = used.iter().map(|&g| g as u32 / 2).collect();
+            let sockets: Vec<u32> = on.iter().map(|&s| u32::from(s != on[0])).collect();
+            let root = used.iter().position(|&g| g == root_group as usize).unwrap() as u32;
+            least = least.min(optimum(&Split {
+                counts: &counts,
+                sockets: &sockets,
+                root,
+            }));
+        }
+        least
     }
 
     /// Threads by id with the chiplet machine's classes: each thread's socket and group (L3
