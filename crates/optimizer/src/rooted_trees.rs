@@ -1780,13 +1780,13 @@ fn splits_by_bounds_holding(
     // millisecond each): a lower incumbent rules out more splits, and lets the DP of each size
     // its passes smaller.
     let mut shaped: Option<Stopgap> = None;
-    let one = dp_in(&*space.pricing, n, objective, ctl)?;
+    let mut one = OneSocketTrees::new(space, objective, ctl)?;
     for (_, split) in survivors.iter().take(SHAPED_SURVIVORS) {
         if ctl.deadline.passed() {
             break;
         }
         let fixed = fixed_split(space, split);
-        match stopgap_tree_with(&fixed, split, root_socket, objective, ctl, &one, true) {
+        match stopgap_tree_with(&fixed, split, root_socket, objective, ctl, &mut one, true) {
             Ok(t)
                 if t.score(objective)
                     < shaped.as_ref().map_or(incumbent, |s| s.score(objective)) =>
@@ -2356,7 +2356,7 @@ fn split_stopgaps(
     share: u64,
 ) -> Result<(Vec<Stopgap>, f64), TreeSearchError> {
     let mut trees = Vec::with_capacity(splits.len());
-    let one = dp_in(&*space.pricing, space.threads, objective, ctl)?;
+    let mut one = OneSocketTrees::new(space, objective, ctl)?;
     // Up to MAX_LISTED_SPLITS of them, ~0.1 ms each at 100 threads: seconds, so shown.
     ctl.progress.begin(
         &format!("a stopgap tree for each of {} splits", splits.len()),
@@ -2381,7 +2381,15 @@ fn split_stopgaps(
         // 65,536 splits took 8 × 32 at 100 threads from 3.7 s to 9.8 s (docs/perf.md).
         let shapes =
             i == 0 || balanced.as_ref() == Some(counts) || from_root.as_ref() == Some(counts);
-        match stopgap_tree_with(&fixed, counts, root_socket, objective, ctl, &one, shapes) {
+        match stopgap_tree_with(
+            &fixed,
+            counts,
+            root_socket,
+            objective,
+            ctl,
+            &mut one,
+            shapes,
+        ) {
             Ok(t) => trees.push(t),
             Err(TreeSearchError::NoPlacement { .. }) => {}
             Err(e) => {
@@ -2773,26 +2781,65 @@ fn stopgap_tree(
     objective: &Objective,
     ctl: &Control,
 ) -> Result<Stopgap, TreeSearchError> {
-    let one = dp_in(&*space.pricing, space.threads, objective, ctl)?;
-    stopgap_tree_with(space, counts, root_socket, objective, ctl, &one, true)
+    let mut one = OneSocketTrees::new(space, objective, ctl)?;
+    stopgap_tree_with(space, counts, root_socket, objective, ctl, &mut one, true)
 }
 
-/// [`stopgap_tree`] with the one-socket DP tree `one` of the request's n threads already built
-/// (the same for every split of a free split); `shapes`: also try the [`shaped_trees`].
+/// The one-socket DP trees the stopgap trees are made of: the request's n threads (`whole`),
+/// and each count a unit holds in [`leaders_tree`], built on first use. A free split asks for
+/// the same few counts in each of up to [`MAX_LISTED_SPLITS`] splits, so each is built once:
+/// rebuilding them was three quarters of the stopgaps' time (65 threads on eight L3 domains).
+struct OneSocketTrees {
+    whole: TreeOptimum,
+    /// Preorder levels of the one-socket tree of each count asked for so far (at most
+    /// [`LEADERS_DP_LIMIT`] nodes each, so at most ~8 MiB in all).
+    parts: std::collections::BTreeMap<u32, Vec<u32>>,
+}
+
+impl OneSocketTrees {
+    fn new(
+        space: &RootedTreeSpace,
+        objective: &Objective,
+        ctl: &Control,
+    ) -> Result<Self, TreeSearchError> {
+        Ok(Self {
+            whole: dp_in(&*space.pricing, space.threads, objective, ctl)?,
+            parts: std::collections::BTreeMap::new(),
+        })
+    }
+
+    /// The one-socket tree of `c` threads as preorder levels: the DP's when it answers, else
+    /// a star (a unit's part is only a candidate).
+    fn part(
+        &mut self,
+        pricing: &dyn LevelCost,
+        c: u32,
+        objective: &Objective,
+        ctl: &Control,
+    ) -> &[u32] {
+        self.parts.entry(c).or_insert_with(|| match c {
+            1 => vec![0],
+            _ => dp_in(pricing, c, objective, ctl).map_or_else(|_| flat_levels(c), |t| t.levels),
+        })
+    }
+}
+
+/// [`stopgap_tree`] with the one-socket DP trees of `one` (the same for every split of a free
+/// split); `shapes`: also try the [`shaped_trees`].
 fn stopgap_tree_with(
     space: &RootedTreeSpace,
     counts: &[u32],
     root_socket: u32,
     objective: &Objective,
     ctl: &Control,
-    one: &TreeOptimum,
+    one: &mut OneSocketTrees,
     shapes: bool,
 ) -> Result<Stopgap, TreeSearchError> {
     let n = space.threads;
     // (ranking key, preorder levels, socket by node id, cost) of the best so far.
     type Placed = ((i64, i64), Vec<u32>, Vec<u32>, Cost);
     let mut best: Option<Placed> = None;
-    if let Some((levels, by_node)) = leaders_tree(space, counts, root_socket, objective, ctl) {
+    if let Some((levels, by_node)) = leaders_tree(space, counts, root_socket, objective, ctl, one) {
         let tree = RootedTree::from_levels(&levels).map_err(malformed)?;
         let cost = space.pricing.evaluate(&tree, &by_node)?;
         best = Some((
@@ -2802,7 +2849,7 @@ fn stopgap_tree_with(
             cost,
         ));
     }
-    for levels in [one.levels.clone(), flat_levels(n)] {
+    for levels in [one.whole.levels.clone(), flat_levels(n)] {
         let tree = RootedTree::from_levels(&levels).map_err(malformed)?;
         let exact_placement =
             counts.len() <= 2 && n <= FALLBACK_PLACEMENT_DP_LIMIT && !ctl.deadline.passed();
@@ -2856,7 +2903,7 @@ fn stopgap_tree_with(
         levels,
         sockets,
         cost,
-        trees: one.trees,
+        trees: one.whole.trees,
     })
 }
 
@@ -3267,13 +3314,15 @@ const LEADERS_DP_LIMIT: u32 = 2048;
 /// A socket-aware candidate for the [`fallback`]: each socket's threads form the one-socket
 /// optimum of their count, the root's socket around the root, every other socket's below a
 /// leader that is a child of the root (ascending sockets). Preorder levels and the socket of
-/// each node (by preorder position); `None` when the threads use one socket.
+/// each node (by preorder position); `None` when the threads use one socket. Each socket's
+/// part comes from `one` (built there on first use).
 fn leaders_tree(
     space: &RootedTreeSpace,
     counts: &[u32],
     root_socket: u32,
     objective: &Objective,
     ctl: &Control,
+    one: &mut OneSocketTrees,
 ) -> Option<(Vec<u32>, Vec<u32>)> {
     let used = counts.iter().filter(|&&c| c > 0).count();
     let root_count = counts.get(root_socket as usize).copied().unwrap_or(0);
@@ -3287,13 +3336,7 @@ fn leaders_tree(
     let order = std::iter::once(root_socket)
         .chain((0..counts.len() as u32).filter(|&s| s != root_socket && counts[s as usize] > 0));
     for s in order {
-        let c = counts[s as usize];
-        // A socket's part is only a candidate: if even its DP cannot answer, a star will do.
-        let part = match c {
-            1 => vec![0],
-            _ => dp_in(&*space.pricing, c, objective, ctl)
-                .map_or_else(|_| flat_levels(c), |t| t.levels),
-        };
+        let part = one.part(&*space.pricing, counts[s as usize], objective, ctl);
         let shift = u32::from(s != root_socket);
         levels.extend(part.iter().map(|&l| l + shift));
         sockets.extend(std::iter::repeat_n(s, part.len()));
@@ -4338,7 +4381,9 @@ mod tests {
         let limits = limits(None, u64::MAX);
         let progress = Progress::none();
         let ctl = Control::new(&limits, &progress);
-        let (levels, sockets) = leaders_tree(&space, &[5, 3, 4], 1, &Objective::Min, &ctl).unwrap();
+        let mut one = OneSocketTrees::new(&space, &Objective::Min, &ctl).unwrap();
+        let (levels, sockets) =
+            leaders_tree(&space, &[5, 3, 4], 1, &Objective::Min, &ctl, &mut one).unwrap();
         assert_eq!(sockets, [1, 1, 1, 0, 0, 0, 0, 0, 2, 2, 2, 2]);
         assert_eq!((levels[0], levels[3], levels[8]), (0, 1, 1));
         assert!(levels[4..8].iter().all(|&l| l >= 2));
@@ -4346,7 +4391,37 @@ mod tests {
         let tree = RootedTree::from_levels(&levels).unwrap();
         assert!(space.pricing.evaluate(&tree, &sockets).is_ok());
         // One socket: no candidate.
-        assert!(leaders_tree(&space, &[0, 12, 0], 1, &Objective::Min, &ctl).is_none());
+        assert!(leaders_tree(&space, &[0, 12, 0], 1, &Objective::Min, &ctl, &mut one).is_none());
+    }
+
+    #[test]
+    fn the_leaders_parts_are_built_once_per_count_and_as_a_fresh_build_would() {
+        // Splits (5, 3, 4) and (4, 4, 4) of 12 threads ask for the one-socket trees of 3, 4
+        // and 5 threads: three DPs, not six, and each part as the DP of its count builds it
+        // alone (a leaders tree from the shared parts equals one from fresh parts).
+        let space = RootedTreeSpace {
+            threads: 12,
+            thread_sockets: [0; 5].into_iter().chain([1; 3]).chain([2; 4]).collect(),
+            root_thread: 5,
+            pricing: std::sync::Arc::new(sandy()),
+            capacity: None,
+        };
+        let limits = limits(None, u64::MAX);
+        let progress = Progress::none();
+        let ctl = Control::new(&limits, &progress);
+        let min = Objective::Min;
+        let mut shared = OneSocketTrees::new(&space, &min, &ctl).unwrap();
+        for counts in [[5, 3, 4], [4, 4, 4]] {
+            let mut fresh = OneSocketTrees::new(&space, &min, &ctl).unwrap();
+            assert_eq!(
+                leaders_tree(&space, &counts, 1, &min, &ctl, &mut shared),
+                leaders_tree(&space, &counts, 1, &min, &ctl, &mut fresh)
+            );
+        }
+        assert_eq!(shared.parts.keys().copied().collect::<Vec<_>>(), [3, 4, 5]);
+        for (&c, part) in &shared.parts {
+            assert_eq!(*part, dp_in(&*space.pricing, c, &min, &ctl).unwrap().levels);
+        }
     }
 
     #[test]
