@@ -333,11 +333,15 @@ impl Algorithm for ProgramTree<'_> {
         // prices it at the bound (docs/cla.md §13, "One line per socket: a relaxation"; a free
         // split gets the least over its splits per socket with the domains merged, "... over
         // every split"). The search computes it, within its budget, memory and time limit.
+        // Threads sharing cores get the relaxation for shared cores ("Shared cores"). Placed
+        // by id, a shared core is a group of its own, finer than the domains the terms are
+        // written for: there only the optimum with each socket's groups merged bounds them
+        // (`SocketLines::by_domain`).
         if self.kind == TreeProgram::Bcast
             && topology.sync_line == modelopt_model::ccnuma::SyncLine::Socket
-            && !shared_cores
         {
-            // Each group's socket; groups are numbered by (socket, domain), so these ascend.
+            // Each group's socket (ascending where groups are domains, numbered by (socket,
+            // domain); not where shared cores by id are groups, see below).
             let sockets = match &space.capacity {
                 // A free split's groups: every domain of the machine, in order.
                 Some(capacity) => (0..capacity.len() as u32)
@@ -353,15 +357,25 @@ impl Algorithm for ProgramTree<'_> {
                     sockets
                 }
             };
+            // Renumbered 0, 1, … in the machine's socket order, which is the order a parent
+            // waits for its lines in: the groups of shared cores by id come after every
+            // domain's, so the groups' own order is not the sockets'.
             let mut ids = sockets.clone();
+            ids.sort_unstable();
             ids.dedup();
             let sockets: Vec<u32> = sockets
                 .iter()
                 .map(|s| ids.iter().position(|x| x == s).map_or(0, |i| i as u32))
                 .collect();
+            let relaxation = if shared_cores {
+                crate::socket_line_relaxation::Relaxation::sharing_cores(self.machine)
+            } else {
+                crate::socket_line_relaxation::Relaxation::of(self.machine)
+            };
             space.socket_lines = Some(SocketLines {
-                cost: Arc::new(crate::socket_line_relaxation::Relaxation::of(self.machine)),
+                cost: Arc::new(relaxation),
                 group_sockets: sockets,
+                by_domain: !shared_cores || space.capacity.is_some(),
             });
         }
         Ok(Space::PricedTrees(space))

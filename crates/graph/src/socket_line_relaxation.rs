@@ -37,6 +37,27 @@
 //! the poller's domain or the poller's domain holds no child of the group, i.e. unless a
 //! group's latest child is in the poller's domain and another domain holds one of its children
 //! (then the graph pays R_D − R_R more).
+//!
+//! ## Shared cores
+//! When threads may share a core (t hardware threads a core, a free split past the machine's
+//! cores), two threads of one core pass a line at R_L (seed 001 §2.1), not R_R, and the groups
+//! are L3 domains whose threads are not interchangeable any more. The relaxation then prices
+//! every transfer within a domain as if it could be between two threads of one core, except in
+//! a group's chain of adds, where it can count: consecutive writers on one core are at most
+//! k − ⌈k/t⌉ of the k − 1 steps (the k writers use at least ⌈k/t⌉ cores, and every run of
+//! writers on one core but its first follows a writer on its core), and at most k − j, the
+//! steps that stay in a domain when the chain changes domain the least, j − 1 times (a change
+//! costs R_D ≥ R_R, so more changes never cost less). So, with L = min(k − j, k − ⌈k/t⌉),
+//!
+//! ```text
+//! x(r, r) = R_L                       (the child may be the parent's core sibling)
+//! group   = R_I + L·R_L + (k − j − L)·R_R + (j − 1)·R_D
+//! read_s  = R_L if s = σ and r ∈ U_s  (the last writer may be the poller's core sibling)
+//! ```
+//!
+//! each still at most the graph's, and with t = 1 (L = 0) the formulas above. Only the edge and
+//! the read are loose by R_R − R_L where no child is the parent's sibling: a parent has at most
+//! t − 1 siblings, but which child is one is not a term of the contract.
 
 use modelopt_model::socket_lines::{Distance, SocketLineCost};
 
@@ -53,11 +74,14 @@ pub struct Relaxation {
     pub remote_socket: f64,
     /// R_I: a fresh line fetched from the memory of the reader's socket.
     pub invalid: f64,
+    /// Hardware threads that may share a core: 1 when every thread has a core of its own;
+    /// more, and transfers within a domain may be R_L (module docs, "Shared cores").
+    pub per_core: u32,
 }
 
 impl Relaxation {
-    /// The classes of a ccNUMA machine (its loader makes R_D equal to R_R on a machine whose
-    /// socket is one domain).
+    /// The classes of a ccNUMA machine whose threads have a core each (its loader makes R_D
+    /// equal to R_R on a machine whose socket is one domain).
     pub fn of(machine: &modelopt_model::ccnuma::Ccnuma) -> Self {
         let line = &machine.line;
         Relaxation {
@@ -66,12 +90,24 @@ impl Relaxation {
             remote_domain: line.remote_domain,
             remote_socket: line.remote_socket,
             invalid: line.invalid,
+            per_core: 1,
         }
     }
 
-    /// The transfer between two places at `between`: R_R, R_D or R_Q.
+    /// The classes of a ccNUMA machine whose threads may share its cores, as many a core as
+    /// its topology holds (module docs, "Shared cores").
+    pub fn sharing_cores(machine: &modelopt_model::ccnuma::Ccnuma) -> Self {
+        Relaxation {
+            per_core: machine.topology.threads_per_core.max(1),
+            ..Self::of(machine)
+        }
+    }
+
+    /// The least transfer between two places at `between`: R_R (R_L when threads may share
+    /// a core), R_D or R_Q.
     fn transfer(&self, between: Distance) -> f64 {
         match between {
+            Distance::SameDomain if self.per_core > 1 => self.local.min(self.remote),
             Distance::SameDomain => self.remote,
             Distance::SameSocket => self.remote_domain,
             Distance::OtherSocket => self.remote_socket,
@@ -96,10 +132,16 @@ impl SocketLineCost for Relaxation {
         self.transfer(between) + self.local
     }
     /// The group's fresh line from memory (R_I), then k − j adds in a domain already visited
-    /// (R_R) and j − 1 into a further domain (R_D).
+    /// (R_R, or R_L for at most k − ⌈k/t⌉ of them after a writer on the same core) and j − 1
+    /// into a further domain (R_D).
     fn group(&self, children: usize, domains: usize) -> f64 {
+        let within = children.saturating_sub(domains);
+        let per_core = (self.per_core.max(1) as usize).min(children.max(1));
+        let same_core = within.min(children - children.div_ceil(per_core));
+        let sibling = self.local.min(self.remote);
         self.invalid
-            + children.saturating_sub(domains) as f64 * self.remote
+            + same_core as f64 * sibling
+            + (within - same_core) as f64 * self.remote
             + domains.saturating_sub(1) as f64 * self.remote_domain
     }
     /// The wait reads the line from the last writer: across sockets R_Q; on the parent's
@@ -125,6 +167,13 @@ mod tests {
         remote_domain: 164.5,
         remote_socket: 223.5,
         invalid: 122.0,
+        per_core: 1,
+    };
+
+    /// The same machine with its two hardware threads a core shared.
+    const CHIPLET_SMT: Relaxation = Relaxation {
+        per_core: 2,
+        ..CHIPLET
     };
 
     #[test]
@@ -147,5 +196,33 @@ mod tests {
         assert_eq!(CHIPLET.edge(Distance::OtherSocket), 223.5 + 1.43);
         assert_eq!(CHIPLET.read(Distance::SameSocket), 164.5);
         assert!(meets_contract(&CHIPLET, 127, 8));
+    }
+
+    #[test]
+    fn with_shared_cores_the_terms_by_hand() {
+        // Two threads a core. A group of 5 children over 3 domains: 4 steps, 2 of them changes
+        // of domain (R_D each), 5 − 3 = 2 within a domain, and the 5 writers use at least
+        // ⌈5/2⌉ = 3 cores, so at most 5 − 3 = 2 steps follow a writer on the same core: both
+        // R_L. 122 + 2·1.43 + 2·164.5 = 453.86.
+        assert!((CHIPLET_SMT.group(5, 3) - 453.86).abs() < 1e-9);
+        // 3 children in one domain: 2 steps within it, at most 3 − ⌈3/2⌉ = 1 on one core:
+        // 122 + 1.43 + 35 = 158.43. 4 children: 2 of 3 steps, 122 + 2.86 + 35 = 159.86.
+        assert!((CHIPLET_SMT.group(3, 1) - 158.43).abs() < 1e-9);
+        assert!((CHIPLET_SMT.group(4, 1) - 159.86).abs() < 1e-9);
+        // One child: its fresh line alone.
+        assert_eq!(CHIPLET_SMT.group(1, 1), 122.0);
+        // Within a domain the edge and the read may be a core sibling's: R_L + R_L, and R_L;
+        // across domains and sockets as with a core each.
+        assert_eq!(CHIPLET_SMT.edge(Distance::SameDomain), 1.43 + 1.43);
+        assert_eq!(CHIPLET_SMT.read(Distance::SameDomain), 1.43);
+        assert_eq!(CHIPLET_SMT.edge(Distance::SameSocket), 164.5 + 1.43);
+        assert_eq!(CHIPLET_SMT.read(Distance::OtherSocket), 223.5);
+        assert!(meets_contract(&CHIPLET_SMT, 127, 8));
+        // No term above the core-each one.
+        for k in 1..=40 {
+            for j in 1..=k.min(8) {
+                assert!(CHIPLET_SMT.group(k, j) <= CHIPLET.group(k, j));
+            }
+        }
     }
 }

@@ -479,6 +479,27 @@ fn random_chiplet(
     multi: [[f64; 3]; 2],
     domain_lines: bool,
 ) -> Machine {
+    random_chiplet_of(
+        local,
+        steps,
+        invalid,
+        invalid_step,
+        multi,
+        domain_lines,
+        (4, 1),
+    )
+}
+
+/// [`random_chiplet`] with `(cores per socket, hardware threads per core)`.
+fn random_chiplet_of(
+    local: f64,
+    steps: [f64; 3],
+    invalid: f64,
+    invalid_step: f64,
+    multi: [[f64; 3]; 2],
+    domain_lines: bool,
+    cores: (u32, u32),
+) -> Machine {
     let remote = local + 5.0 + steps[0];
     let remote_domain = remote + steps[1];
     let remote_socket = remote_domain + steps[2];
@@ -493,20 +514,35 @@ fn random_chiplet(
         ],
         multi,
         domain_lines,
+        cores,
     )
 }
 
-fn chiplet_with(line: &[(&str, f64)], multi: [[f64; 3]; 2], domain_lines: bool) -> Machine {
+fn chiplet_with(
+    line: &[(&str, f64)],
+    multi: [[f64; 3]; 2],
+    domain_lines: bool,
+    (cores, per_core): (u32, u32),
+) -> Machine {
     let domains = if domain_lines {
         "domains_per_socket = 2\nsync_line = \"domain\""
     } else {
         "domains_per_socket = 2"
     };
     let base = include_str!("../../../machines/chiplet-2s-4x8.toml")
-        .replace("cores_per_socket = 32", "cores_per_socket = 4")
+        .replace(
+            "cores_per_socket = 32",
+            &format!("cores_per_socket = {cores}"),
+        )
         .replace("domains_per_socket = 4", domains)
-        .replace("threads_per_core = 2", "threads_per_core = 1")
-        .replace("max_threads = 128", "max_threads = 8");
+        .replace(
+            "threads_per_core = 2",
+            &format!("threads_per_core = {per_core}"),
+        )
+        .replace(
+            "max_threads = 128",
+            &format!("max_threads = {}", 2 * cores * per_core),
+        );
     let mut section = String::new();
     let mut out = String::new();
     for text in base.lines() {
@@ -763,4 +799,90 @@ proptest::proptest! {
             proptest::prop_assert!(!found.configurations.is_empty());
         }
     }
+}
+
+#[test]
+fn with_shared_cores_free_and_by_id_are_bounded_by_the_relaxation_for_shared_cores_by_hand() {
+    // The chiplet machine's classes (machines/chiplet-2s-4x8.toml: R_L 1.43, R_R 35 = 1.43 + 5
+    // + 28.57, R_D 164.5, R_Q 223.5, R_I 122, R_QI 159 ns) on 2 sockets × 2 L3 domains × 1
+    // core × 2 hardware threads, 6 threads placed freely: a socket holds 4, so at least 2 run
+    // on socket 1, and cores are shared. The relaxation for shared cores is offered (docs/cla.md
+    // §13, "Shared cores"); its soundness against the CLa graph is
+    // `with_shared_cores_the_relaxation_is_below_the_graph_*` (tests/one_line_bcast.rs).
+    //
+    // By hand. The generic bound: the root's R_L and S3 (R_I), one child across (R_Q + R_L),
+    // its fresh line (R_I), the root's read across (R_Q): 1.43 + 122 + 224.93 + 122 + 223.5 =
+    // 693.86 ns. The relaxation (domains merged, every split per socket): the root waits for
+    // socket 1's group last (ascending sockets), at least R_Q after the group is done. With 2
+    // children or more there, the group costs at least R_I + R_L (two writers of one core):
+    // 693.86 + 1.43 = 695.29 ns, attained by the root with socket 1's two threads and socket
+    // 0's three others as children (socket 0's group is done at 2.86 + 122 + 1.43 + 35 + 1.43
+    // = 162.72 after the S3, long before socket 1's at 224.93 + 123.43 = 348.36). With one
+    // child c there, the other thread of socket 1 is below c (then c's T adds at least R_I)
+    // or below a node of socket 0, whose own wait across puts it at more than 690 ns after
+    // the root's S3 before its arrival. So 695.29 ns.
+    let m = random_chiplet_of(
+        1.43,
+        [28.57, 129.5, 59.0],
+        122.0,
+        37.0,
+        [[63.4, 11.1, 0.0], [180.65, 7.5, 3.0]],
+        false,
+        (2, 2),
+    );
+    let algorithms = m.algorithms_for(Collective::Bcast);
+    let algorithm = &*algorithms[0];
+    let request = Request::new(Collective::Bcast, 6).unwrap();
+    let options = SpaceOptions {
+        placement: modelopt_model::algorithm::ThreadPlacement::Optimal,
+        ..SpaceOptions::default()
+    };
+    let Ok(Space::PricedTrees(space)) = algorithm.space(&request, &options) else {
+        panic!("a graph-priced space");
+    };
+    assert!(space.socket_lines.is_some(), "offered with shared cores");
+    let generic = space.t_min_lower_bound.unwrap();
+    assert!((generic - 693.86).abs() < 1e-9, "{generic}");
+    let refined = modelopt_optimizer::socket_line_dp::refine(
+        &space,
+        u64::MAX,
+        u64::MAX,
+        f64::INFINITY,
+        &|| true,
+    )
+    .expect("above the generic bound");
+    let bound = refined.t_min_lower_bound;
+    assert!((bound - 695.29).abs() < 1e-9, "{bound}");
+    // And the search's answer, a placed tree priced by the graph, is at or above it.
+    let mut search = SearchOptions::new(Objective::Min, 1);
+    search.space.placement = modelopt_model::algorithm::ThreadPlacement::Optimal;
+    let ranked = rank(algorithm, &request, &search).unwrap();
+    assert!(ranked.best[0].score >= bound, "{}", ranked.best[0].score);
+
+    // The same 6 threads placed by id: threads 0–3 take the 4 cores (socket 0's two, then
+    // socket 1's), 4 and 5 the second hardware threads of socket 0's cores. Each of those two
+    // cores is a group of its own, finer than a domain, so only the merged optimum bounds
+    // the space (`SocketLines::by_domain`), over its one split per socket, 4 + 2: the same
+    // 695.29 ns by the argument above, which holds for every split with 2 threads or more on
+    // socket 1. No tree of it is offered: a merged tree is no configuration.
+    let Ok(Space::PricedTrees(space)) = algorithm.space(&request, &SpaceOptions::default()) else {
+        panic!("a graph-priced space");
+    };
+    let lines = space.socket_lines.as_ref().expect("offered by id too");
+    assert!(!lines.by_domain);
+    assert_eq!(space.thread_sockets, [0, 0, 1, 1, 0, 0]);
+    let refined = modelopt_optimizer::socket_line_dp::refine(
+        &space,
+        u64::MAX,
+        u64::MAX,
+        f64::INFINITY,
+        &|| true,
+    )
+    .expect("above the generic bound");
+    assert!(
+        (refined.t_min_lower_bound - 695.29).abs() < 1e-9,
+        "{}",
+        refined.t_min_lower_bound
+    );
+    assert!(refined.configurations.is_empty());
 }

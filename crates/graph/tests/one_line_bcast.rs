@@ -509,3 +509,221 @@ fn with_one_line_per_socket_the_relaxation_is_below_the_graph_across_sockets() {
     assert_eq!(checked, 16 + 128 + 1536 + 24576);
     assert!(equal > 0);
 }
+
+/// Every way to put `n` threads on distinct hardware threads of `model` (socket, core within
+/// the socket, hardware thread), the first thread's place fixed to `first` when given.
+fn every_placement_on_hardware_threads(
+    model: &Ccnuma,
+    n: usize,
+    first: Option<u32>,
+) -> Vec<Vec<modelopt_model::ccnuma::Place>> {
+    let topo = &model.topology;
+    let slots: Vec<_> = (0..topo.sockets)
+        .flat_map(|s| {
+            (0..topo.cores_per_socket)
+                .flat_map(move |c| (0..topo.threads_per_core).map(move |h| (s, c, h)))
+        })
+        .map(|(s, c, h)| topo.place_of(s, c, h))
+        .collect();
+    let mut out = Vec::new();
+    let mut chosen: Vec<usize> = Vec::new();
+    // An odometer over injective choices (no recursion): chosen[i] is the slot of thread i.
+    let mut next = vec![0usize; n];
+    if let Some(f) = first {
+        next[0] = f as usize;
+    }
+    loop {
+        let i = chosen.len();
+        if i == n {
+            out.push(chosen.iter().map(|&k| slots[k]).collect());
+            let Some(last) = chosen.pop() else { break };
+            next[n - 1] = last + 1;
+            continue;
+        }
+        let limit = if i == 0 && first.is_some() {
+            first.map_or(0, |f| f as usize + 1)
+        } else {
+            slots.len()
+        };
+        match (next[i]..limit).find(|k| !chosen.contains(k)) {
+            Some(k) => {
+                chosen.push(k);
+                if i + 1 < n {
+                    next[i + 1] = 0;
+                }
+            }
+            None => {
+                let Some(last) = chosen.pop() else { break };
+                next[i - 1] = last + 1;
+            }
+        }
+    }
+    out
+}
+
+/// The relaxation against the graph on every tree of up to `max_n` nodes and every placement
+/// on the hardware threads of `model` (the root's fixed to the first when `root_fixed`):
+/// (placements checked, those where the relaxation with a core each is above the graph, those
+/// where the one for shared cores equals it).
+fn shared_cores_relaxation_against_the_graph(
+    model: &Ccnuma,
+    max_n: usize,
+    root_fixed: bool,
+) -> (usize, usize, usize) {
+    use modelopt_graph::socket_line_relaxation::Relaxation;
+    use modelopt_model::socket_lines::evaluate;
+    let shared = Relaxation::sharing_cores(model);
+    let core_each = Relaxation::of(model);
+    let topo = &model.topology;
+    let units = topo.sockets * topo.domains_per_socket;
+    let unit_sockets: Vec<u32> = (0..units).map(|u| u / topo.domains_per_socket).collect();
+    let program = bcast();
+    let (mut checked, mut above, mut equal) = (0, 0, 0);
+    for n in 2..=max_n {
+        let placements = every_placement_on_hardware_threads(model, n, root_fixed.then_some(0));
+        for tree in all_trees(n) {
+            for places in &placements {
+                let (_, min, _) = analyze(&program, &tree, model, places).unwrap();
+                let domains: Vec<u32> = places
+                    .iter()
+                    .map(|p| p.socket * topo.domains_per_socket + p.domain)
+                    .collect();
+                let relaxed = evaluate(&shared, &tree, &domains, &unit_sockets).unwrap();
+                assert!(
+                    relaxed <= min.total_ns + 1e-9,
+                    "{tree} {places:?}: relaxed {relaxed} above the graph {}",
+                    min.total_ns
+                );
+                if (relaxed - min.total_ns).abs() < 1e-9 {
+                    equal += 1;
+                }
+                if evaluate(&core_each, &tree, &domains, &unit_sockets).unwrap()
+                    > min.total_ns + 1e-9
+                {
+                    above += 1;
+                }
+                checked += 1;
+            }
+        }
+    }
+    (checked, above, equal)
+}
+
+#[test]
+fn with_shared_cores_the_relaxation_is_below_the_graph_on_every_placement() {
+    use modelopt_graph::socket_line_relaxation::Relaxation;
+    use modelopt_model::socket_lines::evaluate;
+    // docs/cla.md §13, "Shared cores": two hardware threads of one core pass a line at R_L, so
+    // the relaxation with a core each (R_R within a domain) is no bound when threads share
+    // cores; the one for shared cores is. One socket of 2 L3 domains × 2 cores × 2 hardware
+    // threads (the chiplet machine's numbers: R_L 1.43, R_R 35, R_D 164.5, R_I 122 ns): every
+    // recursive tree of up to 5 nodes, every placement of its nodes on distinct hardware
+    // threads with the root on the first (the machine's symmetries move any root there).
+    let text = include_str!("../../../machines/chiplet-2s-4x8.toml")
+        .replace("sockets = 2", "sockets = 1")
+        .replace("cores_per_socket = 32", "cores_per_socket = 4")
+        .replace("domains_per_socket = 4", "domains_per_socket = 2")
+        .replace("max_threads = 128", "max_threads = 8");
+    let m = machine::from_text("chiplet-1x2x2-smt.toml", &text).unwrap();
+    let model: &Ccnuma = m.model().unwrap();
+    let (checked, above, equal) = shared_cores_relaxation_against_the_graph(model, 5, true);
+    // 1·7 + 2·42 + 6·210 + 24·840 placements (7·6·…: the other nodes on the 7 other slots).
+    assert_eq!(checked, 7 + 84 + 1260 + 20160);
+    assert!(above > 0, "a shared core never mattered");
+    assert!(equal > 0, "the relaxation never met the graph");
+    // By hand, 0(1) with node 1 on the root's core: the root's R_L, its S3 (R_I), node 1 reads
+    // the flag from its core sibling (R_L) and its S2 (R_L), adds to a fresh line (R_I), the
+    // root reads it from its sibling (R_L): 1.43 + 122 + 2.86 + 122 + 1.43 = 249.72 ns, the
+    // graph's too.
+    let tree = RootedTree::parse("0(1)").unwrap();
+    let topo = &model.topology;
+    let places = [topo.place_of(0, 0, 0), topo.place_of(0, 0, 1)];
+    let (_, min, _) = analyze(&bcast(), &tree, model, &places).unwrap();
+    let shared = Relaxation::sharing_cores(model);
+    let relaxed = evaluate(&shared, &tree, &[0, 0], &[0, 0]).unwrap();
+    assert!((relaxed - 249.72).abs() < 1e-9, "{relaxed}");
+    assert!((min.total_ns - 249.72).abs() < 1e-9, "{}", min.total_ns);
+    // By hand, the chain of adds: 0(1,2,3), the root on domain 1, its children on domain 0's
+    // two cores (core 0's two threads and core 1's first). Each child arrives at R_D + R_L =
+    // 165.93 after the root's S3; of the 2 steps of the chain at most 3 − ⌈3/2⌉ = 1 stays on
+    // a core (R_L), the other crosses cores (R_R); the root reads from another domain (R_D):
+    // 1.43 + 122 + 165.93 + (122 + 1.43 + 35) + 164.5 = 612.29 ns, the graph's too (one R_L
+    // more in the chain would be 578.72, no longer the graph's).
+    let tree = RootedTree::parse("0(1,2,3)").unwrap();
+    let places = [
+        topo.place_of(0, 2, 0),
+        topo.place_of(0, 0, 0),
+        topo.place_of(0, 0, 1),
+        topo.place_of(0, 1, 0),
+    ];
+    let (_, min, _) = analyze(&bcast(), &tree, model, &places).unwrap();
+    let relaxed = evaluate(&shared, &tree, &[1, 0, 0, 0], &[0, 0]).unwrap();
+    assert!((relaxed - 612.29).abs() < 1e-9, "{relaxed}");
+    assert!((min.total_ns - 612.29).abs() < 1e-9, "{}", min.total_ns);
+}
+
+#[test]
+fn with_shared_cores_the_relaxation_is_below_the_graph_across_sockets() {
+    // The same on 2 sockets × 2 L3 domains × 1 core × 2 hardware threads (R_Q 223.5, R_QI
+    // 159 ns): every tree of up to 4 nodes, every placement on distinct hardware threads.
+    let text = include_str!("../../../machines/chiplet-2s-4x8.toml")
+        .replace("cores_per_socket = 32", "cores_per_socket = 2")
+        .replace("domains_per_socket = 4", "domains_per_socket = 2")
+        .replace("max_threads = 128", "max_threads = 8");
+    let m = machine::from_text("chiplet-2x2x1-smt.toml", &text).unwrap();
+    let model: &Ccnuma = m.model().unwrap();
+    let (checked, above, equal) = shared_cores_relaxation_against_the_graph(model, 4, false);
+    // 1·8·7 + 2·8·7·6 + 6·8·7·6·5 placements.
+    assert_eq!(checked, 56 + 672 + 10080);
+    assert!(above > 0 && equal > 0, "above {above}, equal {equal}");
+}
+
+/// The chiplet machine on 1 socket × 2 L3 domains × 2 cores × 2 hardware threads with its
+/// line classes set to `line` (key, ns) in `[line]`.
+fn smt_chiplet_with(line: &[(&str, f64)]) -> Machine {
+    let base = include_str!("../../../machines/chiplet-2s-4x8.toml")
+        .replace("sockets = 2", "sockets = 1")
+        .replace("cores_per_socket = 32", "cores_per_socket = 4")
+        .replace("domains_per_socket = 4", "domains_per_socket = 2")
+        .replace("max_threads = 128", "max_threads = 8");
+    let mut out = String::new();
+    for text in base.lines() {
+        let key = text.split([' ', '=']).next().unwrap_or("");
+        match line.iter().find(|(k, _)| *k == key) {
+            Some((_, v)) if text.contains("value = ") => {
+                let start = text.find("value = ").unwrap() + "value = ".len();
+                let end = start + text[start..].find(',').unwrap();
+                out.push_str(&format!("{}{v:?}{}\n", &text[..start], &text[end..]));
+            }
+            _ => out.push_str(&format!("{text}\n")),
+        }
+    }
+    machine::from_text("random-smt-chiplet.toml", &out).unwrap()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+
+    /// The relaxation for shared cores on random line classes (R_L ≤ R_R ≤ R_D, R_I): never
+    /// above the graph on any tree of up to 4 nodes and any placement on the hardware threads
+    /// of 1 socket × 2 L3 domains × 2 cores × 2 threads.
+    #[test]
+    fn with_shared_cores_the_relaxation_is_below_the_graph_on_random_classes(
+        local in 0.5f64..5.0,
+        steps in proptest::array::uniform2(0.0f64..150.0),
+        invalid in 20.0f64..200.0,
+    ) {
+        let remote = local + 5.0 + steps[0];
+        let m = smt_chiplet_with(&[
+            ("local", local),
+            ("remote", remote),
+            ("remote_domain", remote + steps[1]),
+            ("remote_socket", remote + steps[1] + 10.0),
+            ("invalid", invalid),
+            ("invalid_remote_socket", invalid + 10.0),
+        ]);
+        let model: &Ccnuma = m.model().unwrap();
+        let (checked, _, _) = shared_cores_relaxation_against_the_graph(model, 4, true);
+        proptest::prop_assert_eq!(checked, 7 + 84 + 1260);
+    }
+}

@@ -97,8 +97,9 @@ pub trait SocketLineCost: Send + Sync + fmt::Debug {
 
 /// What a priced-tree space carries when its T_min is bounded below by a [`SocketLineCost`]
 /// over its groups (L3 domains): the terms and the socket of each group, numbered 0, 1, … in
-/// group order without gaps. The bound holds for every configuration of the space, and a tree
-/// attaining it is a configuration of the space.
+/// group order without gaps. Where `by_domain`, the bound holds for every configuration of the
+/// space, and a tree attaining it is a configuration of the space; else only the cost with
+/// each socket's groups merged into one bounds them.
 #[derive(Debug, Clone)]
 pub struct SocketLines {
     /// The terms.
@@ -107,6 +108,12 @@ pub struct SocketLines {
     /// free split ([`crate::placed_tree::PricedTreeSpace::capacity`]) of each group of the
     /// capacities.
     pub group_sockets: Vec<u32>,
+    /// Whether the groups are the domains the terms are written for. Not where they are finer
+    /// (a core that two threads placed by id share is a group of its own, and two such groups
+    /// of one domain are not two domains): then the cost over the groups is no bound, and
+    /// only its optimum with the groups of each socket merged is (every edge and read within a
+    /// socket at its least, [`Distance::SameDomain`]).
+    pub by_domain: bool,
 }
 
 /// The cost of `tree` under `cost` (module docs), node v in domain `domains[v]`, domain d on

@@ -480,6 +480,7 @@ pub fn refine(
     let SocketLines {
         cost,
         group_sockets,
+        by_domain,
     } = space.socket_lines.as_ref()?;
     if let Some(capacity) = &space.capacity {
         // The threads' own placement, per group of the capacities.
@@ -554,7 +555,17 @@ pub fn refine(
         },
         keep_going,
     );
-    lower = lower.max(merged_bound);
+    lower = lower.max(merged_bound.value);
+    if !by_domain && merged_bound.merged {
+        // Groups finer than domains (cores shared by threads placed by id): the cost over the
+        // groups is no bound, the merged one is, and no tree of it is a configuration.
+        return (merged_bound.value > space.t_min_lower_bound.unwrap_or(0.0)).then(|| Refined {
+            t_min_lower_bound: merged_bound.value,
+            configurations: Vec::new(),
+            memory_needed: 0,
+            stopped: merged_bound.stopped,
+        });
+    }
     let left = work_limit(units, &counts, group_sockets);
     let outcome = optimum(
         &**cost,
@@ -583,8 +594,8 @@ pub fn refine(
         }),
         // Stopped by its limits (or declined) without the optimum: the higher of the merged
         // bound and the ceiling of the runs that found no tree.
-        None if outcome.above.max(merged_bound) > 0.0 => Some(Refined {
-            t_min_lower_bound: outcome.above.max(merged_bound),
+        None if outcome.above.max(merged_bound.value) > 0.0 => Some(Refined {
+            t_min_lower_bound: outcome.above.max(merged_bound.value),
             configurations: Vec::new(),
             memory_needed: outcome.memory_needed,
             stopped: true,
@@ -668,6 +679,17 @@ fn free_split_bound(
         let ids: Vec<u32> = (0..counts.len() as u32).collect();
         let root = split[..root_socket].iter().filter(|&&c| c > 0).count() as u32;
         let upper = bracket.upper.min(least);
+        // After the first split the least so far is all a split must be proven above: its
+        // runs start one step below it (a ceiling of least / CEILING_STEP, then the least),
+        // not from the space's bound, whose climb of 5 % a run repeated for every split (a
+        // ceiling only schedules runs; what a stopped split reports is what its runs proved).
+        // With threads sharing cores, 96 threads over two sockets ran out of budget at the
+        // 25th of 33 splits that way, and a split left unproven leaves no bound at all.
+        let start = if least.is_finite() {
+            bracket.lower.max(least / (FIRST_CEILING * CEILING_STEP))
+        } else {
+            bracket.lower
+        };
         let limit = work_limit(*units, &counts, &ids);
         let outcome = optimum_up_to(
             &merged,
@@ -678,7 +700,7 @@ fn free_split_bound(
             },
             (limit, memory, keep_going),
             Bracket {
-                lower: bracket.lower,
+                lower: start,
                 upper,
             },
             PastUpper::Stop,
@@ -773,7 +795,7 @@ fn merged_domains_bound(
     memory: u64,
     bracket: Bracket,
     keep_going: &dyn Fn() -> bool,
-) -> f64 {
+) -> MergedBound {
     let sockets = split.sockets;
     let count = sockets.iter().max().map_or(0, |&s| s as usize + 1);
     let span = (0..count)
@@ -782,7 +804,11 @@ fn merged_domains_bound(
         .unwrap_or(0);
     let root_socket = sockets.get(split.root as usize);
     let (Some(&root_socket), true) = (root_socket, span > 1) else {
-        return 0.0;
+        return MergedBound {
+            value: 0.0,
+            merged: false,
+            stopped: false,
+        };
     };
     let mut per_socket = vec![0u32; count];
     for (&c, &s) in split.counts.iter().zip(sockets) {
@@ -804,7 +830,24 @@ fn merged_domains_bound(
         keep_going,
     );
     *units = units.saturating_sub(units_spent(outcome.updates, *units, limit));
-    outcome.optimum.map_or(outcome.above, |o| o.t_min)
+    MergedBound {
+        value: outcome.optimum.as_ref().map_or(outcome.above, |o| o.t_min),
+        merged: true,
+        stopped: outcome.optimum.is_none(),
+    }
+}
+
+/// What [`merged_domains_bound`] proved.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct MergedBound {
+    /// The merged optimum, or the ceiling its runs proved where its limits stopped it (0 for
+    /// none), ns.
+    value: f64,
+    /// Whether a socket holds two groups or more, so that merging them meant something (else
+    /// nothing was run).
+    merged: bool,
+    /// Whether its limits stopped it short of the optimum.
+    stopped: bool,
 }
 
 /// The budget units `updates` took where `units` bought `limit` updates ([`work_limit`]:
@@ -1851,7 +1894,7 @@ mod tests {
     fn merged_unlimited(cost: &dyn SocketLineCost, split: &Split<'_>) -> (f64, u64) {
         let mut work = u64::MAX;
         let bound = merged_domains_bound(cost, split, &mut work, u64::MAX, Bracket::NONE, &|| true);
-        (bound, work)
+        (bound.value, work)
     }
 
     /// The optimum of a split of the chiplet machine's classes, without limits.
@@ -2442,6 +2485,7 @@ mod tests {
             socket_lines: lines.then(|| SocketLines {
                 cost: std::sync::Arc::new(Chiplet),
                 group_sockets: vec![0, 0],
+                by_domain: true,
             }),
             priced_by: "a test".into(),
         }
@@ -2532,6 +2576,7 @@ mod tests {
             socket_lines: Some(SocketLines {
                 cost: std::sync::Arc::new(Chiplet),
                 group_sockets: vec![0, 0, 1, 1],
+                by_domain: true,
             }),
             priced_by: "a test".into(),
         }
@@ -2642,6 +2687,7 @@ mod tests {
             socket_lines: Some(SocketLines {
                 cost: std::sync::Arc::new(Chiplet),
                 group_sockets,
+                by_domain: true,
             }),
             priced_by: "a test".into(),
         }
