@@ -71,10 +71,19 @@
 //! ## Free splits
 //! With a free split (`--placement optimal`) every placement is a tree over some split per
 //! domain, which the merged optimum of its socket totals bounds; so the least merged optimum
-//! over every split per socket bounds them all ([`refine`] on a space with capacities). Each
-//! split's runs stop once they prove it above the least so far or the best T_min priced. The
-//! optimum by domain at the threads' own split then gives its tree as a candidate, so that the
-//! free search starts from what the threads by id would get.
+//! over every split per socket bounds them all ([`refine`] on a space with capacities). The
+//! tables of a run hold every count vector of up to n nodes within their box, so one run over
+//! the box of the sockets' capacities, read at its least entry of n nodes, is that least (a
+//! run that keeps every tree under its ceiling keeps every split's); its runs stop once they
+//! prove it above the best T_min priced. The optimum by domain at the threads' own split then
+//! gives its tree as a candidate, so that the free search starts from what the threads by id
+//! would get.
+//!
+//! ## Groups finer than domains
+//! Threads placed by id that share a core are a group of their own (`SocketLines::by_domain`
+//! false): two such groups of one domain are not two domains, so the cost over the groups is
+//! no bound, and [`refine`] gives the merged optimum alone (within a socket every edge and read
+//! at its least), which is one.
 //!
 //! The work is counted as it runs (each forest entry read, each candidate filtered, each list
 //! of the vectors below a vector, each split of a chain and each row written), against a
@@ -313,7 +322,7 @@ pub fn optimum(
     keep_going: &dyn Fn() -> bool,
 ) -> Outcome {
     let limits = (max_work, max_bytes, keep_going);
-    optimum_up_to(cost, split, limits, bracket, PastUpper::Unbounded)
+    optimum_up_to(cost, split, None, limits, bracket, PastUpper::Unbounded)
 }
 
 /// What [`optimum_up_to`] does after a run at `bracket.upper` found no tree.
@@ -327,19 +336,27 @@ enum PastUpper {
     Stop,
 }
 
-/// [`optimum`], with `past` saying what follows a run at the upper end that found no tree.
+/// [`optimum`], with `past` saying what follows a run at the upper end that found no tree,
+/// and with `nodes`: `None` for the optimum of `split`'s counts, or `Some(n)` for the least
+/// over every count vector of n nodes within them (a *box*, its root's group non-empty), the
+/// tree of the first such vector of least value (in the box's index order) rebuilt. One run
+/// over the box fills every vector of up to n nodes, so it prices every split of n within it
+/// at once: what [`free_split_bound`] needs, at the cost of about one split's run.
 fn optimum_up_to(
     cost: &dyn SocketLineCost,
     split: &Split<'_>,
+    nodes: Option<u64>,
     (max_work, max_bytes, keep_going): (u64, u64, &dyn Fn() -> bool),
     bracket: Bracket,
     past: PastUpper,
 ) -> Outcome {
     let (counts, sockets) = (split.counts, split.sockets);
     let root = split.root as usize;
-    let total: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+    let whole: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+    let total = nodes.unwrap_or(whole);
     if counts.len() > MAX_DOMAINS
         || total < 2
+        || total > whole
         || counts.get(root).is_none_or(|&c| c == 0)
         || sockets.len() != counts.len()
     {
@@ -356,7 +373,7 @@ fn optimum_up_to(
     if least_run_work(counts, sockets) > max_work {
         return Outcome::declined();
     }
-    let Some(mut tables) = Tables::new(cost, counts, sockets, max_bytes) else {
+    let Some(mut tables) = Tables::new(cost, counts, sockets, total as usize, max_bytes) else {
         return Outcome::declined();
     };
     let layout = Layout::of(&tables.space, total as usize);
@@ -393,8 +410,15 @@ fn optimum_up_to(
         {
             return outcome(None, left);
         }
-        let full = tables.space.len - 1;
-        let t_min = tables.terms.root + tables.tree(root, full);
+        // The whole vector (the only one of `total` nodes without `nodes`), or the first of
+        // least value of that many.
+        let (t_min, full) = layout.by_total[total as usize]
+            .iter()
+            .map(|&w| (tables.terms.root + tables.tree(root, w), w))
+            .fold(
+                (f64::INFINITY, 0),
+                |best, x| if x.0 < best.0 { x } else { best },
+            );
         if t_min.is_finite() {
             let found = tables.rebuild(root, full).map(|(tree, domains)| Optimum {
                 t_min,
@@ -616,25 +640,22 @@ struct FreeSplit<'a> {
     root_group: u32,
 }
 
-/// The most splits per socket `free_split_bound` bounds one by one, each in milliseconds
-/// (two sockets hold at most n + 1; four sockets of 32 hold 23,408 splits of 64 threads, over
-/// it: no bound is tried there).
-pub const MAX_FREE_SPLITS: usize = 4096;
-
 /// The closer bound on T_min of a free split (`--placement optimal`): the least, over every
 /// split of the threads per socket within the sockets' capacities (the root's socket holding
 /// the root), of the optimum of `cost` with the domains of each socket merged
 /// ([`MergedDomains`]), or, where a run stopped, the ceiling it proved. Every placement of
 /// the threads is a tree over some split per domain, whose cost the merged optimum of its
 /// socket totals bounds (module docs, "Domains merged"), so the least over the splits bounds
-/// them all. Each split's runs stop once they prove it above `bracket.upper` (the least T_min
-/// priced: a split above it cannot lower the least) or above the least of the splits before
-/// it. No configuration: a merged tree is not one. With it, what the split `own_totals` (per
-/// socket) proved (its optimum, or a bound below it; 0 where it is not a split). `None` where
-/// the sockets are more than
-/// [`MAX_SOCKETS`], their splits more than [`MAX_FREE_SPLITS`], or the bound is no higher
-/// than `bracket.lower` (the space's own; e.g. the limits stopped a split before it proved
-/// anything).
+/// them all. One DP over the box of the sockets' capacities finds it: its tables hold every
+/// count vector of up to n nodes within the box, so its least entry of n nodes is the least
+/// over the splits ([`optimum_up_to`] with `nodes`; until the eighteenth session each split
+/// had runs of its own, up to 33 on two sockets, and no bound was tried past 4,096 splits).
+/// Its runs stop once they prove the least above `bracket.upper` (the least T_min priced).
+/// No configuration: a merged tree is not one. With it, what the split `own_totals` (per
+/// socket) proved, by a run of its own from the least (its optimum, or a bound below it; the
+/// least where it is not a split or its run proved less). `None` where the sockets are more
+/// than [`MAX_SOCKETS`] or the bound is no higher than `bracket.lower` (the space's own; e.g.
+/// the limits stopped the run before it proved anything).
 fn free_split_bound(
     cost: &dyn SocketLineCost,
     free: &FreeSplit<'_>,
@@ -662,68 +683,51 @@ fn free_split_bound(
         inner: cost,
         span: domains.iter().copied().max().unwrap_or(1),
     };
-    let mut walk = crate::rooted_trees::SplitWalk::new(free.threads, &room, root_socket as u32);
-    let mut splits = Vec::new();
-    while let Some(split) = walk.next_split() {
-        if splits.len() == MAX_FREE_SPLITS {
-            return None;
-        }
-        splits.push(split.to_vec());
-    }
-    let mut least = f64::INFINITY;
-    let mut stopped = false;
-    let mut own = 0.0f64;
-    for split in &splits {
-        // The sockets holding threads, in order: an empty one has no line to wait for.
-        let counts: Vec<u32> = split.iter().copied().filter(|&c| c > 0).collect();
-        let ids: Vec<u32> = (0..counts.len() as u32).collect();
-        let root = split[..root_socket].iter().filter(|&&c| c > 0).count() as u32;
-        let upper = bracket.upper.min(least);
-        // After the first split the least so far is all a split must be proven above: its
-        // runs start one step below it (a ceiling of least / CEILING_STEP, then the least),
-        // not from the space's bound, whose climb of 5 % a run repeated for every split (a
-        // ceiling only schedules runs; what a stopped split reports is what its runs proved).
-        // With threads sharing cores, 96 threads over two sockets ran out of budget at the
-        // 25th of 33 splits that way, and a split left unproven leaves no bound at all.
-        let start = if least.is_finite() {
-            bracket.lower.max(least / (FIRST_CEILING * CEILING_STEP))
-        } else {
-            bracket.lower
-        };
-        let limit = work_limit(*units, &counts, &ids);
+    // The sockets with room, in order: one without has no line to wait for.
+    let run = |counts: &[u32], nodes: Option<u64>, units: &mut u64, bracket: Bracket| {
+        let held: Vec<u32> = counts.iter().copied().filter(|&c| c > 0).collect();
+        let ids: Vec<u32> = (0..held.len() as u32).collect();
+        let root = counts[..root_socket].iter().filter(|&&c| c > 0).count() as u32;
+        let limit = work_limit(*units, &held, &ids);
         let outcome = optimum_up_to(
             &merged,
             &Split {
-                counts: &counts,
+                counts: &held,
                 sockets: &ids,
                 root,
             },
+            nodes,
             (limit, memory, keep_going),
-            Bracket {
-                lower: start,
-                upper,
-            },
+            bracket,
             PastUpper::Stop,
         );
         *units = units.saturating_sub(units_spent(outcome.updates, *units, limit));
-        let value = match outcome.optimum {
-            Some(found) => found.t_min,
-            None => {
-                // Stopped short of the upper end: more budget (or time) would prove more.
-                stopped |= outcome.above < upper;
-                outcome.above
-            }
-        };
-        if split.as_slice() == own_totals {
-            own = value;
+        match outcome.optimum {
+            Some(found) => (found.t_min, false),
+            // Stopped short of the upper end: more budget (or time) would prove more.
+            None => (outcome.above, outcome.above < bracket.upper),
         }
-        least = least.min(value);
-        if least <= bracket.lower {
-            // No higher than the space's own bound, whatever the splits left.
-            return None;
-        }
+    };
+    let (least, stopped) = run(&room, Some(u64::from(free.threads)), units, bracket);
+    if least <= bracket.lower {
+        // No higher than the space's own bound.
+        return None;
     }
-    least.is_finite().then_some((
+    // The threads' own split, from the least (as a fixed placement's runs start from its
+    // merged bound: from the least alone, its runs by domain ran out of budget at 34 threads).
+    let own = if own_totals.len() == sockets
+        && own_totals.iter().sum::<u32>() == free.threads
+        && own_totals.get(root_socket).is_some_and(|&c| c > 0)
+    {
+        let bracket = Bracket {
+            lower: least,
+            upper: bracket.upper,
+        };
+        run(own_totals, None, units, bracket).0.max(least)
+    } else {
+        least
+    };
+    Some((
         Refined {
             t_min_lower_bound: least,
             configurations: Vec::new(),
@@ -768,6 +772,7 @@ fn split_tree(
             sockets: &held,
             root,
         },
+        None,
         (max_work, memory, keep_going),
         bracket,
         PastUpper::Stop,
@@ -1179,11 +1184,13 @@ impl Tables {
         cost: &dyn SocketLineCost,
         counts: &[u32],
         sockets: &[u32],
+        nodes: usize,
         max_bytes: u64,
     ) -> Option<Self> {
         let space = CountBox::new(counts)?;
         let domains = counts.len();
-        let n: usize = counts.iter().map(|&c| c as usize).sum();
+        // Trees of at most `nodes` nodes (all of the counts', or fewer over a box).
+        let n = nodes.min(counts.iter().map(|&c| c as usize).sum());
         let len = space.len;
         let socket: Vec<usize> = sockets.iter().map(|&s| s as usize).collect();
         let count = socket.last()? + 1;
@@ -1268,8 +1275,10 @@ impl Tables {
         // "Pruning") costs what it visited; the whole vector's trees, read at the end, now.
         // Rows and chains are written whole at every vector visited, trees and groups reset.
         tables.arena.clear();
-        for d in 0..domains {
-            tables.trees[d * len + len - 1] = f64::INFINITY;
+        for &w in layout.by_total.get(n).map_or(&[][..], |v| &v[..]) {
+            for d in 0..domains {
+                tables.trees[d * len + w] = f64::INFINITY;
+            }
         }
         // The least a parent adds above a child's T (its start, the edge in one domain, a
         // group of one, the read from its own domain), and the root's term: a proper subtree
@@ -2419,6 +2428,74 @@ mod tests {
                         bound <= least + 1e-9,
                         "{threads} threads, root {root_group}: {bound} above {least}"
                     );
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+        /// One run over a box is every split's run: on any cost within the contract, the least
+        /// over every count vector of n nodes within the box of 2 sockets × 2 domains of 2
+        /// (`optimum_up_to` with `nodes`) equals the least of each such vector's own optimum,
+        /// for n = 2 … 8 and the root in domain 0 or 2; and the tree it rebuilds attains it.
+        #[test]
+        fn the_least_over_a_box_is_the_least_of_its_splits_optima(cost in drawn()) {
+            let group_sockets = [0u32, 0, 1, 1];
+            for root in [0u32, 2] {
+                for n in 2..=8u64 {
+                    let outcome = optimum_up_to(
+                        &cost,
+                        &Split {
+                            counts: &[2; 4],
+                            sockets: &group_sockets,
+                            root,
+                        },
+                        Some(n),
+                        (u64::MAX, u64::MAX, &|| true),
+                        Bracket::NONE,
+                        PastUpper::Unbounded,
+                    );
+                    let found = outcome.optimum.expect("no limit");
+                    let least = least_over_domain_splits(n as u32, root, |split| {
+                        optimum(&cost, split, u64::MAX, u64::MAX, Bracket::NONE, &|| true)
+                            .optimum
+                            .map_or(f64::INFINITY, |o| o.t_min)
+                    });
+                    proptest::prop_assert!(
+                        (found.t_min - least).abs() < 1e-9,
+                        "n = {n}, root {root}: box {}, splits {least}",
+                        found.t_min
+                    );
+                    let priced = evaluate(&cost, &found.tree, &found.domains, &group_sockets)
+                        .expect("a tree of the box");
+                    proptest::prop_assert!((priced - found.t_min).abs() < 1e-9);
+                    proptest::prop_assert_eq!(found.tree.len() as u64, n);
+                    // The same with ceilings: climbing from half of it (runs under the least
+                    // end without a tree), or one run at it, stopping there.
+                    for (lower, past) in [
+                        (least / 2.0, PastUpper::Unbounded),
+                        (least / FIRST_CEILING, PastUpper::Stop),
+                    ] {
+                        let again = optimum_up_to(
+                            &cost,
+                            &Split {
+                                counts: &[2; 4],
+                                sockets: &group_sockets,
+                                root,
+                            },
+                            Some(n),
+                            (u64::MAX, u64::MAX, &|| true),
+                            Bracket {
+                                lower,
+                                upper: least + 1e-6,
+                            },
+                            past,
+                        );
+                        let again = again.optimum.expect("at or under the upper end");
+                        proptest::prop_assert!((again.t_min - least).abs() < 1e-9);
+                    }
                 }
             }
         }
