@@ -5,8 +5,9 @@
 //! over budget (16 threads: candidates and local search); and the 2 × 4 × 8 chiplet machine
 //! `chiplet-2s-4x8` at 10 threads (exhaustive by L3 domain) and 64 (local search), its broadcast
 //! at 24, 33 and 34 threads (the relaxation of one line per socket proves the first two and
-//! bounds the third), and with a free split over its domains (`--placement optimal`) at 5
-//! (exact) and 32 threads.
+//! bounds the third), with a free split over its domains (`--placement optimal`) at 5
+//! (exact) and 32 threads, and past the cores (two threads a core) at 96 threads, by id and
+//! placed freely.
 //!
 //! RAYON_NUM_THREADS=1 cargo bench -p modelopt-graph --bench priced_trees -- --warm-up-time 1 --measurement-time 5
 //! RAYON_NUM_THREADS=2 cargo bench -p modelopt-graph --bench priced_trees -- --warm-up-time 1 --measurement-time 5
@@ -85,6 +86,15 @@ fn priced_trees(c: &mut Criterion) {
         &[5, 32],
         free,
     );
+    // Past the cores, two threads a core (docs/cla.md §13, "Threads sharing cores"): 96
+    // threads by id (the merged bound of their split) and placed freely (one run over the box
+    // of the splits per socket).
+    for (name, placement) in [
+        ("priced-trees-chiplet-shared-cores-by-id", by_id),
+        ("priced-trees-chiplet-shared-cores-free", free),
+    ] {
+        search_group(c, name, &chiplet, &[bcast], &[96], placement);
+    }
 }
 
 /// The certified lower bound (graph::bounds), computed whenever a graph-priced space is built:
