@@ -466,31 +466,9 @@ fn the_bound_of_a_flat_barrier_on_one_socket_is_its_cost() {
     assert_eq!(bound.map(|b| (b * 1e6).round() / 1e6), Some(280.0));
 }
 
-/// The small chiplet machine with its line classes and Eq. (1) constants replaced:
-/// `line` maps keys of `[line]`, `multi` the keys of `[multi_line.intra_socket]` and
-/// `[multi_line.inter_socket]` (intra first).
 /// [`chiplet_with`] on line classes drawn as R_L, then R_R, R_D and R_Q each at least the one
-/// before (R_R at least R_L + 5), and R_QI = R_I + `invalid_step`.
-fn random_chiplet(
-    local: f64,
-    steps: [f64; 3],
-    invalid: f64,
-    invalid_step: f64,
-    multi: [[f64; 3]; 2],
-    domain_lines: bool,
-) -> Machine {
-    random_chiplet_of(
-        local,
-        steps,
-        invalid,
-        invalid_step,
-        multi,
-        domain_lines,
-        (4, 1),
-    )
-}
-
-/// [`random_chiplet`] with `(cores per socket, hardware threads per core)`.
+/// before (R_R at least R_L + 5), and R_QI = R_I + `invalid_step`, with `cores`: (cores per
+/// socket, hardware threads per core), (4, 1) for the small chiplet machine.
 fn random_chiplet_of(
     local: f64,
     steps: [f64; 3],
@@ -518,6 +496,10 @@ fn random_chiplet_of(
     )
 }
 
+/// The small chiplet machine (2 sockets × 2 L3 domains, `cores` = (cores per socket, hardware
+/// threads per core)) with its line classes and Eq. (1) constants replaced: `line` maps keys of
+/// `[line]`, `multi` the keys of `[multi_line.intra_socket]` and `[multi_line.inter_socket]`
+/// (intra first).
 fn chiplet_with(
     line: &[(&str, f64)],
     multi: [[f64; 3]; 2],
@@ -595,7 +577,7 @@ proptest::proptest! {
         multi in proptest::array::uniform2(proptest::array::uniform3(0.01f64..100.0)),
         domain_lines in proptest::bool::ANY,
     ) {
-        let m = random_chiplet(local, steps, invalid, invalid_step, multi, domain_lines);
+        let m = random_chiplet_of(local, steps, invalid, invalid_step, multi, domain_lines, (4, 1));
         for collective in [Collective::Bcast, Collective::Barrier, Collective::Reduce] {
             let algorithms = m.algorithms_for(collective);
             let algorithm = &*algorithms[0];
@@ -766,7 +748,7 @@ proptest::proptest! {
         invalid_step in 0.0f64..80.0,
         multi in proptest::array::uniform2(proptest::array::uniform3(0.01f64..100.0)),
     ) {
-        let m = random_chiplet(local, steps, invalid, invalid_step, multi, false);
+        let m = random_chiplet_of(local, steps, invalid, invalid_step, multi, false, (4, 1));
         let algorithms = m.algorithms_for(Collective::Bcast);
         let algorithm = &*algorithms[0];
         for n in 3..=5u32 {
@@ -843,14 +825,17 @@ fn with_shared_cores_free_and_by_id_are_bounded_by_the_relaxation_for_shared_cor
     assert!(space.socket_lines.is_some(), "offered with shared cores");
     let generic = space.t_min_lower_bound.unwrap();
     assert!((generic - 693.86).abs() < 1e-9, "{generic}");
-    let refined = modelopt_optimizer::socket_line_dp::refine(
-        &space,
-        u64::MAX,
-        u64::MAX,
-        f64::INFINITY,
-        &|| true,
-    )
-    .expect("above the generic bound");
+    let unlimited = |space: &modelopt_model::placed_tree::PricedTreeSpace| {
+        modelopt_optimizer::socket_line_dp::refine(
+            space,
+            u64::MAX,
+            u64::MAX,
+            f64::INFINITY,
+            &|| true,
+        )
+        .expect("above the generic bound")
+    };
+    let refined = unlimited(&space);
     let bound = refined.t_min_lower_bound;
     assert!((bound - 695.29).abs() < 1e-9, "{bound}");
     // And the search's answer, a placed tree priced by the graph, is at or above it.
@@ -871,14 +856,7 @@ fn with_shared_cores_free_and_by_id_are_bounded_by_the_relaxation_for_shared_cor
     let lines = space.socket_lines.as_ref().expect("offered by id too");
     assert!(!lines.by_domain);
     assert_eq!(space.thread_sockets, [0, 0, 1, 1, 0, 0]);
-    let refined = modelopt_optimizer::socket_line_dp::refine(
-        &space,
-        u64::MAX,
-        u64::MAX,
-        f64::INFINITY,
-        &|| true,
-    )
-    .expect("above the generic bound");
+    let refined = unlimited(&space);
     assert!(
         (refined.t_min_lower_bound - 695.29).abs() < 1e-9,
         "{}",

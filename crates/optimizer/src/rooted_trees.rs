@@ -4364,6 +4364,18 @@ mod tests {
         assert!(RootedTree::from_levels(&found.levels).is_ok());
     }
 
+    /// 12 threads on the E5-2660's numbers over three sockets, 5 + 3 + 4, the root thread the
+    /// first of socket 1.
+    fn five_three_four() -> RootedTreeSpace {
+        RootedTreeSpace {
+            threads: 12,
+            thread_sockets: [0; 5].into_iter().chain([1; 3]).chain([2; 4]).collect(),
+            root_thread: 5,
+            pricing: std::sync::Arc::new(sandy()),
+            capacity: None,
+        }
+    }
+
     #[test]
     fn the_leaders_candidate_puts_each_socket_below_one_leader() {
         // Counts (5, 3, 4), root on socket 1: the root's 3 threads form the one-socket optimum
@@ -4371,13 +4383,7 @@ mod tests {
         // a child of the root, in ascending socket order. So: 12 nodes, sockets by preorder
         // position 1,1,1 | 0 ×5 | 2 ×4, the leaders at positions 3 and 8 on level 1, and
         // every node of a leader's block deeper than it.
-        let space = RootedTreeSpace {
-            threads: 12,
-            thread_sockets: [0; 5].into_iter().chain([1; 3]).chain([2; 4]).collect(),
-            root_thread: 5,
-            pricing: std::sync::Arc::new(sandy()),
-            capacity: None,
-        };
+        let space = five_three_four();
         let limits = limits(None, u64::MAX);
         let progress = Progress::none();
         let ctl = Control::new(&limits, &progress);
@@ -4399,13 +4405,7 @@ mod tests {
         // Splits (5, 3, 4) and (4, 4, 4) of 12 threads ask for the one-socket trees of 3, 4
         // and 5 threads: three DPs, not six, and each part as the DP of its count builds it
         // alone (a leaders tree from the shared parts equals one from fresh parts).
-        let space = RootedTreeSpace {
-            threads: 12,
-            thread_sockets: [0; 5].into_iter().chain([1; 3]).chain([2; 4]).collect(),
-            root_thread: 5,
-            pricing: std::sync::Arc::new(sandy()),
-            capacity: None,
-        };
+        let space = five_three_four();
         let limits = limits(None, u64::MAX);
         let progress = Progress::none();
         let ctl = Control::new(&limits, &progress);

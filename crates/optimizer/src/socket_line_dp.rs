@@ -2445,19 +2445,23 @@ mod tests {
             let group_sockets = [0u32, 0, 1, 1];
             for root in [0u32, 2] {
                 for n in 2..=8u64 {
-                    let outcome = optimum_up_to(
-                        &cost,
-                        &Split {
-                            counts: &[2; 4],
-                            sockets: &group_sockets,
-                            root,
-                        },
-                        Some(n),
-                        (u64::MAX, u64::MAX, &|| true),
-                        Bracket::NONE,
-                        PastUpper::Unbounded,
-                    );
-                    let found = outcome.optimum.expect("no limit");
+                    // The box's least of n nodes, within `bracket`.
+                    let over_box = |bracket: Bracket, past: PastUpper| {
+                        optimum_up_to(
+                            &cost,
+                            &Split {
+                                counts: &[2; 4],
+                                sockets: &group_sockets,
+                                root,
+                            },
+                            Some(n),
+                            (u64::MAX, u64::MAX, &|| true),
+                            bracket,
+                            past,
+                        )
+                        .optimum
+                    };
+                    let found = over_box(Bracket::NONE, PastUpper::Unbounded).expect("no limit");
                     let least = least_over_domain_splits(n as u32, root, |split| {
                         optimum(&cost, split, u64::MAX, u64::MAX, Bracket::NONE, &|| true)
                             .optimum
@@ -2478,22 +2482,9 @@ mod tests {
                         (least / 2.0, PastUpper::Unbounded),
                         (least / FIRST_CEILING, PastUpper::Stop),
                     ] {
-                        let again = optimum_up_to(
-                            &cost,
-                            &Split {
-                                counts: &[2; 4],
-                                sockets: &group_sockets,
-                                root,
-                            },
-                            Some(n),
-                            (u64::MAX, u64::MAX, &|| true),
-                            Bracket {
-                                lower,
-                                upper: least + 1e-6,
-                            },
-                            past,
-                        );
-                        let again = again.optimum.expect("at or under the upper end");
+                        let upper = least + 1e-6;
+                        let again = over_box(Bracket { lower, upper }, past)
+                            .expect("at or under the upper end");
                         proptest::prop_assert!((again.t_min - least).abs() < 1e-9);
                     }
                 }
