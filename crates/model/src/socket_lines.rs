@@ -97,7 +97,8 @@ pub trait SocketLineCost: Send + Sync + fmt::Debug {
 
 /// What a priced-tree space carries when its T_min is bounded below by a [`SocketLineCost`]
 /// over its groups (L3 domains): the terms and the socket of each group, numbered 0, 1, … in
-/// group order without gaps. Where `by_domain`, the bound holds for every configuration of the
+/// the machine's socket order without gaps (ascending in group order where the groups are
+/// domains). Where `by_domain`, the bound holds for every configuration of the
 /// space, and a tree attaining it is a configuration of the space; else only the cost with
 /// each socket's groups merged into one bounds them.
 #[derive(Debug, Clone)]
