@@ -683,25 +683,15 @@ fn free_split_bound(
         inner: cost,
         span: domains.iter().copied().max().unwrap_or(1),
     };
-    // The sockets with room, in order: one without has no line to wait for.
     let run = |counts: &[u32], nodes: Option<u64>, units: &mut u64, bracket: Bracket| {
-        let held: Vec<u32> = counts.iter().copied().filter(|&c| c > 0).collect();
-        let ids: Vec<u32> = (0..held.len() as u32).collect();
-        let root = counts[..root_socket].iter().filter(|&&c| c > 0).count() as u32;
-        let limit = work_limit(*units, &held, &ids);
-        let outcome = optimum_up_to(
+        let outcome = merged_run(
             &merged,
-            &Split {
-                counts: &held,
-                sockets: &ids,
-                root,
-            },
-            nodes,
-            (limit, memory, keep_going),
+            (counts, root_socket, nodes),
+            units,
+            (memory, keep_going),
             bracket,
             PastUpper::Stop,
         );
-        *units = units.saturating_sub(units_spent(outcome.updates, *units, limit));
         match outcome.optimum {
             Some(found) => (found.t_min, false),
             // Stopped short of the upper end: more budget (or time) would prove more.
@@ -825,27 +815,56 @@ fn merged_domains_bound(
     for (&c, &s) in split.counts.iter().zip(sockets) {
         per_socket[s as usize] += c;
     }
-    let ids: Vec<u32> = (0..count as u32).collect();
     let merged = MergedDomains { inner: cost, span };
-    let limit = work_limit(*units, &per_socket, &ids);
-    let outcome = optimum(
+    let outcome = merged_run(
         &merged,
-        &Split {
-            counts: &per_socket,
-            sockets: &ids,
-            root: root_socket,
-        },
-        limit,
-        memory,
+        (&per_socket, root_socket as usize, None),
+        units,
+        (memory, keep_going),
         bracket,
-        keep_going,
+        PastUpper::Unbounded,
     );
-    *units = units.saturating_sub(units_spent(outcome.updates, *units, limit));
     MergedBound {
         value: outcome.optimum.as_ref().map_or(outcome.above, |o| o.t_min),
         merged: true,
         stopped: outcome.optimum.is_none(),
     }
+}
+
+/// One run of `merged` (its domains merged, so its units are sockets) over the nodes per socket
+/// `per_socket` with the root on socket `root_socket` (sockets without nodes dropped: they have
+/// no line to wait for), for the optimum or, with `nodes`, the least over the box
+/// ([`optimum_up_to`]); within `units` of the work budget, which it charges at its own tables'
+/// rate ([`work_limit`], [`units_spent`]), `memory` bytes, while `keep_going()` holds.
+fn merged_run(
+    merged: &MergedDomains<'_>,
+    (per_socket, root_socket, nodes): (&[u32], usize, Option<u64>),
+    units: &mut u64,
+    (memory, keep_going): (u64, &dyn Fn() -> bool),
+    bracket: Bracket,
+    past: PastUpper,
+) -> Outcome {
+    let held: Vec<u32> = per_socket.iter().copied().filter(|&c| c > 0).collect();
+    let ids: Vec<u32> = (0..held.len() as u32).collect();
+    let root = per_socket[..root_socket.min(per_socket.len())]
+        .iter()
+        .filter(|&&c| c > 0)
+        .count() as u32;
+    let limit = work_limit(*units, &held, &ids);
+    let outcome = optimum_up_to(
+        merged,
+        &Split {
+            counts: &held,
+            sockets: &ids,
+            root,
+        },
+        nodes,
+        (limit, memory, keep_going),
+        bracket,
+        past,
+    );
+    *units = units.saturating_sub(units_spent(outcome.updates, *units, limit));
+    outcome
 }
 
 /// What [`merged_domains_bound`] proved.
