@@ -1252,8 +1252,14 @@ fn free_split(
                     // As for a fixed split (`socket_optimum`): asked again with the
                     // incumbent's score, which sizes the covering pass as it allocates.
                     Err(StopReason::MemoryLimit { .. }) => {
-                        let incumbent =
-                            split_incumbent(space, &splits, root_socket, objective, ctl)?;
+                        let incumbent = split_incumbent(
+                            space,
+                            &splits,
+                            &box_counts,
+                            root_socket,
+                            objective,
+                            ctl,
+                        )?;
                         dp_admits(space, &box_counts, objective, ctl.limits, incumbent).map_err(
                             |reason| {
                                 confirmed_need(reason, ctl.limits, |raised| {
@@ -1297,7 +1303,8 @@ fn free_split(
                 // score, so it survives; a split whose points all score above the incumbent
                 // cannot hold the optimum. Without it a table over the box of four sockets × 8
                 // walks every Pareto point and runs for minutes.
-                let incumbent = split_incumbent(space, &splits, root_socket, objective, ctl)?;
+                let incumbent =
+                    split_incumbent(space, &splits, &box_counts, root_socket, objective, ctl)?;
                 let incumbent = match &early {
                     Some((trees, _)) => trees
                         .iter()
@@ -2366,9 +2373,8 @@ fn split_stopgaps(
     // balanced one and the one filled from the root's unit on also get the shaped and helper
     // trees, so that a free split never starts from a worse tree than the fixed placement of
     // the same threads does, wherever its root is.
-    let balanced = balanced_split(space.threads, box_counts, root_socket);
-    let from_root = filled_from_root(space.threads, box_counts, root_socket);
-    for (i, counts) in splits.iter().enumerate() {
+    let shaped = representative_splits(space.threads, splits, box_counts, root_socket);
+    for counts in splits {
         ctl.progress.advance(1);
         // Hundreds of splits of a few milliseconds each: past the deadline the splits not yet
         // seen get no tree (the best of those seen is still an answer, and the bound below
@@ -2379,8 +2385,7 @@ fn split_stopgaps(
         let fixed = fixed_split(space, counts);
         // Without the shaped trees for the others: five more pricings for each of up to
         // 65,536 splits took 8 × 32 at 100 threads from 3.7 s to 9.8 s (docs/perf.md).
-        let shapes =
-            i == 0 || balanced.as_ref() == Some(counts) || from_root.as_ref() == Some(counts);
+        let shapes = shaped.contains(counts);
         match stopgap_tree_with(
             &fixed,
             counts,
@@ -2404,22 +2409,78 @@ fn split_stopgaps(
     Ok((trees, bound))
 }
 
-/// The best score of two simple trees over every split: the flat tree and the one-socket
-/// optimum, each with its nodes placed in preorder (socket 0's threads first). O(splits · n).
+/// The best score of simple trees over every split: [`preorder_incumbent`], and the stopgap
+/// trees ([`stopgap_tree`], socket-aware) of the [`representative_splits`], as the fallback's
+/// split stopgaps have them. Under max the preorder trees alone are far above the optimum
+/// (four sockets of 16, 54 threads: 3,561.6 ns, the optimum 2,555.2), and the covering pass
+/// of the whole box, cut at the incumbent, then took more than the default budget (1.69 · 10⁹
+/// corner pairs) where the stopgaps' 2,973.5 keeps it within (0.62 · 10⁹).
 fn split_incumbent(
     space: &RootedTreeSpace,
     splits: &[Vec<u32>],
+    box_counts: &[u32],
     root_socket: u32,
     objective: &Objective,
     ctl: &Control,
 ) -> Result<Option<f64>, TreeSearchError> {
-    let n = space.threads;
     let side = SideSearch::new(ctl.limits.memory_limit);
     let plain = side.control(ctl.deadline);
+    let mut incumbent = preorder_incumbent(space, splits, root_socket, objective, &plain)?;
+    let mut one = OneSocketTrees::new(space, objective, &plain)?;
+    for counts in representative_splits(space.threads, splits, box_counts, root_socket) {
+        let fixed = fixed_split(space, &counts);
+        let tree = stopgap_tree_with(
+            &fixed,
+            &counts,
+            root_socket,
+            objective,
+            &plain,
+            &mut one,
+            true,
+        )?;
+        let s = tree.score(objective);
+        incumbent = Some(incumbent.map_or(s, |i: f64| i.min(s)));
+    }
+    Ok(incumbent)
+}
+
+/// The first split listed (the units filled in order, as threads are placed by id), the
+/// balanced one and the one filled from the root's unit on, each once (in that order): the
+/// splits whose stopgap trees also get the shaped trees ([`split_stopgaps`]).
+fn representative_splits(
+    n: u32,
+    splits: &[Vec<u32>],
+    box_counts: &[u32],
+    root_socket: u32,
+) -> Vec<Vec<u32>> {
+    let mut chosen: Vec<Vec<u32>> = Vec::new();
+    let candidates = [
+        splits.first().cloned(),
+        balanced_split(n, box_counts, root_socket),
+        filled_from_root(n, box_counts, root_socket),
+    ];
+    for counts in candidates.into_iter().flatten() {
+        if !chosen.contains(&counts) {
+            chosen.push(counts);
+        }
+    }
+    chosen
+}
+
+/// The best score of two simple trees over every split: the flat tree and the one-socket
+/// optimum, each with its nodes placed in preorder (socket 0's threads first). O(splits · n).
+fn preorder_incumbent(
+    space: &RootedTreeSpace,
+    splits: &[Vec<u32>],
+    root_socket: u32,
+    objective: &Objective,
+    plain: &Control,
+) -> Result<Option<f64>, TreeSearchError> {
+    let n = space.threads;
     let mut incumbent: Option<f64> = None;
     for levels in [
         flat_levels(n),
-        dp_in(&*space.pricing, n, objective, &plain)?.levels,
+        dp_in(&*space.pricing, n, objective, plain)?.levels,
     ] {
         let tree = RootedTree::from_levels(&levels).map_err(malformed)?;
         for counts in splits {
@@ -4764,6 +4825,68 @@ mod tests {
         // Four sockets of 16, 32 threads: 3,128 splits (a filter of the 17^4 box, by script).
         assert_eq!(count_splits(32, &[16; 4], 0), 3_128);
         assert!(t0.elapsed() < std::time::Duration::from_secs(1));
+    }
+
+    /// The incumbent of a free split is a real tree's score (never below the exact optimum)
+    /// and never above the preorder trees' or any representative split's stopgap tree; under
+    /// max the stopgaps are what makes it good: four sockets of 4 (chiplet-2s-4x8's prices
+    /// without its L3 domains, the root on socket 0), at 6, 7, 8, 11, 12 and 14–16 threads the
+    /// preorder trees alone are above it. (Under min they are the optimum up to 14 threads.)
+    #[test]
+    fn a_free_splits_incumbent_is_a_tree_no_worse_than_its_stopgaps_and_preorder_trees() {
+        let pricing = std::sync::Arc::new(TreeCosts {
+            domains: None,
+            ..domain_lines()
+        });
+        let limits = Limits::default();
+        let quiet = Progress::none();
+        let ctl = Control {
+            limits: &limits,
+            deadline: limits.deadline(),
+            progress: &quiet,
+        };
+        let box_counts = [4u32; 4];
+        let mut better_than_preorder = Vec::new();
+        for n in 4..=16u32 {
+            let space = RootedTreeSpace {
+                threads: n,
+                thread_sockets: (0..n).map(|t| t / 4).collect(),
+                root_thread: 0,
+                pricing: pricing.clone(),
+                capacity: Some(box_counts.to_vec()),
+            };
+            let splits = splits_of(n, &box_counts, 0, MAX_LISTED_SPLITS).listed;
+            let representatives = representative_splits(n, &splits, &box_counts, 0);
+            // The first split listed fills socket 0 first; the balanced one deals round robin.
+            assert_eq!(representatives[0], splits[0]);
+            assert!(representatives.iter().all(|r| r.iter().sum::<u32>() == n));
+            for objective in [Objective::Min, Objective::Max] {
+                let incumbent = split_incumbent(&space, &splits, &box_counts, 0, &objective, &ctl)
+                    .unwrap()
+                    .unwrap();
+                let preorder = preorder_incumbent(&space, &splits, 0, &objective, &ctl)
+                    .unwrap()
+                    .unwrap();
+                let exact =
+                    optimal_with(&space, TreeSearch::Dp, &objective, &limits, &quiet).unwrap();
+                assert!(exact.exact());
+                let optimum = score(&objective, &exact.cost);
+                assert!(optimum <= incumbent + 1e-9, "{objective} n {n}");
+                assert!(incumbent <= preorder, "{objective} n {n}");
+                let mut one = OneSocketTrees::new(&space, &objective, &ctl).unwrap();
+                for counts in &representatives {
+                    let fixed = fixed_split(&space, counts);
+                    let stopgap =
+                        stopgap_tree_with(&fixed, counts, 0, &objective, &ctl, &mut one, true)
+                            .unwrap();
+                    assert!(incumbent <= stopgap.score(&objective), "{objective} n {n}");
+                }
+                if objective == Objective::Max && incumbent < preorder - 1e-9 {
+                    better_than_preorder.push(n);
+                }
+            }
+        }
+        assert_eq!(better_than_preorder, [6, 7, 8, 11, 12, 14, 15, 16]);
     }
 
     /// `--placement optimal` searched by its bounds (`splits_by_bounds`) is the one-table
