@@ -828,6 +828,70 @@ fn insert_p(set: &mut Vec<PPoint>, p: PPoint, by_max: bool) {
     set.push(p);
 }
 
+/// What [`SocketTable::hopeless`] and [`SocketTable::over_group`] check of a forest point of
+/// one group table (socket s, count vector d), read once for the table: the combination loop
+/// of [`SocketTable::fill_groups`] checks every pair of points it forms (most of the Pareto
+/// pass's work under max), and the budgets, slopes and prices it compares with do not change
+/// within a table. The comparisons are the same expressions, so the same points pass.
+struct ForestCut {
+    /// The parent level's least terms (T_min, T_max) and R_R.
+    level: (f64, f64),
+    socket: f64,
+    /// The incumbent's cut: the objective, the offset and the incumbent.
+    prune: Option<(Objective, f64, f64)>,
+    /// The budgets' objective (how a forest is scored) and, per group kind, the budget of d
+    /// and the slope per tree past the first; `None` without budgets.
+    budgets: Option<(Objective, Vec<(Bound, f64)>)>,
+}
+
+impl ForestCut {
+    fn of(table: &SocketTable, s: usize, d: usize) -> Self {
+        ForestCut {
+            level: table.parent_level(),
+            socket: table.costs.socket,
+            prune: table
+                .prune
+                .map(|p| (p.objective, table.costs.offset(), p.incumbent)),
+            budgets: table.budgets.as_ref().map(|b| {
+                let kinds = b.out_group[s]
+                    .iter()
+                    .enumerate()
+                    .map(|(kind, budget)| {
+                        let relation = covering::Prices::kind_relation(kind);
+                        (budget[d], b.prices.slope_to(&table.costs, relation))
+                    })
+                    .collect();
+                (b.objective, kinds)
+            }),
+        }
+    }
+
+    /// Whether a forest of `k` trees whose latest T_min is `mmin` and latest T_max `mmax` is
+    /// dropped: its parent adds at least its level with k children on one line (§7, every
+    /// transfer ≥ R_R, every fetch ≥ R_I), which puts it above the incumbent
+    /// ([`SocketTable::hopeless`]), or it is over its budget under every parent
+    /// ([`SocketTable::over_group`]).
+    fn drops(&self, mmin: f64, mmax: f64, k: u32) -> bool {
+        let kk = f64::from(k);
+        let (lv_min, lv_max) = self.level;
+        let rr = self.socket;
+        if let Some((objective, offset, incumbent)) = self.prune {
+            let min = mmin + lv_min + (kk - 1.0) * rr;
+            let max = mmax + lv_max + (4.0 * kk - 4.0) * rr;
+            if objective.of_range(offset + min, offset + max) > incumbent + 1e-6 {
+                return true;
+            }
+        }
+        self.budgets.as_ref().is_some_and(|(objective, kinds)| {
+            let further = f64::from(k.saturating_sub(1));
+            let value = forest_score(objective, mmin, mmax);
+            kinds
+                .iter()
+                .all(|&(budget, slope)| value + further * slope > f64::from(budget) + SLACK)
+        })
+    }
+}
+
 /// The filled DP for one machine and one box of counts: the optimum for **every** root socket
 /// and every count vector inside the box.
 #[derive(Debug, Clone)]
@@ -1845,8 +1909,13 @@ impl SocketTable {
                 true,
                 &mut subs,
             );
+            let cut = ForestCut::of(self, s, d);
+            let held = self.comps[d * s_count + s];
             for &e in &subs {
-                if e == d || self.component(e, s) == 0 || self.component(d - e, s) == 0 {
+                // The first tree and the rest both hold a node on s: (d − e)_s = d_s − e_s, read
+                // without a second, scattered look-up of d − e's components.
+                let first = self.comps[e * s_count + s];
+                if e == d || first == 0 || first == held {
                     continue;
                 }
                 let rest = self.groups[s].get(d - e);
@@ -1854,28 +1923,21 @@ impl SocketTable {
                     continue;
                 }
                 pairs += 1;
-                self.points = self.points.saturating_add(
-                    (self.trees[s].get(e).len() as u64).saturating_mul(rest.len() as u64),
-                );
-                for (ti, t) in self.trees[s].get(e).iter().enumerate() {
+                let trees = self.trees[s].get(e);
+                self.points = self
+                    .points
+                    .saturating_add((trees.len() as u64).saturating_mul(rest.len() as u64));
+                for (ti, t) in trees.iter().enumerate() {
                     for (gi, g) in rest.iter().enumerate() {
-                        // The parent of this group adds at least its level with k children
-                        // on one line (§7, every transfer ≥ R_R, every fetch ≥ R_I).
-                        let k = f64::from(g.k + 1);
-                        let (lv_min, lv_max) = self.parent_level();
-                        let rr = self.costs.socket;
-                        if self.hopeless(
-                            t.min.max(g.mmin) + lv_min + (k - 1.0) * rr,
-                            t.max.max(g.mmax) + lv_max + (4.0 * k - 4.0) * rr,
-                        ) || self.over_group(s, d, t.min.max(g.mmin), t.max.max(g.mmax), g.k + 1)
-                        {
+                        let (mmin, mmax) = (t.min.max(g.mmin), t.max.max(g.mmax));
+                        if cut.drops(mmin, mmax, g.k + 1) {
                             continue;
                         }
                         insert_g(
                             &mut set,
                             GPoint {
-                                mmin: t.min.max(g.mmin),
-                                mmax: t.max.max(g.mmax),
+                                mmin,
+                                mmax,
                                 k: g.k + 1,
                                 tree: e as u32,
                                 tree_point: ti as u32,
@@ -2607,10 +2669,7 @@ impl ScalarPass {
     /// (T_max ≥ T_min) and at least w times its T_max, so the latest blend is at least
     /// max(mmin, w·mmax).
     fn forest_score(&self, mmin: f64, mmax: f64) -> f64 {
-        match self.objective {
-            Objective::Blend(w) => mmin.max(w * mmax),
-            _ => self.score(mmin, mmax),
-        }
+        forest_score(&self.objective, mmin, mmax)
     }
 
     /// The least T_min so far of node stage (σ, stage) in suffix state `state` at r.
@@ -2996,6 +3055,14 @@ fn closed_downwards(t: &SocketTable, values: &[Bound], unit: usize) -> bool {
 
 /// Raise a budget to at least `v` (stored rounded up: a budget may be over what it stands
 /// for, never under).
+/// [`ScalarPass::forest_score`] under `objective`.
+fn forest_score(objective: &Objective, mmin: f64, mmax: f64) -> f64 {
+    match *objective {
+        Objective::Blend(w) => mmin.max(w * mmax),
+        _ => objective.of_range(mmin, mmax),
+    }
+}
+
 fn raise_to(slot: &mut Bound, v: f64) {
     *slot = slot.max(covering::above(v));
 }
