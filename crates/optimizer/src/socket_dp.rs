@@ -3053,8 +3053,6 @@ fn closed_downwards(t: &SocketTable, values: &[Bound], unit: usize) -> bool {
         })
 }
 
-/// Raise a budget to at least `v` (stored rounded up: a budget may be over what it stands
-/// for, never under).
 /// [`ScalarPass::forest_score`] under `objective`.
 fn forest_score(objective: &Objective, mmin: f64, mmax: f64) -> f64 {
     match *objective {
@@ -3063,6 +3061,8 @@ fn forest_score(objective: &Objective, mmin: f64, mmax: f64) -> f64 {
     }
 }
 
+/// Raise a budget to at least `v` (stored rounded up: a budget may be over what it stands
+/// for, never under).
 fn raise_to(slot: &mut Bound, v: f64) {
     *slot = slot.max(covering::above(v));
 }
