@@ -115,7 +115,9 @@ fn socket_dp_four_sockets(c: &mut Criterion) {
 /// Under `--objective max` (docs/cla.md §11, "Exact under max"): the scalar pass over the
 /// relaxation of T_max, its budgets, the Pareto pass widened while it finds no tree. Four
 /// sockets of 8 and 10 threads (`xeon-e5-4650-4s` costs; over the default budget before the
-/// relaxation) and two sockets of 32 (E5-2660).
+/// relaxation) and two sockets of 32 (E5-2660); and 56 threads placed freely over the box
+/// 16⁴ (bounded with a 7.1 % gap at the default budget until its incumbent took the
+/// representative splits' stopgap trees, docs/cla.md "Free split").
 fn socket_dp_max(c: &mut Criterion) {
     let mut g = c.benchmark_group("socket-dp-max");
     g.sample_size(10);
@@ -130,6 +132,19 @@ fn socket_dp_max(c: &mut Criterion) {
             b.iter(|| rooted_trees::optimal(s, TreeSearch::Dp, &Objective::Max).map(|t| t.cost))
         });
     }
+    let mut free = space_priced(&[16, 16, 16, 8], e5_4650());
+    free.capacity = Some(vec![16; 4]);
+    g.bench_with_input(
+        BenchmarkId::from_parameter("free-56-of-4x16"),
+        &free,
+        |b, s| {
+            b.iter(|| {
+                let t = rooted_trees::optimal(s, TreeSearch::Dp, &Objective::Max);
+                assert!(t.as_ref().is_ok_and(|t| t.exact()), "not exact: {t:?}");
+                t.map(|t| t.cost)
+            })
+        },
+    );
     g.finish();
 }
 
