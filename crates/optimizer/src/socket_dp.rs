@@ -1308,7 +1308,7 @@ impl SocketTable {
         let Some(mut pass) = pass else {
             return Ok((self, Filled::TiesOpen(deadline.reason())));
         };
-        self.tighten_subtrees(&mut pass);
+        self.tighten_from_max_pass(&mut pass);
         // This table answers if the tie pass stops, so its points stay beside that pass's.
         let mut tie = self.widened(costs, counts, prune);
         tie.memory_cap = tie.memory_cap.saturating_sub(self.arena_bytes());
@@ -1330,42 +1330,87 @@ impl SocketTable {
         Ok((self, Filled::TiesOpen(reason)))
     }
 
-    /// Raise the covering pass's subtree values (`pass.tree`, lower bounds of a subtree's
-    /// T_max under max) to what this pass by T_max alone found, before the tie pass's backward
-    /// pass reads them. This pass's budget was at least the optimum's T_max V*, so every
-    /// subtree of every tree of T_max ≤ V* is in it or dominated there by one of no more
-    /// T_max: the least T_max it holds at (σ, c) is a lower bound of every such subtree at c
-    /// (none there: +∞). The backward pass walks the values as an envelope (closed
-    /// downwards, `down_set_within`), so each is first lowered to the least over the count
-    /// vectors above it ([`SocketTable::least_max_above`]), still a lower bound and
-    /// non-decreasing; the larger of the two lower bounds is kept. At four sockets of 16
-    /// under max the tie pass then takes 336 M point combinations instead of 409 M.
-    fn tighten_subtrees(&self, pass: &mut ScalarPass) {
-        for (sigma, values) in pass.tree.iter_mut().enumerate() {
-            let least = self.least_max_above(sigma);
-            for (value, &found) in values.iter_mut().zip(&least) {
-                let floor = covering::below(found);
+    /// Raise the covering pass's values of subtrees and forests (lower bounds of their T_max
+    /// under max) to what this pass by T_max alone found, before the tie pass's backward pass
+    /// reads them. This pass's budget was at least the optimum's T_max V*, so every subtree and
+    /// every forest of every tree of T_max ≤ V* is among its points or dominated there by one
+    /// of no more T_max (and, a forest, no more trees): what it holds at a count vector is a
+    /// lower bound of every such part there (none: +∞). For a subtree (`pass.tree`): its least
+    /// T_max; for a forest of exactly k trees (`pass.forests`): the least latest T_max of its
+    /// forests of at most k; for a group (`pass.group_min`, per kind): the least latest T_max
+    /// + (k − 1) slopes. The backward pass walks subtrees and groups as envelopes (closed
+    /// downwards, `down_set_within`), which the pass's own values need not be (a state can lose
+    /// its points to a budget while one above it keeps some), so those are first lowered to
+    /// the least over the count vectors above ([`SocketTable::least_above`]), still a lower
+    /// bound and non-decreasing. The larger of the two lower bounds is kept. At four sockets
+    /// of 16 under max the tie pass then takes 228 M point combinations instead of 409 M (336 M
+    /// with the subtrees' values alone).
+    fn tighten_from_max_pass(&self, pass: &mut ScalarPass) {
+        fn raise(values: &mut [Bound], found: &[f64]) {
+            for (value, &f) in values.iter_mut().zip(found) {
+                let floor = covering::below(f);
                 if floor > *value {
                     *value = floor;
                 }
             }
         }
-    }
-
-    /// For every count vector c, the least T_max of the subtrees this table holds on `sigma`
-    /// at any count vector c′ ≥ c (componentwise; +∞ where none): the least at each, then a
-    /// running minimum along each unit in turn, from the top of the box down.
-    fn least_max_above(&self, sigma: usize) -> Vec<f64> {
         let states = self.ranges_len();
-        let mut least: Vec<f64> = (0..states)
-            .map(|c| {
+        let kk = pass.most_trees;
+        for sigma in 0..self.radix.len() {
+            let least = self.least_above(|c| {
                 self.trees[sigma]
                     .get(c)
                     .iter()
                     .map(|t| t.max)
                     .fold(f64::INFINITY, f64::min)
-            })
-            .collect();
+            });
+            if let Some(values) = pass.tree.get_mut(sigma) {
+                raise(values, &least);
+            }
+            if let Some(rows) = pass
+                .forests
+                .get_mut(sigma)
+                .filter(|r| r.len() == states * kk)
+            {
+                for (d, row) in rows.chunks_mut(kk.max(1)).enumerate() {
+                    let points = self.groups[sigma].get(d);
+                    let mut running = f64::INFINITY;
+                    for (k, slot) in (1u32..).zip(row.iter_mut()) {
+                        running = points
+                            .iter()
+                            .filter(|g| g.k == k)
+                            .map(|g| g.mmax)
+                            .fold(running, f64::min);
+                        let floor = covering::below(running);
+                        if floor > *slot {
+                            *slot = floor;
+                        }
+                    }
+                }
+            }
+            for kind in 0..pass.prices.group_kinds() {
+                let relation = covering::Prices::kind_relation(kind);
+                let slope = pass.prices.slope_to(&self.costs, relation);
+                let least = self.least_above(|d| {
+                    self.groups[sigma]
+                        .get(d)
+                        .iter()
+                        .map(|g| g.mmax + f64::from(g.k - 1) * slope)
+                        .fold(f64::INFINITY, f64::min)
+                });
+                if let Some(values) = pass.group_min.get_mut(sigma).and_then(|g| g.get_mut(kind)) {
+                    raise(values, &least);
+                }
+            }
+        }
+    }
+
+    /// For every count vector c, the least of `value(c′)` over the count vectors c′ ≥ c
+    /// (componentwise; +∞ where every one is): a running minimum along each unit in turn, from
+    /// the top of the box down.
+    fn least_above(&self, value: impl Fn(usize) -> f64) -> Vec<f64> {
+        let states = self.ranges_len();
+        let mut least: Vec<f64> = (0..states).map(value).collect();
         for unit in 0..self.radix.len() {
             let step = self.stride[unit];
             for c in (0..states).rev() {
@@ -3798,7 +3843,8 @@ pub fn clipped_covering_bound(
 mod tests {
     use super::*;
 
-    /// `least_max_above` against its definition on every count vector of 3 × 3 × 2 (the
+    /// `least_above` (of the least T_max at each count vector) against its definition on
+    /// every count vector of 3 × 3 × 2 (the
     /// unpruned table of chiplet-like classes, every root socket): the least T_max over the
     /// subtrees at every c′ ≥ c, by a scan of the box for each c. It is non-decreasing, as the
     /// backward pass's down-set walks need, and infinite only where no c′ ≥ c holds a tree.
@@ -3812,7 +3858,6 @@ mod tests {
         assert_eq!(filled, Filled::Complete);
         let states = table.ranges_len();
         for sigma in 0..counts.len() {
-            let least = table.least_max_above(sigma);
             let at = |c: usize| {
                 table.trees[sigma]
                     .get(c)
@@ -3820,6 +3865,7 @@ mod tests {
                     .map(|t| t.max)
                     .fold(f64::INFINITY, f64::min)
             };
+            let least = table.least_above(at);
             for c in 0..states {
                 let want = (0..states)
                     .filter(|&up| table.below(c, up))
