@@ -1346,9 +1346,8 @@ impl SocketTable {
     /// of 16 under max the tie pass then takes 228 M point combinations instead of 409 M (336 M
     /// with the subtrees' values alone).
     fn tighten_from_max_pass(&self, pass: &mut ScalarPass) {
-        fn raise(values: &mut [Bound], found: &[f64]) {
-            for (value, &f) in values.iter_mut().zip(found) {
-                let floor = covering::below(f);
+        fn raise(values: &mut [Bound], found: &[Bound]) {
+            for (value, &floor) in values.iter_mut().zip(found) {
                 if floor > *value {
                     *value = floor;
                 }
@@ -1356,14 +1355,19 @@ impl SocketTable {
         }
         let states = self.ranges_len();
         let kk = pass.most_trees;
+        // One scratch table for every unit and kind: the tables' own size, once.
+        let mut least = Vec::new();
         for sigma in 0..self.radix.len() {
-            let least = self.least_above(|c| {
-                self.trees[sigma]
-                    .get(c)
-                    .iter()
-                    .map(|t| t.max)
-                    .fold(f64::INFINITY, f64::min)
-            });
+            self.least_above(
+                |c| {
+                    self.trees[sigma]
+                        .get(c)
+                        .iter()
+                        .map(|t| t.max)
+                        .fold(f64::INFINITY, f64::min)
+                },
+                &mut least,
+            );
             if let Some(values) = pass.tree.get_mut(sigma) {
                 raise(values, &least);
             }
@@ -1391,13 +1395,16 @@ impl SocketTable {
             for kind in 0..pass.prices.group_kinds() {
                 let relation = covering::Prices::kind_relation(kind);
                 let slope = pass.prices.slope_to(&self.costs, relation);
-                let least = self.least_above(|d| {
-                    self.groups[sigma]
-                        .get(d)
-                        .iter()
-                        .map(|g| g.mmax + f64::from(g.k - 1) * slope)
-                        .fold(f64::INFINITY, f64::min)
-                });
+                self.least_above(
+                    |d| {
+                        self.groups[sigma]
+                            .get(d)
+                            .iter()
+                            .map(|g| g.mmax + f64::from(g.k - 1) * slope)
+                            .fold(f64::INFINITY, f64::min)
+                    },
+                    &mut least,
+                );
                 if let Some(values) = pass.group_min.get_mut(sigma).and_then(|g| g.get_mut(kind)) {
                     raise(values, &least);
                 }
@@ -1406,11 +1413,13 @@ impl SocketTable {
     }
 
     /// For every count vector c, the least of `value(c′)` over the count vectors c′ ≥ c
-    /// (componentwise; +∞ where every one is): a running minimum along each unit in turn, from
-    /// the top of the box down.
-    fn least_above(&self, value: impl Fn(usize) -> f64) -> Vec<f64> {
+    /// (componentwise; +∞ where every one is), as a [`Bound`] at most it, into `least`: a
+    /// running minimum along each unit in turn, from the top of the box down. (Rounding down
+    /// is monotone, so the least of the rounded values is the rounded least.)
+    fn least_above(&self, value: impl Fn(usize) -> f64, least: &mut Vec<Bound>) {
         let states = self.ranges_len();
-        let mut least: Vec<f64> = (0..states).map(value).collect();
+        least.clear();
+        least.extend((0..states).map(|c| covering::below(value(c))));
         for unit in 0..self.radix.len() {
             let step = self.stride[unit];
             for c in (0..states).rev() {
@@ -1422,7 +1431,6 @@ impl SocketTable {
                 }
             }
         }
-        least
     }
 
     /// The backward pass from the budget `budget` (T_min without the offset) of every whole
@@ -3865,13 +3873,19 @@ mod tests {
                     .map(|t| t.max)
                     .fold(f64::INFINITY, f64::min)
             };
-            let least = table.least_above(at);
+            let mut least = Vec::new();
+            table.least_above(at, &mut least);
             for c in 0..states {
                 let want = (0..states)
                     .filter(|&up| table.below(c, up))
                     .map(at)
                     .fold(f64::INFINITY, f64::min);
-                assert_eq!(least[c], want, "socket {sigma}, {:?}", table.decode(c));
+                assert_eq!(
+                    least[c],
+                    covering::below(want),
+                    "socket {sigma}, {:?}",
+                    table.decode(c)
+                );
                 for u in 0..counts.len() {
                     if table.component(c, u) + 1 < table.radix[u] {
                         assert!(least[c] <= least[c + table.stride[u]]);
