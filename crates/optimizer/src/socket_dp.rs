@@ -1337,8 +1337,8 @@ impl SocketTable {
     /// of no more T_max (and, a forest, no more trees): what it holds at a count vector is a
     /// lower bound of every such part there (none: +∞). For a subtree (`pass.tree`): its least
     /// T_max; for a forest of exactly k trees (`pass.forests`): the least latest T_max of its
-    /// forests of at most k; for a group (`pass.group_min`, per kind): the least latest T_max
-    /// + (k − 1) slopes. The backward pass walks subtrees and groups as envelopes (closed
+    /// forests of at most k; for a group (`pass.group_min`, per kind): the least of its latest
+    /// T_max plus k − 1 slopes. The backward pass walks subtrees and groups as envelopes (closed
     /// downwards, `down_set_within`), which the pass's own values need not be (a state can lose
     /// its points to a budget while one above it keeps some), so those are first lowered to
     /// the least over the count vectors above ([`SocketTable::least_above`]), still a lower
