@@ -1310,10 +1310,16 @@ fn on_a_chiplet_machine_placement_optimal_chooses_domains() {
 /// The JSON answer of `bcast --algorithm cla-tree --placement optimal` with `threads` over the
 /// eight L3 domains of chiplet-2s-4x8-domain-lines, with `extra` arguments.
 fn free_split_over_eight_domains(threads: &str, extra: &[&str]) -> serde_json::Value {
+    free_split_json("chiplet-2s-4x8-domain-lines", threads, extra)
+}
+
+/// The JSON answer of `bcast --algorithm cla-tree --placement optimal` with `threads` on
+/// `machine`, with `extra` arguments.
+fn free_split_json(machine: &str, threads: &str, extra: &[&str]) -> serde_json::Value {
     let mut args = vec![
         "bcast",
         "-m",
-        "chiplet-2s-4x8-domain-lines",
+        machine,
         "-n",
         threads,
         "--algorithm",
@@ -1404,23 +1410,9 @@ fn free_splits_over_four_sockets_under_max_are_exact_at_the_defaults_from_54_to_
     // is exact, the same T_max as with ten times the budget.
     for threads in ["54", "56", "58"] {
         let run = |extra: &[&str]| {
-            let mut args = vec![
-                "bcast",
-                "-m",
-                "xeon-e5-4650-4s",
-                "-n",
-                threads,
-                "--algorithm",
-                "cla-tree",
-                "--placement",
-                "optimal",
-                "--objective",
-                "max",
-                "--format",
-                "json",
-            ];
+            let mut args = vec!["--objective", "max"];
             args.extend(extra);
-            serde_json::from_str::<serde_json::Value>(&stdout_of(&args)).unwrap()
+            free_split_json("xeon-e5-4650-4s", threads, &args)
         };
         let default = run(&[]);
         assert_eq!(default["exact"], true, "{threads}: {default}");
