@@ -2425,8 +2425,8 @@ fn split_incumbent(
 ) -> Result<Option<f64>, TreeSearchError> {
     let side = SideSearch::new(ctl.limits.memory_limit);
     let plain = side.control(ctl.deadline);
-    let mut incumbent = preorder_incumbent(space, splits, root_socket, objective, &plain)?;
     let mut one = OneSocketTrees::new(space, objective, &plain)?;
+    let mut incumbent = preorder_incumbent(space, splits, root_socket, objective, &one.whole)?;
     for counts in representative_splits(space.threads, splits, box_counts, root_socket) {
         let fixed = fixed_split(space, &counts);
         let tree = stopgap_tree_with(
@@ -2468,20 +2468,18 @@ fn representative_splits(
 }
 
 /// The best score of two simple trees over every split: the flat tree and the one-socket
-/// optimum, each with its nodes placed in preorder (socket 0's threads first). O(splits · n).
+/// optimum `one_socket` (of the request's n threads), each with its nodes placed in preorder
+/// (socket 0's threads first). O(splits · n).
 fn preorder_incumbent(
     space: &RootedTreeSpace,
     splits: &[Vec<u32>],
     root_socket: u32,
     objective: &Objective,
-    plain: &Control,
+    one_socket: &TreeOptimum,
 ) -> Result<Option<f64>, TreeSearchError> {
     let n = space.threads;
     let mut incumbent: Option<f64> = None;
-    for levels in [
-        flat_levels(n),
-        dp_in(&*space.pricing, n, objective, plain)?.levels,
-    ] {
+    for levels in [flat_levels(n), one_socket.levels.clone()] {
         let tree = RootedTree::from_levels(&levels).map_err(malformed)?;
         for counts in splits {
             if let Some(labels) = preorder_labels(&tree, counts, root_socket) {
@@ -4864,7 +4862,8 @@ mod tests {
                 let incumbent = split_incumbent(&space, &splits, &box_counts, 0, &objective, &ctl)
                     .unwrap()
                     .unwrap();
-                let preorder = preorder_incumbent(&space, &splits, 0, &objective, &ctl)
+                let mut one = OneSocketTrees::new(&space, &objective, &ctl).unwrap();
+                let preorder = preorder_incumbent(&space, &splits, 0, &objective, &one.whole)
                     .unwrap()
                     .unwrap();
                 let exact =
@@ -4873,7 +4872,6 @@ mod tests {
                 let optimum = score(&objective, &exact.cost);
                 assert!(optimum <= incumbent + 1e-9, "{objective} n {n}");
                 assert!(incumbent <= preorder, "{objective} n {n}");
-                let mut one = OneSocketTrees::new(&space, &objective, &ctl).unwrap();
                 for counts in &representatives {
                     let fixed = fixed_split(&space, counts);
                     let stopgap =
