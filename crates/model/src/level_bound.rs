@@ -14,10 +14,16 @@
 //! - some line holds at least ⌈(M − 1)/S⌉ descendants written by k ≤ K children, one of which
 //!   holds ⌈⌈(M − 1)/S⌉ / k⌉ nodes or more;
 //! - some line has at least ⌈K/S⌉ writers;
+//! - some child holds at least ⌈(M − 1)/K⌉ nodes, and its line costs at least a line of one;
 //! - with [`LevelBound::other_socket`]: either one line holds all M − 1 descendants, or the node
-//!   has a line across sockets, costing at least `other_socket`;
+//!   has a line across sockets: of its K children j₀ write its own line and the other K − j₀
+//!   the S − 1 lines across, one of which then has at least ⌈(K − j₀)/(S − 1)⌉ writers, a line
+//!   across of j writers costing at least `other_socket` + (j − 1)·`across_per_child`
+//!   (minimized over j₀);
 //!
-//! and p is done `pre` + the larger of these + `post(K)` after it starts, minimized over K.
+//! and p is done `pre` + the larger of these + `post(K)` after it starts, minimized over K (the
+//! root adds `root_per_child` for each child beyond the first; with `leaf_per_sibling` no child
+//! of p is ready before `leaf` + (K − 1)·`leaf_per_sibling`).
 //! With [`LevelBound::crossing`] a second table g_h(M) bounds subtrees that hold a node
 //! elsewhere than their root (a child elsewhere, or a child holding one). A tree of height H
 //! costs f_H(n) (or g_H(n)) plus the release after the gather and `offset`; the bound is the
@@ -41,6 +47,10 @@ pub struct LevelBound {
     pub edge: f64,
     /// A leaf's own contribution (f(1)).
     pub leaf: f64,
+    /// When every child of a node with K children waits for a flag whose write pays each of
+    /// them (the reduction's ready flag under T_max): a child starts its edge no earlier than
+    /// `leaf` + (K − 1)·`leaf_per_sibling`, whatever its subtree.
+    pub leaf_per_sibling: f64,
     /// The first write of a many-to-one line (a fresh line from memory).
     pub first: f64,
     /// Each further write of a many-to-one line, after a writer on another core.
@@ -60,6 +70,11 @@ pub struct LevelBound {
     /// threads share cores (R_R − R_L: the per-level read is priced at R_L, and a path of H
     /// edges through cores of t threads joins cores at least ⌈(H + 1)/t⌉ − 1 times).
     pub release_across_cores: f64,
+    /// Paid by the root after the gather for each of its children beyond the first (the
+    /// barrier's go write under T_max, which invalidates every child polling it: §6's
+    /// n-readers rule, one class per poller). Zero where the cost does not grow with the
+    /// root's fan-out.
+    pub root_per_child: f64,
     /// Paid once (the broadcast root's read of its own buffer).
     pub offset: f64,
     /// What an edge across sockets (or L3 domains) costs at least, when the placement has one.
@@ -68,6 +83,10 @@ pub struct LevelBound {
     /// written by such children (one leaf's way in across, the first write, the parent's read
     /// across). A node whose children use two lines or more has one.
     pub other_socket: Option<f64>,
+    /// Each further writer of a line across sockets, beyond the one `other_socket` counts: a
+    /// write after a writer of the same (other) socket under T_min, a write stolen from the
+    /// parent and read back across under T_max.
+    pub across_per_child: f64,
 }
 
 /// The least costs of the edge a placement over two sockets (or two L3 domains of one socket)
@@ -97,6 +116,7 @@ impl LevelBound {
             pre: 0.0,
             edge: 0.0,
             leaf: 0.0,
+            leaf_per_sibling: 0.0,
             first,
             per_child,
             read,
@@ -105,9 +125,11 @@ impl LevelBound {
             post: vec![0.0; nodes.min(MAX_NODES) as usize],
             release: 0.0,
             release_across_cores: 0.0,
+            root_per_child: 0.0,
             offset: 0.0,
             crossing: None,
             other_socket: None,
+            across_per_child: per_child,
         }
     }
 
@@ -140,6 +162,28 @@ fn bound(t: &LevelBound, n: usize, s: usize) -> Option<f64> {
     f[1] = t.leaf;
     let mut g = vec![f64::INFINITY; n + 1];
     let level = t.pre + t.edge + line_cost(1) + t.release;
+    // With lines across: for K children on two lines or more, the least over the number j₀
+    // on the node's own line of the dearer of that line and the busiest line across (module
+    // docs); it depends on K alone, so it is computed once (O(n²)).
+    let split: Vec<f64> = match t.other_socket {
+        Some(across) if s > 1 => (0..n)
+            .map(|k| {
+                let siblings = k.saturating_sub(1) as f64 * t.leaf_per_sibling;
+                (0..k)
+                    .map(|own| {
+                        let writers = (k - own).div_ceil(s - 1);
+                        let far = across + siblings + (writers - 1) as f64 * t.across_per_child;
+                        if own == 0 {
+                            far
+                        } else {
+                            far.max(t.leaf + siblings + t.edge + line_cost(own))
+                        }
+                    })
+                    .fold(f64::INFINITY, f64::min)
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     let mut best = f64::INFINITY;
     let per_height = (n as u64).saturating_mul(n as u64);
     let mut work = 0u64;
@@ -166,24 +210,38 @@ fn bound(t: &LevelBound, n: usize, s: usize) -> Option<f64> {
             let mut through_all = f64::INFINITY;
             let mut node = f64::INFINITY;
             let mut node_across = f64::INFINITY;
+            // The whole tree (size n, never a child's subtree) pays the root's own term.
+            let root = size == n;
             for k in 1..=below {
                 // The least over k' ≤ K of the line holding the most descendants: with the
                 // children on any lines (at least ⌈M/S⌉ of them), or all on one line (all M).
                 let child = prev[widest.div_ceil(k)];
                 through_widest = through_widest.min(child + t.edge + line_cost(k));
                 through_all = through_all.min(prev[below.div_ceil(k)] + t.edge + line_cost(k));
-                let busiest = t.leaf + t.edge + line_cost(k.div_ceil(s));
-                let any_lines = through_widest.max(busiest);
+                // Every child waits for the node's flag when the program has one.
+                let ready = t.leaf + (k - 1) as f64 * t.leaf_per_sibling;
+                let busiest = ready + t.edge + line_cost(k.div_ceil(s));
+                // The K children hold the M − 1 descendants: one holds ⌈(M − 1)/K⌉ or more.
+                let biggest = prev[below.div_ceil(k)] + t.edge + line_cost(1);
+                let any_lines = through_widest.max(busiest).max(biggest);
                 // One line of K writers, or two lines or more, one of them across sockets.
-                let one_line = through_all.max(t.leaf + t.edge + line_cost(k));
+                let one_line = through_all.max(ready + t.edge + line_cost(k));
                 let both = match t.other_socket {
-                    Some(across) if k > 1 => one_line.min(any_lines.max(across)),
+                    Some(across) if k > 1 => {
+                        one_line.min(any_lines.max(split.get(k).copied().unwrap_or(across)))
+                    }
                     Some(_) => one_line,
                     None => any_lines,
                 };
-                node = node.min(both + t.post[k]);
+                let own = t.post[k]
+                    + if root {
+                        (k - 1) as f64 * t.root_per_child
+                    } else {
+                        0.0
+                    };
+                node = node.min(both + own);
                 if let Some(across) = crossing {
-                    node_across = node_across.min(both.max(across) + t.post[k]);
+                    node_across = node_across.min(both.max(across) + own);
                 }
             }
             f[size] = t.pre + node;
@@ -233,6 +291,40 @@ mod tests {
         assert_eq!(
             bound(&t, 4, 1).map(|b| (b * 1e6).round() / 1e6),
             Some(280.0)
+        );
+    }
+
+    #[test]
+    fn children_over_two_lines_pay_the_busier_line_and_hold_every_descendant() {
+        // 7 nodes, two lines (S = 2), a line of k writers 2k (first 1, further writers 2 each,
+        // read 1), a line across of j writers 4 + 6·(j − 1), a release of 100 a level, so that
+        // only height 1 is worth a look (two levels cost at least 2·(2 + 100) = 204). The
+        // root's 6 leaves on one line cost 12; on two lines, j₀ on its own and 6 − j₀ across
+        // cost max(2·j₀, 4 + 6·(5 − j₀)): j₀ = 3: 16, j₀ = 4: 10, j₀ = 5: 10. Bound:
+        // 10 + 100 = 110. (Pricing the lines as if each had ⌈6/2⌉ = 3 writers at 2k, or
+        // letting 3 children hold the 6 leaves, would give 6 + 100 = 106; further writers
+        // across at 2 each, 8 + 100 = 108.)
+        let t = LevelBound {
+            release: 100.0,
+            other_socket: Some(4.0),
+            across_per_child: 6.0,
+            ..LevelBound::lines(1.0, 2.0, 1.0, 7)
+        };
+        assert_eq!(
+            bound(&t, 7, 2).map(|b| (b * 1e6).round() / 1e6),
+            Some(110.0)
+        );
+        // The root's own term: under T_max the go write invalidates each of its K pollers,
+        // r = 3 a poller beyond the first. One line of 6 leaves (S = 1): 12 + 5·3 + 100 = 127;
+        // 5 leaves and a child with one leaf below it would cost two levels (204 or more).
+        let root = LevelBound {
+            release: 100.0,
+            root_per_child: 3.0,
+            ..LevelBound::lines(1.0, 2.0, 1.0, 7)
+        };
+        assert_eq!(
+            bound(&root, 7, 1).map(|b| (b * 1e6).round() / 1e6),
+            Some(127.0)
         );
     }
 
