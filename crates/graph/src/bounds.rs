@@ -1,6 +1,7 @@
-//! Certified lower bounds on T_min of the bundled tree programs, over **every** rooted tree and
-//! placement of a request: what lets a graph-priced answer that the search could not prove
-//! optimal still say how far from optimal it can be (`docs/cla.md` §12, "Lower bounds").
+//! Certified lower bounds on T_min and T_max of the bundled tree programs, over **every**
+//! rooted tree and placement of a request: what lets a graph-priced answer that the search could
+//! not prove optimal still say how far from optimal it can be (`docs/cla.md` §12, "Lower
+//! bounds").
 //!
 //! ## The argument
 //! T_min is the longest path of the CLa graph (§5): every operation finishes no earlier than
@@ -22,8 +23,11 @@
 //!   of which holds ⌈⌈(M_p − 1)/S⌉ / k⌉ nodes or more: that line costs at least
 //!   f_{h−1}(⌈⌈(M_p − 1)/S⌉ / k⌉) + edge + a(k) + r, minimized over k ≤ K;
 //! - some line is written by at least ⌈K/S⌉ children: at least f(1) + edge + a(⌈K/S⌉) + r;
+//! - some child holds at least ⌈(M_p − 1)/K⌉ nodes: at least f_{h−1}(⌈(M_p − 1)/K⌉) + edge +
+//!   a(1) + r (without it, K children "holding" more descendants than subtrees of height
+//!   h − 1 can, e.g. 4 leaves holding 8, were priced);
 //!
-//! so p is done no earlier than `pre` + the larger of the two + `post(K)`, minimized over K.
+//! so p is done no earlier than `pre` + the largest of these + `post(K)`, minimized over K.
 //! Taking the suffix minimum over M keeps each f_h nondecreasing, so the induction holds. A tree
 //! of height H then costs at least f_H(n) plus what follows the gather on a path of H levels
 //! (the barrier's release: m + r per level), and the bound is the least over H. Heights are
@@ -39,7 +43,11 @@
 //! **Lines across sockets.** Lines are per socket, so a node whose children write two lines or
 //! more has children on another socket: that line is read across (R_Q), and its writers read
 //! their parent's flag across. A node is bounded by the better of one line of K writers
-//! holding all M − 1 descendants, and the pigeonhole bounds over S lines with such a line.
+//! holding all M − 1 descendants, and the pigeonhole bounds over S lines with such a line:
+//! with j₀ children on its own line and K − j₀ ≥ 1 on the S − 1 lines across, one line across
+//! has ⌈(K − j₀)/(S − 1)⌉ writers or more, each after the first at least r more (a writer of
+//! the same other socket precedes it; under T_max 2·R_Q), and the node pays the dearer of that
+//! line and its own, minimized over j₀.
 //! With one line per L3 domain (`topology.sync_line = "domain"`) S counts the domains of the
 //! sockets used and across is the cheaper of R_D and R_Q.
 //!
@@ -57,13 +65,38 @@
 //! the barrier's release path of H edges joins two cores at least ⌈(H + 1)/t⌉ − 1 times, each
 //! read then at R_R or more.
 //!
+//! **Under T_max** (§6, line stealing) the same argument holds with the worst case's costs,
+//! each again at its least for the request:
+//! - a many-to-one line of k writers costs m + 2k·r: its poller fetches it (m), every write
+//!   steals it from the poller and the poller reads it back (at least 2r each, the last read
+//!   being the wait), in any visiting order; with shared cores only the writers on the
+//!   poller's own core (t − 1 at most) pay R_L, so with two threads a core the line costs
+//!   m + 2·R_L + 2(k − 1)·r_core;
+//! - a flag that K threads poll (the barrier's go, the reduction's ready) is fetched for them
+//!   (m) and its write invalidates each poller: at least m + r, and m + K·r with per-owner
+//!   invalidation (one transfer with `single`); the barrier's release therefore costs
+//!   m + 2r per level of the path, and the root pays r more for each child beyond its first;
+//!   a child of the reduction reads its parent's ready flag no earlier than m + K·r (m + r
+//!   with `single`), whatever its own subtree costs;
+//! - a line written by a child on another socket (or L3 domain) than its parent costs 2x for
+//!   that write (x = R_Q or R_D): its write is stolen from the parent and read back across,
+//!   and every further writer of a line across costs 2·R_Q.
+//!
+//! - the broadcast's S3 and S4 write the line its K children poll: m + 3r before they can read
+//!   it, and 2r more for each child beyond the first with per-owner invalidation.
+//!
+//! Every other step (the reduction's copies, the broadcast's S1 and S2) keeps its T_min cost,
+//! which T_max never undercuts. The T_min bound bounds T_max too; the search takes the larger.
+//!
 //! On one socket of a machine with one L3 domain per socket the barrier bound is attained by
-//! the flat tree (2·R_I + (k + 1)·R_R), and the broadcast's is Eq. (2) with every class at R_R.
+//! the flat tree (2·R_I + (k + 1)·R_R; under T_max 2·R_I + (3k + 1)·R_R at 4 threads), and the
+//! broadcast's is Eq. (2) with every class at R_R.
 //! The tests compare every bound with the exhaustive optimum on small requests.
 //!
 //! The work is O(n²) per height tried; above [`MAX_BOUND_THREADS`] threads no bound is given.
 
-use modelopt_model::ccnuma::Ccnuma;
+use crate::graph::Bound;
+use modelopt_model::ccnuma::{Ccnuma, Invalidation};
 use modelopt_model::level_bound::{Crossing, LevelBound};
 
 /// Largest thread count for which a bound is computed (the relaxation's own limit, which runs
@@ -104,9 +137,54 @@ pub fn t_min_lower_bound(
     span: Span,
     shared_cores: bool,
 ) -> Option<f64> {
+    lower_bound(
+        Bound::Min,
+        program,
+        machine,
+        threads,
+        sockets,
+        span,
+        shared_cores,
+    )
+}
+
+/// A lower bound on T_max (ns) over the same trees and placements as [`t_min_lower_bound`]
+/// (module docs, "Under T_max"): the same relaxation with §6's line stealing, where every
+/// write of a polled line is an invalidation of its pollers. It can be far above the T_min
+/// bound, which bounds T_max too (every rule's worst case is at least its best case) but
+/// knows nothing of stealing.
+pub fn t_max_lower_bound(
+    program: TreeProgram,
+    machine: &Ccnuma,
+    threads: u32,
+    sockets: u32,
+    span: Span,
+    shared_cores: bool,
+) -> Option<f64> {
+    lower_bound(
+        Bound::Max,
+        program,
+        machine,
+        threads,
+        sockets,
+        span,
+        shared_cores,
+    )
+}
+
+fn lower_bound(
+    bound: Bound,
+    program: TreeProgram,
+    machine: &Ccnuma,
+    threads: u32,
+    sockets: u32,
+    span: Span,
+    shared_cores: bool,
+) -> Option<f64> {
     if !(2..=MAX_BOUND_THREADS).contains(&threads) {
         return None;
     }
+    let worst = bound == Bound::Max;
     let line = &machine.line;
     let topology = &machine.topology;
     // The least transfer between threads on two different cores, and between two different
@@ -128,12 +206,24 @@ pub fn t_min_lower_bound(
     };
     let m = line.invalid.min(line.invalid_remote_socket);
     let local = line.local;
-    // The class of the edge across, and of its line's read.
+    // The class of an edge across (sockets, or L3 domains of one socket), and what the line its
+    // child writes costs beyond a line of one writer within: under T_min the parent's read of
+    // it (R_Q across sockets, where the line's writers are all on the child's socket; only r
+    // across domains, where its last writer may be in the parent's domain), under T_max the
+    // child's own write, stolen from the parent and read back across (2x in place of 2r).
     let across = match span {
         Span::Nothing => None,
-        Span::Domains => Some((line.remote_domain, r)),
-        Span::Sockets => Some((line.remote_socket, line.remote_socket)),
-    };
+        Span::Domains => Some(line.remote_domain),
+        Span::Sockets => Some(line.remote_socket),
+    }
+    .map(|x| {
+        let read = match (worst, span) {
+            (true, _) => 2.0 * x - r,
+            (false, Span::Sockets) => x,
+            (false, _) => r,
+        };
+        (x, read)
+    });
     let n = threads as usize;
     // The many-to-one lines a node may keep: one per socket, or one per L3 domain of those
     // sockets when the machine says `sync_line = "domain"` (docs/cla.md §13).
@@ -144,20 +234,46 @@ pub fn t_min_lower_bound(
         1
     };
     let s = (sockets.max(1) as usize).saturating_mul(lines_per_socket);
-    // The many-to-one lines, the same in every program; the rest is each program's.
-    let lines = LevelBound {
-        per_core,
-        sibling: line.local,
-        ..LevelBound::lines(m, r_core, r, threads)
+    // The many-to-one lines, the same in every program; the rest is each program's. Under
+    // T_min a line of k writers costs m + (k − 1)·r + r (§5); under T_max m + 2k·r (§6: the
+    // poller fetches it, every write steals it and the poller reads it back), so its first
+    // write counts m + r and each further one 2r. The steal and the read back are R_L only for
+    // a writer on the poller's own core, of which there are at most t − 1 (t threads a core):
+    // with two threads a core every writer but one pays 2·r_core.
+    let lines = if worst {
+        let per_child = if per_core <= 2 { 2.0 * r_core } else { 2.0 * r };
+        LevelBound::lines(m + r, per_child, r, threads)
+    } else {
+        LevelBound {
+            per_core,
+            sibling: line.local,
+            ..LevelBound::lines(m, r_core, r, threads)
+        }
     };
+    // Under T_max a write of a flag that K threads poll pays each poller's copy back (§6, the
+    // n-readers rule: Σ over the pollers with per-owner invalidation, the largest one with a
+    // single invalidation) after their fetch of the fresh line (m): at least m + r, and with
+    // per-owner invalidation K·r, beside the poller's own read.
+    let per_poller = match machine.invalidation {
+        Invalidation::PerOwner => r,
+        Invalidation::Single => 0.0,
+    };
+    let flag_write = if worst { m + r } else { m };
     let mut terms = match program {
         TreeProgram::Barrier => LevelBound {
-            release: m + r,
-            release_across_cores: r_core - r,
+            // The go write and the child's read, per level of the path; under T_max both
+            // cross cores on a path that joins two.
+            release: flag_write + r,
+            release_across_cores: if worst {
+                2.0 * (r_core - r)
+            } else {
+                r_core - r
+            },
+            root_per_child: if worst { per_poller } else { 0.0 },
             crossing: across.map(|(x, read)| Crossing {
                 edge: 0.0,
                 read,
-                release: m + x,
+                release: if worst { m + 2.0 * x } else { m + x },
             }),
             ..lines
         },
@@ -169,6 +285,7 @@ pub fn t_min_lower_bound(
             // in memory (the copy waits for the children's adds, which follow their writes),
             // so the class is Intra or Inter by its transfer cost, Local only if that cost can
             // be R_L (two threads on a core). Eq. (1) is linear in the concurrent copiers n.
+            // The copy reads no polled line: the same under T_max.
             let intra = machine.intra_socket;
             let inter = machine.inter_socket;
             let local_possible = shared_cores || r_core <= local;
@@ -197,7 +314,10 @@ pub fn t_min_lower_bound(
                 .collect();
             LevelBound {
                 edge: r + local + m,
-                leaf: m,
+                // A child reads the parent's ready flag once it is written: under T_max with
+                // per-owner invalidation that write pays each of the K children polling it.
+                leaf: flag_write,
+                leaf_per_sibling: if worst { per_poller } else { 0.0 },
                 post,
                 crossing: across.map(|(x, read)| Crossing {
                     edge: x + local + m,
@@ -208,7 +328,18 @@ pub fn t_min_lower_bound(
             }
         }
         TreeProgram::Bcast => LevelBound {
-            pre: m,
+            // S3 into the fresh payload line. Under T_max its K children poll that line since
+            // before S3: S3 fetches it for them (m), invalidates them and has them read it
+            // again before S4 (r + r at least), and S4 invalidates them again (r): m + 3r, and
+            // 2r for each child beyond the first with per-owner invalidation.
+            pre: if worst { m + 3.0 * r } else { m },
+            post: if worst {
+                (0..n)
+                    .map(|k| 2.0 * k.saturating_sub(1) as f64 * per_poller)
+                    .collect()
+            } else {
+                lines.post.clone()
+            },
             edge: r + local,
             offset: local,
             crossing: across.map(|(x, read)| Crossing {
@@ -220,9 +351,10 @@ pub fn t_min_lower_bound(
         },
     };
     // Lines are per socket, so a node whose children write two lines or more has children on
-    // another socket than its own: their line is read across (R_Q), and each of them reached
-    // it across too (the edge with R_Q for r, as in the crossing terms). With one line per L3
-    // domain, across is at least the cheaper of R_D and R_Q.
+    // another socket than its own: their line is read across (R_Q; under T_max each of its
+    // writes is stolen and read back across), and each of them reached it across too (the
+    // edge with R_Q for r, as in the crossing terms). With one line per L3 domain, across is
+    // at least the cheaper of R_D and R_Q.
     if s > 1 && (topology.sockets > 1 || by_domain) {
         let q = if by_domain {
             line.remote_domain.min(line.remote_socket)
@@ -234,7 +366,11 @@ pub fn t_min_lower_bound(
             TreeProgram::Reduce => q + local + m,
             TreeProgram::Bcast => q + local,
         };
-        terms.other_socket = Some(terms.leaf + edge + terms.first + q);
+        let read = if worst { 2.0 * q - r } else { q };
+        terms.other_socket = Some(terms.leaf + edge + terms.first + read);
+        // A further writer of that line follows one of its own socket (at least r) under
+        // T_min; under T_max it is stolen from the parent and read back across.
+        terms.across_per_child = if worst { 2.0 * q } else { r };
     }
     terms.lower_bound(threads, s as u32)
 }

@@ -24,7 +24,7 @@
 //! The algorithms are contributed to a machine through [`ClaCollectives`], an
 //! [`AlgorithmSource`]: front ends call [`attach`] after loading a machine.
 
-use crate::bounds::{t_min_lower_bound, Span, TreeProgram};
+use crate::bounds::{t_max_lower_bound, t_min_lower_bound, Span, TreeProgram};
 use crate::program::Program;
 use crate::{analyze, places_in_domains, GraphError};
 use modelopt_model::algorithm::{Space, SpaceOptions, ThreadPlacement};
@@ -299,11 +299,20 @@ impl Algorithm for ProgramTree<'_> {
                 (sockets, span)
             }
         };
+        let sockets_used = u32::try_from(sockets_used).unwrap_or(u32::MAX);
         let t_min_lower_bound = t_min_lower_bound(
             self.kind,
             self.machine,
             threads,
-            u32::try_from(sockets_used).unwrap_or(u32::MAX),
+            sockets_used,
+            span,
+            shared_cores,
+        );
+        let t_max_lower_bound = t_max_lower_bound(
+            self.kind,
+            self.machine,
+            threads,
+            sockets_used,
             span,
             shared_cores,
         );
@@ -324,6 +333,7 @@ impl Algorithm for ProgramTree<'_> {
             work_per_configuration: operations.saturating_mul(UNITS_PER_OPERATION),
             sockets_fix_cost,
             t_min_lower_bound,
+            t_max_lower_bound,
             socket_lines: None,
             priced_by: format!("the CLa graph of {}", self.program.origin),
         };

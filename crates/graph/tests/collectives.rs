@@ -29,6 +29,20 @@ fn small_two_socket() -> Machine {
     m
 }
 
+/// [`small_two_socket`] whose RFO of a shared line invalidates as one transfer (`rule =
+/// "single"`), so that a flag write under T_max pays its dearest poller, not each of them.
+fn small_two_socket_single_invalidation() -> Machine {
+    let text = include_str!("../../../machines/sandy-bridge-e5-2660.toml")
+        .replace("cores_per_socket = 8", "cores_per_socket = 3")
+        .replace("threads_per_core = 2", "threads_per_core = 1")
+        .replace("max_threads = 32", "max_threads = 6")
+        .replace("rule = \"per-owner\"", "rule = \"single\"");
+    assert!(text.contains("rule = \"single\""));
+    let mut m = machine::from_text("small-two-socket-single.toml", &text).unwrap();
+    attach(&mut m).unwrap();
+    m
+}
+
 fn price(m: &Machine, collective: Collective, tree: &str, sockets: &[u32]) -> (f64, f64) {
     let tree = RootedTree::parse(tree).unwrap();
     let request = Request::new(collective, tree.len() as u32).unwrap();
@@ -190,7 +204,7 @@ fn a_free_split_is_the_best_over_every_socket_vector_the_sockets_hold() {
         let algorithm = &*algorithms[0];
         let ranked = rank(algorithm, &request, &options).unwrap();
         assert!(ranked.exact());
-        let mut brute = f64::INFINITY;
+        let (mut brute, mut brute_max) = (f64::INFINITY, f64::INFINITY);
         for mask in 0u32..8 {
             let sockets: Vec<u32> = std::iter::once(0)
                 .chain((0..3).map(|i| (mask >> i) & 1))
@@ -201,7 +215,9 @@ fn a_free_split_is_the_best_over_every_socket_vector_the_sockets_hold() {
                 continue;
             }
             for p in every_labeled_tree(4, &sockets) {
-                brute = brute.min(algorithm.cost(&request, &p).unwrap().min_ns);
+                let c = algorithm.cost(&request, &p).unwrap();
+                brute = brute.min(c.min_ns);
+                brute_max = brute_max.min(c.max_ns);
             }
         }
         assert!(
@@ -218,6 +234,11 @@ fn a_free_split_is_the_best_over_every_socket_vector_the_sockets_hold() {
         assert!(
             bound <= brute + 1e-9,
             "{collective:?}: bound {bound}, optimum {brute}"
+        );
+        let bound_max = space.t_max_lower_bound.unwrap();
+        assert!(
+            bound_max <= brute_max + 1e-9,
+            "{collective:?}: T_max bound {bound_max}, optimum {brute_max}"
         );
     }
 }
@@ -400,8 +421,18 @@ fn small_hyperthreaded() -> Machine {
 
 /// The space's certified T_min bound, and its thread sockets.
 fn bound_of(algorithm: &dyn Algorithm, request: &Request) -> (Option<f64>, Vec<u32>) {
+    let (t_min, _, sockets) = bounds_of(algorithm, request);
+    (t_min, sockets)
+}
+
+/// The space's certified T_min and T_max bounds, and its thread sockets.
+fn bounds_of(algorithm: &dyn Algorithm, request: &Request) -> (Option<f64>, Option<f64>, Vec<u32>) {
     match algorithm.space(request, &SpaceOptions::default()).unwrap() {
-        Space::PricedTrees(space) => (space.t_min_lower_bound, space.thread_sockets),
+        Space::PricedTrees(space) => (
+            space.t_min_lower_bound,
+            space.t_max_lower_bound,
+            space.thread_sockets,
+        ),
         other => panic!("not a graph-priced space: {other:?}"),
     }
 }
@@ -414,6 +445,10 @@ fn the_certified_lower_bound_is_never_above_the_optimum() {
     // (positive).
     let machines = [
         ("two sockets", small_two_socket()),
+        (
+            "two sockets, single invalidation",
+            small_two_socket_single_invalidation(),
+        ),
         ("chiplets", small_chiplet()),
         (
             "chiplets, one line per domain",
@@ -437,16 +472,23 @@ fn the_certified_lower_bound_is_never_above_the_optimum() {
                 }
                 for n in 2..=largest {
                     let request = Request::new(collective, n).unwrap();
-                    let (bound, sockets) = bound_of(&*algorithm, &request);
-                    let bound =
-                        bound.unwrap_or_else(|| panic!("{shape} {collective:?} n = {n}: no bound"));
-                    let best = every_labeled_tree(n as usize, &sockets)
-                        .iter()
-                        .map(|p| algorithm.cost(&request, p).unwrap().min_ns)
-                        .fold(f64::INFINITY, f64::min);
+                    let (bound, bound_max, sockets) = bounds_of(&*algorithm, &request);
+                    let what = format!("{shape} {collective:?} n = {n}");
+                    let bound = bound.unwrap_or_else(|| panic!("{what}: no bound"));
+                    let bound_max = bound_max.unwrap_or_else(|| panic!("{what}: no T_max bound"));
+                    let (mut best, mut best_max) = (f64::INFINITY, f64::INFINITY);
+                    for p in every_labeled_tree(n as usize, &sockets) {
+                        let c = algorithm.cost(&request, &p).unwrap();
+                        best = best.min(c.min_ns);
+                        best_max = best_max.min(c.max_ns);
+                    }
                     assert!(
                         bound > 0.0 && bound <= best + 1e-9,
-                        "{shape} {collective:?} n = {n}: bound {bound} above the optimum {best}"
+                        "{what}: bound {bound} above the optimum {best}"
+                    );
+                    assert!(
+                        bound_max > 0.0 && bound_max <= best_max + 1e-9,
+                        "{what}: T_max bound {bound_max} above the optimum {best_max}"
                     );
                 }
             }
@@ -462,8 +504,37 @@ fn the_bound_of_a_flat_barrier_on_one_socket_is_its_cost() {
     let m = sandy();
     let request = Request::new(Collective::Barrier, 4).unwrap();
     let algorithms = m.algorithms_for(Collective::Barrier);
-    let (bound, _) = bound_of(&*algorithms[0], &request);
+    let (bound, bound_max, _) = bounds_of(&*algorithms[0], &request);
     assert_eq!(bound.map(|b| (b * 1e6).round() / 1e6), Some(280.0));
+    // Under T_max (§6) the same barrier costs 2·R_I + (3k + 1)·R_R = 140 + 10·35 = 490 ns: the
+    // root fetches its ack line (R_I), each of the three adds steals it and the root reads it
+    // back (2·R_R each), the go write fetches the fresh flag for its pollers (R_I) and
+    // invalidates all three (3·R_R, per-owner), and a child reads it (R_R). The flat tree is
+    // the optimum under max at 4 threads (docs/cla.md §12's table), and the T_max bound
+    // attains it: per level the line m + 2k·r and the release m + 2·r, plus r for each of the
+    // root's pollers beyond the first.
+    let flat = price(&m, Collective::Barrier, "0(1,2,3)", &[0, 0, 0, 0]);
+    assert_eq!((flat.1 * 1e6).round() / 1e6, 490.0);
+    assert_eq!(bound_max.map(|b| (b * 1e6).round() / 1e6), Some(490.0));
+}
+
+#[test]
+fn the_t_max_bound_of_a_flat_reduction_on_one_socket_is_its_cost() {
+    // 4 threads on one socket of the E5-2660 (R_L = 2.3, R_R = 35, R_I = 70; Eq. (1) intra
+    // q = 63.4, o = 11.1, c = 0). Under T_max the flat reduction 0(1,2,3) costs: the root's
+    // ready write, fetched for its three pollers and invalidating each, R_I + 3·R_R = 175; a
+    // child's read of it (R_R), its copy into a fresh slot (R_L + R_I): 107.3; the ack line of
+    // three adds, R_I + 2·3·R_R = 280; the root's copy of three slot lines, 63.4 + 3·11.1 =
+    // 96.7. Total 659.0 ns, the optimum under max at 4 threads (docs/cla.md §12's table), and
+    // the T_max bound attains it: a child is ready no earlier than m + K·r, then the edge, the
+    // line m + 2K·r and the copy.
+    let m = sandy();
+    let flat = price(&m, Collective::Reduce, "0(1,2,3)", &[0, 0, 0, 0]);
+    assert_eq!((flat.1 * 1e6).round() / 1e6, 659.0);
+    let request = Request::new(Collective::Reduce, 4).unwrap();
+    let algorithms = m.algorithms_for(Collective::Reduce);
+    let (_, bound_max, _) = bounds_of(&*algorithms[0], &request);
+    assert_eq!(bound_max.map(|b| (b * 1e6).round() / 1e6), Some(659.0));
 }
 
 /// [`chiplet_with`] on line classes drawn as R_L, then R_R, R_D and R_Q each at least the one
@@ -588,9 +659,10 @@ proptest::proptest! {
             }
             for n in 3..=5u32 {
                 let request = Request::new(collective, n).unwrap();
-                let (bound, sockets) = bound_of(algorithm, &request);
+                let (bound, bound_max, sockets) = bounds_of(algorithm, &request);
                 let bound = bound.unwrap();
-                let mut best = f64::INFINITY;
+                let bound_max = bound_max.unwrap();
+                let (mut best, mut best_max) = (f64::INFINITY, f64::INFINITY);
                 for p in every_labeled_tree(n as usize, &sockets) {
                     let c = algorithm.cost(&request, &p).unwrap();
                     // T_max ≥ T_min on every configuration (each rule's worst case is at least
@@ -602,10 +674,15 @@ proptest::proptest! {
                         c.min_ns
                     );
                     best = best.min(c.min_ns);
+                    best_max = best_max.min(c.max_ns);
                 }
                 proptest::prop_assert!(
                     bound > 0.0 && bound <= best + 1e-9,
                     "{collective:?} n = {n}: bound {bound} above the optimum {best}"
+                );
+                proptest::prop_assert!(
+                    bound_max > 0.0 && bound_max <= best_max + 1e-9,
+                    "{collective:?} n = {n}: T_max bound {bound_max} above the optimum {best_max}"
                 );
             }
         }
@@ -677,9 +754,12 @@ fn assert_free_split_equals_brute_force(
             panic!("{:?}", best.params);
         };
         assert_eq!(domains.len(), n);
-        // The certified bound holds over every split, under max too (T_max ≥ T_min).
+        // The certified bound on the objective's score holds over every split (under max the
+        // larger of the T_min and T_max bounds).
         if let Space::PricedTrees(space) = algorithm.space(&request, &options.space).unwrap() {
-            let bound = space.t_min_lower_bound.unwrap();
+            let t_min = space.t_min_lower_bound.unwrap();
+            let t_max = space.t_max_lower_bound.unwrap().max(t_min);
+            let bound = objective.of_range(t_min, t_max);
             assert!(
                 bound <= brute + 1e-9,
                 "{what}: bound {bound}, optimum {brute}"

@@ -554,6 +554,11 @@ pub struct PricedTreeSpace {
     /// least its best case), so the bound is one on the latency score of every objective (min,
     /// max, and every blend, a weighted mean of the two).
     pub t_min_lower_bound: Option<f64>,
+    /// A certified lower bound (ns) on T_max of every configuration of the space, when the
+    /// pricing knows one that accounts for the worst case's own costs (line stealing): no tree
+    /// and placement the space holds has a smaller T_max. The search takes the larger of it
+    /// and [`Self::t_min_lower_bound`] for the worst-case part of a score.
+    pub t_max_lower_bound: Option<f64>,
     /// A closer bound the search can compute when it pays for it: a cost with one line per
     /// socket over the groups (L3 domains) that is at most every configuration's T_min (e.g. a
     /// relaxation of the pricing, docs/cla.md §13), whose optimum the optimizer finds exactly
@@ -578,6 +583,7 @@ impl PartialEq for PricedTreeSpace {
             && self.work_per_configuration == other.work_per_configuration
             && self.sockets_fix_cost == other.sockets_fix_cost
             && self.t_min_lower_bound == other.t_min_lower_bound
+            && self.t_max_lower_bound == other.t_max_lower_bound
             && self.priced_by == other.priced_by
             && self.socket_lines.is_some() == other.socket_lines.is_some()
     }

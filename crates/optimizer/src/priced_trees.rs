@@ -703,7 +703,9 @@ pub fn rank_priced_trees(
     };
     // The pricing's certified bound is on T_min, and its contract gives T_max ≥ T_min on every
     // configuration, so it bounds the latency score of every objective (a blend is a weighted
-    // mean of T_min and T_max). A throughput score is not a latency: no bound.
+    // mean of T_min and T_max); where the pricing also bounds T_max by the worst case's own
+    // costs, the larger of the two bounds T_max, and a blend's score is at least the same
+    // blend of its two bounds. A throughput score is not a latency: no bound.
     // A refined bound above the best score breaks the space's contract for its socket-line
     // cost (the score is T_min here), and the gap's clamp at 0 would turn it into a false
     // proof: it is dropped instead (and debug builds stop on it).
@@ -714,10 +716,7 @@ pub fn rank_priced_trees(
     );
     let refined_bound = refined_bound.filter(|&b| b <= best_score + 1e-6);
     let lower_bound = match request.metric() {
-        modelopt_model::Metric::Latency => match (space.t_min_lower_bound, refined_bound) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        },
+        modelopt_model::Metric::Latency => score_lower_bound(objective, space, refined_bound),
         modelopt_model::Metric::Throughput => None,
     };
     let exactness = match stopped {
@@ -733,6 +732,29 @@ pub fn rank_priced_trees(
         stats,
         exactness,
     })
+}
+
+/// A certified lower bound on the latency score of every configuration of `space` under
+/// `objective`: the larger of the space's T_min bound and `refined` (a closer T_min bound the
+/// search computed) bounds T_min; that or, where larger, the space's T_max bound bounds T_max
+/// (T_max ≥ T_min on every configuration, the space's contract); a blend's score is at least
+/// the same blend of the two. `None` when a part the objective reads has no bound.
+fn score_lower_bound(
+    objective: &Objective,
+    space: &PricedTreeSpace,
+    refined: Option<f64>,
+) -> Option<f64> {
+    let larger = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    };
+    let t_min = larger(space.t_min_lower_bound, refined);
+    let t_max = larger(t_min, space.t_max_lower_bound);
+    match objective {
+        Objective::Min => t_min,
+        Objective::Max => t_max,
+        Objective::Blend(_) => Some(objective.of_range(t_min?, t_max?)),
+    }
 }
 
 /// The neighbours of a tree on thread ids for [`improve`]: every re-parenting of a non-root
@@ -1274,9 +1296,46 @@ mod tests {
             work_per_configuration: 1,
             sockets_fix_cost: true,
             t_min_lower_bound: None,
+            t_max_lower_bound: None,
             socket_lines: None,
             priced_by: "a test".into(),
         }
+    }
+
+    #[test]
+    fn the_score_bound_takes_the_t_max_bound_for_the_worst_case_part() {
+        // T_min bound 300 ns, T_max bound 500 ns: under min the score is T_min (300); under max
+        // T_max, at least 500; blend:0.25 is at least 0.75·300 + 0.25·500 = 350. A refined
+        // T_min bound of 320 raises the T_min part (min 320, blend 0.75·320 + 125 = 365).
+        let mut s = space(vec![0, 0, 1], 0, None);
+        s.t_min_lower_bound = Some(300.0);
+        s.t_max_lower_bound = Some(500.0);
+        assert_eq!(score_lower_bound(&Objective::Min, &s, None), Some(300.0));
+        assert_eq!(score_lower_bound(&Objective::Max, &s, None), Some(500.0));
+        assert_eq!(
+            score_lower_bound(&Objective::Blend(0.25), &s, None),
+            Some(350.0)
+        );
+        assert_eq!(
+            score_lower_bound(&Objective::Min, &s, Some(320.0)),
+            Some(320.0)
+        );
+        assert_eq!(
+            score_lower_bound(&Objective::Blend(0.25), &s, Some(320.0)),
+            Some(365.0)
+        );
+        // A T_max bound below the T_min bound: T_max ≥ T_min on every configuration, so the
+        // T_min bound serves (max 300). Without a T_max bound, the T_min bound serves too.
+        s.t_max_lower_bound = Some(200.0);
+        assert_eq!(score_lower_bound(&Objective::Max, &s, None), Some(300.0));
+        s.t_max_lower_bound = None;
+        assert_eq!(score_lower_bound(&Objective::Max, &s, None), Some(300.0));
+        // No T_min bound: the T_max bound bounds max alone.
+        s.t_min_lower_bound = None;
+        s.t_max_lower_bound = Some(500.0);
+        assert_eq!(score_lower_bound(&Objective::Max, &s, None), Some(500.0));
+        assert_eq!(score_lower_bound(&Objective::Min, &s, None), None);
+        assert_eq!(score_lower_bound(&Objective::Blend(0.5), &s, None), None);
     }
 
     #[test]

@@ -2575,6 +2575,7 @@ mod tests {
             work_per_configuration: 1,
             sockets_fix_cost: true,
             t_min_lower_bound: Some(300.0),
+            t_max_lower_bound: None,
             socket_lines: lines.then(|| SocketLines {
                 cost: std::sync::Arc::new(Chiplet),
                 group_sockets: vec![0, 0],
@@ -2666,6 +2667,7 @@ mod tests {
             work_per_configuration: 1,
             sockets_fix_cost: true,
             t_min_lower_bound: Some(300.0),
+            t_max_lower_bound: None,
             socket_lines: Some(SocketLines {
                 cost: std::sync::Arc::new(Chiplet),
                 group_sockets: vec![0, 0, 1, 1],
@@ -2801,6 +2803,7 @@ mod tests {
             work_per_configuration: 1,
             sockets_fix_cost: true,
             t_min_lower_bound: None,
+            t_max_lower_bound: None,
             socket_lines: Some(SocketLines {
                 cost: std::sync::Arc::new(Chiplet),
                 group_sockets,
