@@ -1830,6 +1830,43 @@ fn a_budget_between_the_two_forms_runs_the_search_by_envelopes() {
 }
 
 #[test]
+fn under_max_a_graph_priced_answer_is_measured_against_the_t_max_bound() {
+    // The barrier over 4 threads on the E5-2660 with --budget 1: the exhaustive pass is refused
+    // and the answer is the best candidate, the flat tree 0(1,2,3): T_min 2·R_I + 4·R_R = 280,
+    // T_max 2·R_I + (3·3 + 1)·R_R = 140 + 350 = 490 ns (docs/cla.md §12). Under max its gap
+    // was measured against the T_min bound (280 ns: 75 %); the T_max bound is 490 ns (the
+    // poller's fetch, 2·R_R per add, the go write for three pollers, one read), so the score
+    // is proven: gap 0, "score optimal", though the tie-break is not (exact: false).
+    let out = modelopt()
+        .args([
+            "barrier",
+            "-m",
+            "sandy-bridge-e5-2660",
+            "-n",
+            "4",
+            "--objective",
+            "max",
+            "--algorithm",
+            "cla-tree",
+            "--budget",
+            "1",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["t_max_ns"].as_f64().map(|t| (t * 1e6).round() / 1e6),
+        Some(490.0),
+        "{v}"
+    );
+    assert_eq!(v["exact"], false, "{v}");
+    assert_eq!(v["gap_percent"].as_f64(), Some(0.0), "{v}");
+}
+
+#[test]
 fn a_graph_priced_search_refused_up_front_names_the_size_that_starts_it() {
     // A barrier over 8 threads placed freely on chiplet-2s-4x8-domain-lines: the exhaustive
     // pass over every tree and placement is over the default budget, so the answer is the local
