@@ -1,5 +1,6 @@
-//! A certified lower bound on T_min over **every** rooted tree of n nodes, from the least cost of
-//! each step of a tree program level by level: the relaxation behind the bounds a search reports
+//! A certified lower bound on T_min over **every** rooted tree of n nodes (on T_max when the
+//! costs filled in are the worst case's), from the least cost of each step of a tree program
+//! level by level: the relaxation behind the bounds a search reports
 //! beside an answer it could not prove optimal (`docs/cla.md` §12, "Lower bounds"). Neutral: a
 //! pricing that knows its program fills in a [`LevelBound`] (the graph crate for the `.cla`
 //! programs, the optimizer for the socket-line form of Eq. 2), and this module knows no
@@ -30,8 +31,8 @@
 //! least over H, trying heights until H levels alone cost more than the bound so far.
 //!
 //! O(n²) work per height tried; nothing above [`MAX_NODES`] nodes. Measured (criterion group
-//! `lower-bound` in `crates/graph/benches/priced_trees.rs`, docs/perf.md): 0.40–0.54 ms at 128
-//! nodes, 37–61 ms at 1,024; a one-off timing at 4,096 took 1.0–1.6 s, too much for every
+//! `lower-bound` in `crates/graph/benches/priced_trees.rs`, docs/perf.md, 2026-11-29): 0.39–0.77 ms
+//! at 128 nodes, 42–65 ms at 1,024; a one-off timing at 4,096 took 1.0–1.6 s, too much for every
 //! request of a sweep.
 
 /// Largest tree the bound is computed for (module docs: the work is O(n²) per height).
