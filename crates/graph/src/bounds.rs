@@ -75,7 +75,8 @@
 //! - a flag that K threads poll (the barrier's go, the reduction's ready) is fetched for them
 //!   (m) and its write invalidates each poller: at least m + r, and m + K·r with per-owner
 //!   invalidation (one transfer with `single`); the barrier's release therefore costs
-//!   m + 2r per level of the path, and the root pays r more for each child beyond its first;
+//!   m + 2r per level of the path, and the root pays r more for each child beyond its first
+//!   (every node of the path, in the relaxation's path form: `model::level_bound`);
 //!   a child of the reduction reads its parent's ready flag no earlier than m + K·r (m + r
 //!   with `single`), whatever its own subtree costs;
 //! - a line written by a child on another socket (or L3 domain) than its parent costs 2x for
@@ -269,7 +270,7 @@ fn lower_bound(
             } else {
                 r_core - r
             },
-            root_per_child: if worst { per_poller } else { 0.0 },
+            release_per_child: if worst { per_poller } else { 0.0 },
             crossing: across.map(|(x, read)| Crossing {
                 edge: 0.0,
                 read,

@@ -519,6 +519,28 @@ fn the_bound_of_a_flat_barrier_on_one_socket_is_its_cost() {
 }
 
 #[test]
+fn the_t_max_bound_of_a_barrier_sees_the_fan_out_of_every_node_it_releases() {
+    // 8 threads on one socket of the E5-2660 under max: the optimum is 0(1(2),3(4),5(6),7)
+    // (docs/cla.md §12's table). By hand: 1, 3 and 5 gather one child each, R_I + 2·R_R = 140;
+    // the root's line of four adds, entered at 140, R_I + 8·R_R = 350: gathered at 490; the
+    // root's go write for four pollers and a read, R_I + 4·R_R + R_R = 245, then 1's go for
+    // one poller and a read, R_I + 2·R_R = 140: 875 ns. The bound's height form prices the
+    // release as R_I + 2·R_R a level plus the root's fan-out, and reaches 805 ns (the root over
+    // two children of 3 and 2 leaves, gathered at 490, released in 315); that tree's release
+    // really pays the fan-out of the child it passes (3 pollers): the path form adds each
+    // node's release with its fan-out to its gather and reaches 875, the optimum.
+    let m = sandy();
+    let best = price(&m, Collective::Barrier, "0(1(2),3(4),5(6),7)", &[0; 8]);
+    assert_eq!((best.1 * 1e6).round() / 1e6, 875.0);
+    let two = price(&m, Collective::Barrier, "0(1(2,3,4),5(6,7))", &[0; 8]);
+    assert_eq!((two.1 * 1e6).round() / 1e6, 875.0);
+    let request = Request::new(Collective::Barrier, 8).unwrap();
+    let algorithms = m.algorithms_for(Collective::Barrier);
+    let (_, bound_max, _) = bounds_of(&*algorithms[0], &request);
+    assert_eq!(bound_max.map(|b| (b * 1e6).round() / 1e6), Some(875.0));
+}
+
+#[test]
 fn the_t_max_bound_of_a_flat_reduction_on_one_socket_is_its_cost() {
     // 4 threads on one socket of the E5-2660 (R_L = 2.3, R_R = 35, R_I = 70; Eq. (1) intra
     // q = 63.4, o = 11.1, c = 0). Under T_max the flat reduction 0(1,2,3) costs: the root's

@@ -23,12 +23,22 @@
 //!   (minimized over j₀);
 //!
 //! and p is done `pre` + the larger of these + `post(K)` after it starts, minimized over K (the
-//! root adds `root_per_child` for each child beyond the first; with `leaf_per_sibling` no child
+//! root adds `release_per_child` for each child beyond the first; with `leaf_per_sibling` no child
 //! of p is ready before `leaf` + (K − 1)·`leaf_per_sibling`).
 //! With [`LevelBound::crossing`] a second table g_h(M) bounds subtrees that hold a node
 //! elsewhere than their root (a child elsewhere, or a child holding one). A tree of height H
 //! costs f_H(n) (or g_H(n)) plus the release after the gather and `offset`; the bound is the
 //! least over H, trying heights until H levels alone cost more than the bound so far.
+//!
+//! **The release, two ways.** A program with a release after the gather (the barrier: each
+//! node's go write, then its children's reads) costs at least the gather plus the release down
+//! the deepest path, H·`release` plus the root's `release_per_child` for each child beyond the
+//! first (the height form above). It also costs at least, for each child c of a node p,
+//! gather(c) + p's line + p's release + c's release below it, since p's gather waits for c's
+//! and c is released after p: so the DP with each node's release, fan-out included, added to
+//! its post(K) and no release after the gather is a bound too (the path form; it sees the
+//! fan-out of every node on the way, where the height form sees the root's alone). The bound
+//! is the larger of the two.
 //!
 //! O(n²) work per height tried; nothing above [`MAX_NODES`] nodes. Measured (criterion group
 //! `lower-bound` in `crates/graph/benches/priced_trees.rs`, docs/perf.md, 2026-11-29): 0.39–0.77 ms
@@ -71,11 +81,11 @@ pub struct LevelBound {
     /// threads share cores (R_R − R_L: the per-level read is priced at R_L, and a path of H
     /// edges through cores of t threads joins cores at least ⌈(H + 1)/t⌉ − 1 times).
     pub release_across_cores: f64,
-    /// Paid by the root after the gather for each of its children beyond the first (the
-    /// barrier's go write under T_max, which invalidates every child polling it: §6's
-    /// n-readers rule, one class per poller). Zero where the cost does not grow with the
-    /// root's fan-out.
-    pub root_per_child: f64,
+    /// What the release costs a node for each of its children beyond the first (the barrier's
+    /// go write under T_max, which invalidates every child polling it: §6's n-readers rule,
+    /// one class per poller): paid by the root in the height form, by every node of the path
+    /// in the path form (module docs). Zero where the cost does not grow with the fan-out.
+    pub release_per_child: f64,
     /// Paid once (the broadcast root's read of its own buffer).
     pub offset: f64,
     /// What an edge across sockets (or L3 domains) costs at least, when the placement has one.
@@ -126,7 +136,7 @@ impl LevelBound {
             post: vec![0.0; nodes.min(MAX_NODES) as usize],
             release: 0.0,
             release_across_cores: 0.0,
-            root_per_child: 0.0,
+            release_per_child: 0.0,
             offset: 0.0,
             crossing: None,
             other_socket: None,
@@ -144,7 +154,29 @@ impl LevelBound {
         if self.post.len() < nodes as usize {
             return None;
         }
-        bound(self, nodes as usize, lines.max(1) as usize)
+        let (n, s) = (nodes as usize, lines.max(1) as usize);
+        let height = bound(self, n, s)?;
+        if self.release == 0.0 && self.release_per_child == 0.0 {
+            return Some(height);
+        }
+        // The path form: each node's release, with its fan-out, added after its gather.
+        let path = LevelBound {
+            post: self
+                .post
+                .iter()
+                .enumerate()
+                .map(|(k, &p)| match k {
+                    0 => p,
+                    _ => p + self.release + (k - 1) as f64 * self.release_per_child,
+                })
+                .collect(),
+            release: 0.0,
+            release_across_cores: 0.0,
+            release_per_child: 0.0,
+            crossing: self.crossing.map(|c| Crossing { release: 0.0, ..c }),
+            ..self.clone()
+        };
+        Some(bound(&path, n, s).map_or(height, |p| p.max(height)))
     }
 }
 
@@ -162,7 +194,15 @@ fn bound(t: &LevelBound, n: usize, s: usize) -> Option<f64> {
     let mut f = vec![f64::INFINITY; n + 1];
     f[1] = t.leaf;
     let mut g = vec![f64::INFINITY; n + 1];
-    let level = t.pre + t.edge + line_cost(1) + t.release;
+    // Each level of the deepest path: an inner node with its child's edge and line and the
+    // least post(K) of a node with children.
+    let least_post = t.post.iter().skip(1).copied().fold(f64::INFINITY, f64::min);
+    let least_post = if least_post.is_finite() {
+        least_post.max(0.0)
+    } else {
+        0.0
+    };
+    let level = t.pre + t.edge + line_cost(1) + least_post + t.release;
     // With lines across: for K children on two lines or more, the least over the number j₀
     // on the node's own line of the dearer of that line and the busiest line across (module
     // docs); it depends on K alone, so it is computed once (O(n²)).
@@ -236,7 +276,7 @@ fn bound(t: &LevelBound, n: usize, s: usize) -> Option<f64> {
                 };
                 let own = t.post[k]
                     + if root {
-                        (k - 1) as f64 * t.root_per_child
+                        (k - 1) as f64 * t.release_per_child
                     } else {
                         0.0
                     };
@@ -320,7 +360,7 @@ mod tests {
         // 5 leaves and a child with one leaf below it would cost two levels (204 or more).
         let root = LevelBound {
             release: 100.0,
-            root_per_child: 3.0,
+            release_per_child: 3.0,
             ..LevelBound::lines(1.0, 2.0, 1.0, 7)
         };
         assert_eq!(
