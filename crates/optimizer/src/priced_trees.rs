@@ -30,10 +30,11 @@
 //!    spent a few times the first descent's work, the work budget (each pricing counted) or
 //!    the deadline. The result is returned
 //!    with [`Exactness::Bounded`], the budget as the reason and the pricing's certified bound
-//!    on T_min ([`PricedTreeSpace::t_min_lower_bound`]) with the gap (the search itself knows
-//!    none for a black-box cost; the bound holds for every objective, since T_max ≥ T_min by
-//!    the field's contract, but is loose under max); a time limit during the exhaustive pass
-//!    returns the best so far the same way.
+//!    on the score with the gap (the search itself knows none for a black-box cost): on T_min
+//!    ([`PricedTreeSpace::t_min_lower_bound`], which holds for every objective since
+//!    T_max ≥ T_min by the field's contract) and, for the worst-case part of max and blends,
+//!    the larger of it and the bound on T_max ([`PricedTreeSpace::t_max_lower_bound`]); a time
+//!    limit during the exhaustive pass returns the best so far the same way.
 //! 4. **A closer bound, when the pricing has one.** Before step 3 and under `--objective min`,
 //!    where a space carries a cost with one line per socket below its T_min
 //!    ([`PricedTreeSpace::socket_lines`]: the relaxation of the graph's broadcast cost,
@@ -719,6 +720,12 @@ pub fn rank_priced_trees(
         modelopt_model::Metric::Latency => score_lower_bound(objective, space, refined_bound),
         modelopt_model::Metric::Throughput => None,
     };
+    // A bound above a score some configuration attains is no bound (a pricing broke its
+    // contract): debug builds, and so every test, stop on it.
+    debug_assert!(
+        lower_bound.is_none_or(|b| b <= best_score + 1e-6),
+        "lower bound {lower_bound:?} above the best score {best_score}"
+    );
     let exactness = match stopped {
         None => Exactness::Exact,
         Some(reason) => Exactness::bounded(
