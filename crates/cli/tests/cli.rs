@@ -1837,26 +1837,22 @@ fn under_max_a_graph_priced_answer_is_measured_against_the_t_max_bound() {
     // was measured against the T_min bound (280 ns: 75 %); the T_max bound is 490 ns (the
     // poller's fetch, 2·R_R per add, the go write for three pollers, one read), so the score
     // is proven: gap 0, "score optimal", though the tie-break is not (exact: false).
-    let out = modelopt()
-        .args([
-            "barrier",
-            "-m",
-            "sandy-bridge-e5-2660",
-            "-n",
-            "4",
-            "--objective",
-            "max",
-            "--algorithm",
-            "cla-tree",
-            "--budget",
-            "1",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(&[
+        "barrier",
+        "-m",
+        "sandy-bridge-e5-2660",
+        "-n",
+        "4",
+        "--objective",
+        "max",
+        "--algorithm",
+        "cla-tree",
+        "--budget",
+        "1",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
     assert_eq!(
         v["t_max_ns"].as_f64().map(|t| (t * 1e6).round() / 1e6),
         Some(490.0),

@@ -101,7 +101,8 @@ fn priced_trees(c: &mut Criterion) {
 /// graph-priced space is built: what they add to every request, at the bundled chiplet
 /// machine's 128 threads and at the 1,024-thread limit, on two sockets.
 fn lower_bounds(c: &mut Criterion) {
-    use modelopt_graph::bounds::{t_max_lower_bound, t_min_lower_bound, Span, TreeProgram};
+    use modelopt_graph::bounds::{lower_bound, Span, TreeProgram};
+    use modelopt_graph::Bound;
     let m = machine::load("sandy-bridge-e5-2660").unwrap();
     let Some(ccnuma) = m.model::<modelopt_model::ccnuma::Ccnuma>() else {
         return;
@@ -114,14 +115,12 @@ fn lower_bounds(c: &mut Criterion) {
         TreeProgram::Bcast,
     ] {
         for threads in [128u32, 1024] {
-            let label = format!("{program:?}/t_min/{threads}");
-            g.bench_with_input(BenchmarkId::from_parameter(label), &threads, |b, &n| {
-                b.iter(|| t_min_lower_bound(program, ccnuma, n, 2, Span::Sockets, false))
-            });
-            let label = format!("{program:?}/t_max/{threads}");
-            g.bench_with_input(BenchmarkId::from_parameter(label), &threads, |b, &n| {
-                b.iter(|| t_max_lower_bound(program, ccnuma, n, 2, Span::Sockets, false))
-            });
+            for (name, bound) in [("t_min", Bound::Min), ("t_max", Bound::Max)] {
+                let label = format!("{program:?}/{name}/{threads}");
+                g.bench_with_input(BenchmarkId::from_parameter(label), &threads, |b, &n| {
+                    b.iter(|| lower_bound(bound, program, ccnuma, n, 2, Span::Sockets, false))
+                });
+            }
         }
     }
     g.finish();

@@ -126,54 +126,15 @@ pub enum Span {
     Sockets,
 }
 
-/// A lower bound on T_min (ns) of `program` over every rooted tree of `threads` nodes and
-/// every placement of them that uses at most `sockets` sockets of `machine` and spans `span`,
-/// the threads sharing cores when `shared_cores`. `None` above [`MAX_BOUND_THREADS`] threads
-/// or for fewer than 2.
-pub fn t_min_lower_bound(
-    program: TreeProgram,
-    machine: &Ccnuma,
-    threads: u32,
-    sockets: u32,
-    span: Span,
-    shared_cores: bool,
-) -> Option<f64> {
-    lower_bound(
-        Bound::Min,
-        program,
-        machine,
-        threads,
-        sockets,
-        span,
-        shared_cores,
-    )
-}
-
-/// A lower bound on T_max (ns) over the same trees and placements as [`t_min_lower_bound`]
-/// (module docs, "Under T_max"): the same relaxation with §6's line stealing, where every
-/// write of a polled line is an invalidation of its pollers. It can be far above the T_min
-/// bound, which bounds T_max too (every rule's worst case is at least its best case) but
-/// knows nothing of stealing.
-pub fn t_max_lower_bound(
-    program: TreeProgram,
-    machine: &Ccnuma,
-    threads: u32,
-    sockets: u32,
-    span: Span,
-    shared_cores: bool,
-) -> Option<f64> {
-    lower_bound(
-        Bound::Max,
-        program,
-        machine,
-        threads,
-        sockets,
-        span,
-        shared_cores,
-    )
-}
-
-fn lower_bound(
+/// A lower bound (ns) on T_min (`bound` = [`Bound::Min`]) or T_max ([`Bound::Max`]) of
+/// `program` over every rooted tree of `threads` nodes and every placement of them that uses
+/// at most `sockets` sockets of `machine` and spans `span`, the threads sharing cores when
+/// `shared_cores`. The T_max bound is the same relaxation with §6's line stealing, where every
+/// write of a polled line is an invalidation of its pollers (module docs, "Under T_max"): it
+/// can be far above the T_min bound, which bounds T_max too (every rule's worst case is at
+/// least its best case) but knows nothing of stealing. `None` above [`MAX_BOUND_THREADS`]
+/// threads or for fewer than 2.
+pub fn lower_bound(
     bound: Bound,
     program: TreeProgram,
     machine: &Ccnuma,

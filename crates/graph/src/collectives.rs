@@ -24,8 +24,9 @@
 //! The algorithms are contributed to a machine through [`ClaCollectives`], an
 //! [`AlgorithmSource`]: front ends call [`attach`] after loading a machine.
 
-use crate::bounds::{t_max_lower_bound, t_min_lower_bound, Span, TreeProgram};
+use crate::bounds::{lower_bound, Span, TreeProgram};
 use crate::program::Program;
+use crate::Bound;
 use crate::{analyze, places_in_domains, GraphError};
 use modelopt_model::algorithm::{Space, SpaceOptions, ThreadPlacement};
 use modelopt_model::ccnuma::Ccnuma;
@@ -300,22 +301,18 @@ impl Algorithm for ProgramTree<'_> {
             }
         };
         let sockets_used = u32::try_from(sockets_used).unwrap_or(u32::MAX);
-        let t_min_lower_bound = t_min_lower_bound(
-            self.kind,
-            self.machine,
-            threads,
-            sockets_used,
-            span,
-            shared_cores,
-        );
-        let t_max_lower_bound = t_max_lower_bound(
-            self.kind,
-            self.machine,
-            threads,
-            sockets_used,
-            span,
-            shared_cores,
-        );
+        let bound_of = |bound| {
+            lower_bound(
+                bound,
+                self.kind,
+                self.machine,
+                threads,
+                sockets_used,
+                span,
+                shared_cores,
+            )
+        };
+        let (t_min_lower_bound, t_max_lower_bound) = (bound_of(Bound::Min), bound_of(Bound::Max));
         let mut space = PricedTreeSpace {
             threads,
             thread_sockets,
