@@ -38,12 +38,40 @@
 //! and c is released after p: so the DP with each node's release, fan-out included, added to
 //! its post(K) and no release after the gather is a bound too (the path form; it sees the
 //! fan-out of every node on the way, where the height form sees the root's alone). The bound
-//! is the larger of the two.
+//! is the larger of the two. In the path form a child across sockets also pays
+//! [`LevelBound::release_across`] (its read of the go flag across) on its way in, and the
+//! crossing child the crossing's release beyond `release`.
 //!
-//! O(n²) work per height tried; nothing above [`MAX_NODES`] nodes. Measured (criterion group
-//! `lower-bound` in `crates/graph/benches/priced_trees.rs`, docs/perf.md, 2026-11-29): 0.39–0.77 ms
-//! at 128 nodes, 42–65 ms at 1,024; a one-off timing at 4,096 took 1.0–1.6 s, too much for every
-//! request of a sweep.
+//! ## Counting the threads
+//! With [`LevelBound::capacity`] the relaxation knows how many threads each line's group (a
+//! socket, or an L3 domain that keeps a line) holds at most, and the root's group; without it,
+//! only how many lines there are. A node in a group of c threads can have at most c − 1
+//! children on its own line and at most c_b on the line of each other group b; so
+//! - its K children fit only if those add up to K; the busiest line then has at least the least
+//!   B with min(c − 1, B) + Σ_b min(c_b, B) ≥ K writers (in place of ⌈K/S⌉);
+//! - all K on its own line needs K ≤ c − 1; otherwise some child is across, and of its K
+//!   children j₀ ≤ c − 1 write its own line and K − j₀ ≤ Σ_b c_b the lines across, the busiest
+//!   of which has at least the least B with Σ_b min(c_b, B) ≥ K − j₀ writers;
+//! - with a child across, the descendants split between the own line (d of them, some child
+//!   holding ⌈d/j⌉ with j its writers) and the lines across (the rest, some line across
+//!   holding ⌈rest/L⌉ of them with L the groups across, some child ⌈·/j⌉ of those with j ≤ c_b
+//!   its writers): each side costs at least its biggest child's subtree and its line, so the
+//!   node the dearer side, least over d (both sides grow with d, so the least is where they
+//!   cross: a bisection).
+//!
+//! A child's subtree is bounded by the table of its own group: the node's for a child on its
+//! own line, the least over the other groups' for a child across, so there is one table f
+//! (and g) per group. Groups of the same capacity are alike, so there is one per distinct
+//! capacity: one for an even split or a free split over like sockets, two for a split such as
+//! 8 + 4. Without capacities every group is taken to hold every node, which gives the
+//! relaxation above unchanged. What it does not count: how many threads of another group a
+//! subtree already holds (each node may take its children across as if every thread elsewhere
+//! were still free), and the lines a node reads one after the other (it takes the dearest).
+//!
+//! O(n²) work per height tried and per class of group; nothing above [`MAX_NODES`] nodes.
+//! Measured (criterion group `lower-bound` in `crates/graph/benches/priced_trees.rs`,
+//! docs/perf.md, 2026-11-29, counted): 1.5–5.0 ms at 128 nodes, 77–433 ms at 1,024; a one-off
+//! timing at 4,096 before the counting took 1.0–1.6 s, too much for every request of a sweep.
 
 /// Largest tree the bound is computed for (module docs: the work is O(n²) per height).
 pub const MAX_NODES: u32 = 1024;
@@ -98,6 +126,26 @@ pub struct LevelBound {
     /// write after a writer of the same (other) socket under T_min, a write stolen from the
     /// parent and read back across under T_max.
     pub across_per_child: f64,
+    /// What a child across sockets (or L3 domains) pays beyond `release` for its read of its
+    /// parent's go flag across, on a line across (`other_socket`): the path form adds it to
+    /// every such child's way in (module docs, "The release, two ways"), as it adds the
+    /// crossing's `release` beyond `release` to the crossing child's.
+    pub release_across: f64,
+    /// How many threads each line's group can hold (module docs, "Counting the threads"):
+    /// `None` when only the number of lines is known.
+    pub capacity: Option<LineCapacity>,
+}
+
+/// The threads each many-to-one line's group (a socket, or an L3 domain where each keeps a
+/// line) holds at most, for a placement that fixes them (its counts) or a free split (each
+/// group's room), and the root's group when the placement fixes it (module docs, "Counting the
+/// threads").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineCapacity {
+    /// At most this many threads in each group, one entry per group.
+    pub threads: Vec<u32>,
+    /// The group of the tree's root; `None`: any group that can hold a thread.
+    pub root: Option<usize>,
 }
 
 /// The least costs of the edge a placement over two sockets (or two L3 domains of one socket)
@@ -141,12 +189,16 @@ impl LevelBound {
             crossing: None,
             other_socket: None,
             across_per_child: per_child,
+            release_across: 0.0,
+            capacity: None,
         }
     }
 
     /// The least T_min (ns) over every rooted tree of `nodes` nodes whose nodes write at most
-    /// `lines` many-to-one lines each; `None` for fewer than 2 nodes, above [`MAX_NODES`], or
-    /// when the heights the stopping rule needs would take more than [`MAX_WORK`] cells.
+    /// `lines` many-to-one lines each (with [`LevelBound::capacity`] and lines across, the
+    /// groups' counts say which lines a node may use: module docs, "Counting the threads");
+    /// `None` for fewer than 2 nodes, above [`MAX_NODES`], or when the heights the stopping
+    /// rule needs would take more than [`MAX_WORK`] cells.
     pub fn lower_bound(&self, nodes: u32, lines: u32) -> Option<f64> {
         if !(2..=MAX_NODES).contains(&nodes) {
             return None;
@@ -173,11 +225,188 @@ impl LevelBound {
             release: 0.0,
             release_across_cores: 0.0,
             release_per_child: 0.0,
-            crossing: self.crossing.map(|c| Crossing { release: 0.0, ..c }),
+            // A child across reads its parent's go flag across: on the path through it that
+            // read costs more than the `release` its parent's post(K) counts.
+            crossing: self.crossing.map(|c| Crossing {
+                edge: c.edge + (c.release - self.release).max(0.0),
+                release: 0.0,
+                ..c
+            }),
+            other_socket: self.other_socket.map(|x| x + self.release_across),
+            release_across: 0.0,
             ..self.clone()
         };
         Some(bound(&path, n, s).map_or(height, |p| p.max(height)))
     }
+}
+
+/// What a node in one group may do with its children's lines (module docs, "Counting the
+/// threads"): groups that hold the same number of threads at most are alike, so there is one
+/// class per such number (one class in all when only the number of lines is known).
+struct Class {
+    /// Children at most on the node's own line: the other threads of its group.
+    own: usize,
+    /// Lines the node may keep: its own (when its group has another thread) and one per other
+    /// group with a thread.
+    lines: usize,
+    /// For K children, the fewest writers the busiest of those lines can have (`usize::MAX`:
+    /// they cannot hold K).
+    busiest: Vec<usize>,
+    /// For K children with one on a line across at least: the least over the children j₀ on
+    /// the node's own line of the dearer of that line and the busiest line across (module
+    /// docs; infinite where no such split fits the groups).
+    split: Vec<f64>,
+    /// Whether the tree's root may be in a group of this class.
+    root: bool,
+    /// The classes of the other groups with a thread: those of the node's children across.
+    across: Vec<usize>,
+    /// Lines across the node may keep, and the most writers one of them can have.
+    lines_across: usize,
+    most_across: usize,
+}
+
+/// For x = 0..n: the least B with Σ min(cap, B) ≥ x over `caps` (`usize::MAX` where even the
+/// whole capacities fall short), the fewest writers the busiest of lines of those capacities
+/// can have when they hold x children.
+fn least_busiest(caps: &[usize], n: usize) -> Vec<usize> {
+    let mut out = vec![usize::MAX; n];
+    let mut b = 0usize;
+    let mut held = 0usize;
+    for (x, slot) in out.iter_mut().enumerate() {
+        while held < x && b < n {
+            b += 1;
+            held = caps.iter().map(|&c| c.min(b)).sum();
+        }
+        if held >= x {
+            *slot = b;
+        }
+    }
+    out
+}
+
+/// For each subtree size M = 0..=n: the least over d ∈ [0, M − 2] of the dearer of `first(d)`
+/// and `second(M − 1 − d)`, M − 1 descendants split between two sides of which the second
+/// holds one at least (infinite below 2 nodes). Both sides are nondecreasing in what they
+/// hold, so the least is where they cross, found by bisection: O(n log n).
+fn least_dearer_split(first: &[f64], second: &[f64], n: usize) -> Vec<f64> {
+    (0..=n)
+        .map(|size| {
+            let below = size.saturating_sub(1);
+            if below == 0 {
+                return f64::INFINITY;
+            }
+            let dearer = |d: usize| first[d].max(second[below - d]);
+            let (mut lo, mut hi) = (0usize, below - 1);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if first[mid] >= second[below - mid] {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            let at = dearer(lo);
+            if lo > 0 {
+                at.min(dearer(lo - 1))
+            } else {
+                at
+            }
+        })
+        .collect()
+}
+
+fn classes(t: &LevelBound, n: usize, s: usize, line_cost: &dyn Fn(usize) -> f64) -> Vec<Class> {
+    // (the threads of the node's group at most, those of each other group, may hold the root)
+    let groups: Vec<(usize, Vec<usize>, bool)> = match (&t.capacity, t.other_socket) {
+        (Some(capacity), Some(_)) => {
+            let caps: Vec<usize> = capacity
+                .threads
+                .iter()
+                .map(|&c| (c as usize).min(n))
+                .collect();
+            let mut values: Vec<usize> = caps.iter().copied().filter(|&c| c > 0).collect();
+            values.sort_unstable();
+            values.dedup();
+            values
+                .into_iter()
+                .map(|cap| {
+                    let mut others = caps.clone();
+                    if let Some(i) = others.iter().position(|&c| c == cap) {
+                        others.swap_remove(i);
+                    }
+                    others.retain(|&c| c > 0);
+                    let root = match capacity.root {
+                        Some(r) => caps.get(r) == Some(&cap),
+                        None => true,
+                    };
+                    (cap, others, root)
+                })
+                .collect()
+        }
+        // Only the number of lines: each may hold every child.
+        _ => vec![(n, vec![n; s.saturating_sub(1)], true)],
+    };
+    let mut classes = groups
+        .into_iter()
+        .map(|(cap, others, root)| {
+            let own = cap - 1;
+            let lines = usize::from(own > 0) + others.len();
+            let mut all = others.clone();
+            all.push(own);
+            let busiest = least_busiest(&all, n);
+            let split = match t.other_socket {
+                Some(across) if !others.is_empty() => {
+                    let across_total: usize = others.iter().sum();
+                    let busiest_across = least_busiest(&others, n);
+                    (0..n)
+                        .map(|k| {
+                            let siblings = k.saturating_sub(1) as f64 * t.leaf_per_sibling;
+                            (k.saturating_sub(across_total)..k.min(own + 1))
+                                .filter_map(|j| {
+                                    let writers = *busiest_across.get(k - j)?;
+                                    if writers == usize::MAX {
+                                        return None;
+                                    }
+                                    let far = across
+                                        + siblings
+                                        + (writers - 1) as f64 * t.across_per_child;
+                                    Some(if j == 0 {
+                                        far
+                                    } else {
+                                        far.max(t.leaf + siblings + t.edge + line_cost(j))
+                                    })
+                                })
+                                .fold(f64::INFINITY, f64::min)
+                        })
+                        .collect()
+                }
+                _ => vec![f64::INFINITY; n],
+            };
+            Class {
+                own,
+                lines: lines.max(1),
+                busiest,
+                split,
+                root,
+                lines_across: others.len(),
+                most_across: others.iter().copied().max().unwrap_or(0),
+                across: others,
+            }
+        })
+        .collect::<Vec<_>>();
+    // The other groups by their class: the class of a group is the one of its capacity.
+    let caps: Vec<usize> = classes.iter().map(|c| c.own + 1).collect();
+    for class in &mut classes {
+        let mut across: Vec<usize> = class
+            .across
+            .iter()
+            .filter_map(|cap| caps.iter().position(|c| c == cap))
+            .collect();
+        across.sort_unstable();
+        across.dedup();
+        class.across = across;
+    }
+    classes
 }
 
 fn bound(t: &LevelBound, n: usize, s: usize) -> Option<f64> {
@@ -189,11 +418,14 @@ fn bound(t: &LevelBound, n: usize, s: usize) -> Option<f64> {
         let other_core = k - 1 - same_core;
         t.first + other_core as f64 * t.per_child + same_core as f64 * t.sibling + t.read
     };
+    let classes = classes(t, n, s, &line_cost);
     // Height 0: only the single node. `g` bounds the subtrees that hold a thread elsewhere
-    // (another socket or domain) than their root: none of one node.
-    let mut f = vec![f64::INFINITY; n + 1];
-    f[1] = t.leaf;
-    let mut g = vec![f64::INFINITY; n + 1];
+    // (another socket or domain) than their root: none of one node. One table of each per
+    // class of the subtree's root.
+    let mut leaf_only = vec![f64::INFINITY; n + 1];
+    leaf_only[1] = t.leaf;
+    let mut f = vec![leaf_only; classes.len()];
+    let mut g = vec![vec![f64::INFINITY; n + 1]; classes.len()];
     // Each level of the deepest path: an inner node with its child's edge and line and the
     // least post(K) of a node with children.
     let least_post = t.post.iter().skip(1).copied().fold(f64::INFINITY, f64::min);
@@ -203,104 +435,158 @@ fn bound(t: &LevelBound, n: usize, s: usize) -> Option<f64> {
         0.0
     };
     let level = t.pre + t.edge + line_cost(1) + least_post + t.release;
-    // With lines across: for K children on two lines or more, the least over the number j₀
-    // on the node's own line of the dearer of that line and the busiest line across (module
-    // docs); it depends on K alone, so it is computed once (O(n²)).
-    let split: Vec<f64> = match t.other_socket {
-        Some(across) if s > 1 => (0..n)
-            .map(|k| {
-                let siblings = k.saturating_sub(1) as f64 * t.leaf_per_sibling;
-                (0..k)
-                    .map(|own| {
-                        let writers = (k - own).div_ceil(s - 1);
-                        let far = across + siblings + (writers - 1) as f64 * t.across_per_child;
-                        if own == 0 {
-                            far
-                        } else {
-                            far.max(t.leaf + siblings + t.edge + line_cost(own))
-                        }
-                    })
-                    .fold(f64::INFINITY, f64::min)
-            })
-            .collect(),
-        _ => Vec::new(),
+    let least_over_classes = |tables: &[Vec<f64>]| -> Vec<f64> {
+        (0..=n)
+            .map(|m| tables.iter().map(|x| x[m]).fold(f64::INFINITY, f64::min))
+            .collect()
     };
     let mut best = f64::INFINITY;
-    let per_height = (n as u64).saturating_mul(n as u64);
+    let per_height = (n as u64)
+        .saturating_mul(n as u64)
+        .saturating_mul(classes.len() as u64);
     let mut work = 0u64;
     for h in 1..n {
         work = work.saturating_add(per_height);
         if work > MAX_WORK {
             return None;
         }
-        let prev = f;
-        let prev_g = g;
-        f = vec![f64::INFINITY; n + 1];
-        f[1] = t.leaf;
-        g = vec![f64::INFINITY; n + 1];
+        // A child on the node's own line is rooted in the node's group, one across in another
+        // group: the table of its class, or the least over the classes it may be in.
+        let prev_tables = f.clone();
+        let prev_g = least_over_classes(&g);
         // A subtree holding a thread elsewhere than its root: a child is elsewhere (its edge
         // and line read across), or a child on the root's socket holds one (at least 2 nodes,
         // and `prev_g` is nondecreasing from 2).
         let crossing = t.crossing.map(|c| {
             (t.leaf + c.edge + t.first + c.read).min(prev_g[2.min(n)] + t.edge + t.first + t.read)
         });
-        for size in 2..=n {
-            let below = size - 1;
-            let widest = below.div_ceil(s);
-            let mut through_widest = f64::INFINITY;
-            let mut through_all = f64::INFINITY;
-            let mut node = f64::INFINITY;
-            let mut node_across = f64::INFINITY;
-            // The whole tree (size n, never a child's subtree) pays the root's own term.
-            let root = size == n;
-            for k in 1..=below {
-                // The least over k' ≤ K of the line holding the most descendants: with the
-                // children on any lines (at least ⌈M/S⌉ of them), or all on one line (all M).
-                let child = prev[widest.div_ceil(k)];
-                through_widest = through_widest.min(child + t.edge + line_cost(k));
-                through_all = through_all.min(prev[below.div_ceil(k)] + t.edge + line_cost(k));
-                // Every child waits for the node's flag when the program has one.
-                let ready = t.leaf + (k - 1) as f64 * t.leaf_per_sibling;
-                let busiest = ready + t.edge + line_cost(k.div_ceil(s));
-                // The K children hold the M − 1 descendants: one holds ⌈(M − 1)/K⌉ or more.
-                let biggest = prev[below.div_ceil(k)] + t.edge + line_cost(1);
-                let any_lines = through_widest.max(busiest).max(biggest);
-                // One line of K writers, or two lines or more, one of them across sockets.
-                let one_line = through_all.max(ready + t.edge + line_cost(k));
-                let both = match t.other_socket {
-                    Some(across) if k > 1 => {
-                        one_line.min(any_lines.max(split.get(k).copied().unwrap_or(across)))
-                    }
-                    Some(_) => one_line,
-                    None => any_lines,
-                };
-                let own = t.post[k]
-                    + if root {
-                        (k - 1) as f64 * t.release_per_child
-                    } else {
-                        0.0
-                    };
-                node = node.min(both + own);
-                if let Some(across) = crossing {
-                    node_across = node_across.min(both.max(across) + own);
+        for (index, (class, (f, g))) in classes
+            .iter()
+            .zip(f.iter_mut().zip(g.iter_mut()))
+            .enumerate()
+        {
+            let own_line = &prev_tables[index];
+            let across: Vec<Vec<f64>> = class
+                .across
+                .iter()
+                .filter_map(|&c| prev_tables.get(c).cloned())
+                .collect();
+            let across_line = least_over_classes(&across);
+            let prev: Vec<f64> = own_line
+                .iter()
+                .zip(&across_line)
+                .map(|(a, b)| a.min(*b))
+                .collect();
+            // The descendants split between the node's own line (d of them, written by at
+            // most `own` children) and the lines across (the rest, one child across at least,
+            // some line across holding ⌈rest / lines across⌉): each side costs at least its
+            // busiest child's subtree and its line, the node the dearer side (module docs).
+            let side_split: Vec<f64> = match t.other_socket {
+                Some(across) if class.lines_across > 0 => {
+                    let own_side: Vec<f64> = (0..n)
+                        .map(|d| match d {
+                            0 => 0.0,
+                            _ => (1..=class.own.min(d))
+                                .map(|j| own_line[d.div_ceil(j)] + t.edge + line_cost(j))
+                                .fold(f64::INFINITY, f64::min),
+                        })
+                        .collect();
+                    let tail = across - t.leaf;
+                    let across_side: Vec<f64> = (0..n)
+                        .map(|rest| {
+                            let line = rest.div_ceil(class.lines_across);
+                            (1..=class.most_across.min(line))
+                                .map(|j| {
+                                    across_line[line.div_ceil(j)]
+                                        + tail
+                                        + (j - 1) as f64 * t.across_per_child
+                                })
+                                .fold(f64::INFINITY, f64::min)
+                        })
+                        .collect();
+                    least_dearer_split(&own_side, &across_side, n)
                 }
+                _ => vec![f64::NEG_INFINITY; n + 1],
+            };
+            f.fill(f64::INFINITY);
+            f[1] = t.leaf;
+            g.fill(f64::INFINITY);
+            for size in 2..=n {
+                let below = size - 1;
+                let widest = below.div_ceil(class.lines);
+                let mut through_widest = f64::INFINITY;
+                let mut through_all = f64::INFINITY;
+                let mut node = f64::INFINITY;
+                let mut node_across = f64::INFINITY;
+                // The whole tree (size n, never a child's subtree) pays the root's own term.
+                let root = size == n;
+                for k in 1..=below {
+                    // The least over k' ≤ K of the line holding the most descendants: with the
+                    // children on any lines (at least ⌈M/S⌉ of them), or all on one line (all
+                    // M).
+                    let child = prev[widest.div_ceil(k)];
+                    through_widest = through_widest.min(child + t.edge + line_cost(k));
+                    through_all =
+                        through_all.min(own_line[below.div_ceil(k)] + t.edge + line_cost(k));
+                    // The fewest writers of the busiest line; none when the lines cannot
+                    // hold K children.
+                    let writers = class.busiest[k];
+                    if writers == usize::MAX {
+                        continue;
+                    }
+                    // Every child waits for the node's flag when the program has one.
+                    let ready = t.leaf + (k - 1) as f64 * t.leaf_per_sibling;
+                    let busiest = ready + t.edge + line_cost(writers);
+                    // The K children hold the M − 1 descendants: one holds ⌈(M − 1)/K⌉ or more.
+                    let biggest = prev[below.div_ceil(k)] + t.edge + line_cost(1);
+                    let any_lines = through_widest.max(busiest).max(biggest);
+                    // One line of K writers (the node's own, when its group holds them), or
+                    // two lines or more, one of them across sockets.
+                    let both = match t.other_socket {
+                        Some(_) => {
+                            let one_line = if k <= class.own {
+                                through_all.max(ready + t.edge + line_cost(k))
+                            } else {
+                                f64::INFINITY
+                            };
+                            one_line.min(any_lines.max(class.split[k]).max(side_split[size]))
+                        }
+                        None => any_lines,
+                    };
+                    let own = t.post[k]
+                        + if root {
+                            (k - 1) as f64 * t.release_per_child
+                        } else {
+                            0.0
+                        };
+                    node = node.min(both + own);
+                    if let Some(across) = crossing {
+                        node_across = node_across.min(both.max(across) + own);
+                    }
+                }
+                // A subtree lies in its root's group, or holds a thread elsewhere.
+                f[size] = t.pre + node;
+                g[size] = t.pre + node_across;
             }
-            f[size] = t.pre + node;
-            g[size] = t.pre + node_across;
-        }
-        // Suffix minimum: a bound for M nodes holds for every larger subtree too.
-        for size in (1..n).rev() {
-            f[size] = f[size].min(f[size + 1]);
-            g[size] = g[size].min(g[size + 1]);
+            // Suffix minimum: a bound for M nodes holds for every larger subtree too.
+            for size in (1..n).rev() {
+                f[size] = f[size].min(f[size + 1]);
+                g[size] = g[size].min(g[size + 1]);
+            }
         }
         // The release down the deepest path of H = h edges.
         let joins = (h + 1).div_ceil(t.per_core) - 1;
         let release = h as f64 * t.release + joins as f64 * t.release_across_cores;
-        best = best.min(match t.crossing {
-            // The root's tree holds a thread elsewhere; the barrier's release reaches it.
-            Some(c) => g[n] + release.max(c.release) + t.offset,
-            None => f[n] + release + t.offset,
-        });
+        for (class, (f, g)) in classes.iter().zip(f.iter().zip(&g)) {
+            if !class.root {
+                continue;
+            }
+            best = best.min(match t.crossing {
+                // The root's tree holds a thread elsewhere; the barrier's release reaches it.
+                Some(c) => g[n] + release.max(c.release) + t.offset,
+                None => f[n] + release + t.offset,
+            });
+        }
         if (h + 1) as f64 * level + t.offset >= best {
             break;
         }
@@ -367,6 +653,66 @@ mod tests {
             bound(&root, 7, 1).map(|b| (b * 1e6).round() / 1e6),
             Some(127.0)
         );
+    }
+
+    #[test]
+    fn counted_groups_keep_children_off_a_group_that_cannot_hold_them() {
+        // 5 nodes, a line of k writers 2k (first 1, further 2, read 1), a line across of j
+        // writers 2 + 2·(j − 1), a release of 100 a level (two levels cost 2·(2 + 100) = 204
+        // or more, so only the root over four leaves counts). Lines alone (S = 2): two leaves
+        // on the root's own line and two across cost max(4, 2 + 2) = 4: bound 104.
+        let t = LevelBound {
+            release: 100.0,
+            other_socket: Some(2.0),
+            across_per_child: 2.0,
+            ..LevelBound::lines(1.0, 2.0, 1.0, 5)
+        };
+        let rounded = |t: &LevelBound| bound(t, 5, 2).map(|b| (b * 1e6).round() / 1e6);
+        assert_eq!(rounded(&t), Some(104.0));
+        // Counted, four threads on the root's socket and one on the other: at most one child
+        // across and three on the own line, max(2·3, 2) = 6: bound 106.
+        let counted = LevelBound {
+            capacity: Some(LineCapacity {
+                threads: vec![4, 1],
+                root: Some(0),
+            }),
+            ..t
+        };
+        assert_eq!(rounded(&counted), Some(106.0));
+    }
+
+    #[test]
+    fn a_child_across_is_released_across_in_the_path_form() {
+        // 2 nodes, one on each socket (capacity 1 + 1): the root's only child is across. Its
+        // line costs 4 (`other_socket`), the release 10 a level, and a child across reads the
+        // go flag 5 dearer (`release_across`). Height form: 4 + 10 = 14; the path form adds
+        // the child's dearer read to its way in: 4 + 5 + 10 = 19, the cost of that tree.
+        // Counting nothing, the child could be on the root's own line: 2 + 10 = 12.
+        let t = LevelBound {
+            release: 10.0,
+            other_socket: Some(4.0),
+            release_across: 5.0,
+            ..LevelBound::lines(1.0, 2.0, 1.0, 2)
+        };
+        let rounded = |b: Option<f64>| b.map(|b| (b * 1e6).round() / 1e6);
+        assert_eq!(rounded(t.lower_bound(2, 2)), Some(12.0));
+        let counted = LevelBound {
+            capacity: Some(LineCapacity {
+                threads: vec![1, 1],
+                root: Some(0),
+            }),
+            ..t
+        };
+        assert_eq!(rounded(bound(&counted, 2, 2)), Some(14.0));
+        assert_eq!(rounded(counted.lower_bound(2, 2)), Some(19.0));
+    }
+
+    #[test]
+    fn the_busiest_line_fills_every_group_up_to_one_count() {
+        // Lines of capacities 1 and 3: 4 children need 3 on the busier one; 2 children 1 each;
+        // 5 do not fit.
+        assert_eq!(least_busiest(&[1, 3], 5), vec![0, 1, 1, 2, 3]);
+        assert_eq!(least_busiest(&[1, 3], 6)[5], usize::MAX);
     }
 
     #[test]
