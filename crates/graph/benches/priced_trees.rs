@@ -101,7 +101,7 @@ fn priced_trees(c: &mut Criterion) {
 /// graph-priced space is built: what they add to every request, at the bundled chiplet
 /// machine's 128 threads and at the 1,024-thread limit, on two sockets.
 fn lower_bounds(c: &mut Criterion) {
-    use modelopt_graph::bounds::{lower_bound, Span, TreeProgram};
+    use modelopt_graph::bounds::{lower_bound, Span, Threads, TreeProgram};
     use modelopt_graph::Bound;
     let m = machine::load("sandy-bridge-e5-2660").unwrap();
     let Some(ccnuma) = m.model::<modelopt_model::ccnuma::Ccnuma>() else {
@@ -116,10 +116,22 @@ fn lower_bounds(c: &mut Criterion) {
     ] {
         for threads in [128u32, 1024] {
             for (name, bound) in [("t_min", Bound::Min), ("t_max", Bound::Max)] {
-                let label = format!("{program:?}/{name}/{threads}");
-                g.bench_with_input(BenchmarkId::from_parameter(label), &threads, |b, &n| {
-                    b.iter(|| lower_bound(bound, program, ccnuma, n, 2, Span::Sockets, false))
-                });
+                // Lines only, and the threads counted on an uneven split (3/4 on the root's
+                // socket: two classes of node, the dearest case).
+                let counted = Threads {
+                    per_domain: vec![threads - threads / 4, threads / 4],
+                    root_domain: Some(0),
+                    ..Threads::on_sockets(threads, 2, Span::Sockets)
+                };
+                for (spread, threads_of) in [
+                    ("", Threads::on_sockets(threads, 2, Span::Sockets)),
+                    ("/counted", counted),
+                ] {
+                    let label = format!("{program:?}/{name}/{threads}{spread}");
+                    g.bench_with_input(BenchmarkId::from_parameter(label), &threads_of, |b, t| {
+                        b.iter(|| lower_bound(bound, program, ccnuma, t))
+                    });
+                }
             }
         }
     }

@@ -51,6 +51,14 @@
 //! With one line per L3 domain (`topology.sync_line = "domain"`) S counts the domains of the
 //! sockets used and across is the cheaper of R_D and R_Q.
 //!
+//! **Counting the threads** ([`Threads::per_domain`]). A request placed by thread id fixes how
+//! many threads each socket (each domain, with a line per domain) holds, and a free split how
+//! many it can hold: a node has at most that many children on each line, one fewer on its
+//! own, and the relaxation takes it into account (`model::level_bound`, "Counting the
+//! threads"). On 8 + 4 threads of the E5-2660 no node has more than four children across, and
+//! the root's own line has the rest. A barrier's child across also reads its parent's go flag
+//! across (R_Q − r more, twice that under T_max), which the path form adds to its way in.
+//!
 //! **Crossing.** When every placement spans two sockets (or two L3 domains of one socket), the
 //! path from the root to a thread elsewhere has an edge whose child is elsewhere than its
 //! parent. That child's read of its parent's flag costs at least R_Q (or R_D), and across
@@ -98,7 +106,7 @@
 
 use crate::graph::Bound;
 use modelopt_model::ccnuma::{Ccnuma, Invalidation};
-use modelopt_model::level_bound::{Crossing, LevelBound};
+use modelopt_model::level_bound::{Crossing, LevelBound, LineCapacity};
 
 /// Largest thread count for which a bound is computed (the relaxation's own limit, which runs
 /// whenever a space is built).
@@ -126,26 +134,61 @@ pub enum Span {
     Sockets,
 }
 
+/// The threads of a request and where they may run, as far as a bound needs to know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Threads {
+    /// How many threads take part.
+    pub count: u32,
+    /// The sockets whose many-to-one lines a tree may use.
+    pub sockets: u32,
+    /// The level every placement spans.
+    pub span: Span,
+    /// Whether two threads may share a core.
+    pub shared_cores: bool,
+    /// The threads each L3 domain of the machine holds at most (socket-major, one entry a
+    /// socket on a machine of one domain a socket): the counts of a placement by thread id, the
+    /// room of a free split. Empty when unknown: the bound then counts lines only (module docs,
+    /// "Counting the threads").
+    pub per_domain: Vec<u32>,
+    /// The root's domain (an index of `per_domain`), when the placement fixes it.
+    pub root_domain: Option<usize>,
+}
+
+impl Threads {
+    /// `count` threads on at most `sockets` sockets spanning `span`, each with a core of its
+    /// own, without counts per domain.
+    pub fn on_sockets(count: u32, sockets: u32, span: Span) -> Self {
+        Threads {
+            count,
+            sockets,
+            span,
+            shared_cores: false,
+            per_domain: Vec::new(),
+            root_domain: None,
+        }
+    }
+}
+
 /// A lower bound (ns) on T_min (`bound` = [`Bound::Min`]) or T_max ([`Bound::Max`]) of
-/// `program` over every rooted tree of `threads` nodes and every placement of them that uses
-/// at most `sockets` sockets of `machine` and spans `span`, the threads sharing cores when
-/// `shared_cores`. The T_max bound is the same relaxation with §6's line stealing, where every
-/// write of a polled line is an invalidation of its pollers (module docs, "Under T_max"): it
-/// can be far above the T_min bound, which bounds T_max too (every rule's worst case is at
-/// least its best case) but knows nothing of stealing. `None` above [`MAX_BOUND_THREADS`]
-/// threads or for fewer than 2.
+/// `program` over every rooted tree of `threads.count` nodes and every placement of them on
+/// `machine` that `threads` allows. The T_max bound is the same relaxation with §6's line
+/// stealing, where every write of a polled line is an invalidation of its pollers (module docs,
+/// "Under T_max"): it can be far above the T_min bound, which bounds T_max too (every rule's
+/// worst case is at least its best case) but knows nothing of stealing. `None` above
+/// [`MAX_BOUND_THREADS`] threads or for fewer than 2.
 pub fn lower_bound(
     bound: Bound,
     program: TreeProgram,
     machine: &Ccnuma,
-    threads: u32,
-    sockets: u32,
-    span: Span,
-    shared_cores: bool,
+    threads: &Threads,
 ) -> Option<f64> {
-    if !(2..=MAX_BOUND_THREADS).contains(&threads) {
-        return None;
-    }
+    let spread = threads;
+    let (threads, sockets, span, shared_cores) = (
+        spread.count,
+        spread.sockets,
+        spread.span,
+        spread.shared_cores,
+    );
     let worst = bound == Bound::Max;
     let line = &machine.line;
     let topology = &machine.topology;
@@ -333,6 +376,31 @@ pub fn lower_bound(
         // A further writer of that line follows one of its own socket (at least r) under
         // T_min; under T_max it is stolen from the parent and read back across.
         terms.across_per_child = if worst { 2.0 * q } else { r };
+        // The barrier releases such a child across: its read of the go flag (and under
+        // T_max the write's invalidation of its copy) costs q, not r.
+        if program == TreeProgram::Barrier {
+            terms.release_across = if worst { 2.0 * (q - r) } else { q - r };
+        }
+    }
+    // The threads each line's group holds at most: a domain's with a line per domain, a
+    // socket's otherwise.
+    if !spread.per_domain.is_empty() {
+        let domains = topology.domains_per_socket.max(1) as usize;
+        terms.capacity = Some(if by_domain {
+            LineCapacity {
+                threads: spread.per_domain.clone(),
+                root: spread.root_domain,
+            }
+        } else {
+            LineCapacity {
+                threads: spread
+                    .per_domain
+                    .chunks(domains)
+                    .map(|c| c.iter().fold(0u32, |a, &b| a.saturating_add(b)))
+                    .collect(),
+                root: spread.root_domain.map(|d| d / domains),
+            }
+        });
     }
     terms.lower_bound(threads, s as u32)
 }

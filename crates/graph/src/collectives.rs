@@ -24,7 +24,7 @@
 //! The algorithms are contributed to a machine through [`ClaCollectives`], an
 //! [`AlgorithmSource`]: front ends call [`attach`] after loading a machine.
 
-use crate::bounds::{lower_bound, Span, TreeProgram};
+use crate::bounds::{lower_bound, Span, Threads, TreeProgram};
 use crate::program::Program;
 use crate::Bound;
 use crate::{analyze, places_in_domains, GraphError};
@@ -301,17 +301,36 @@ impl Algorithm for ProgramTree<'_> {
             }
         };
         let sockets_used = u32::try_from(sockets_used).unwrap_or(u32::MAX);
-        let bound_of = |bound| {
-            lower_bound(
-                bound,
-                self.kind,
-                self.machine,
-                threads,
-                sockets_used,
-                span,
-                shared_cores,
-            )
+        // The threads each domain holds (by id) or has room for (a free split), and the
+        // root's domain, which a free split keeps too: the bounds count the threads a node's
+        // lines can hold.
+        let per_domain: Vec<u32> = match &capacity {
+            // A free split's groups are the domains (the sockets on a machine without).
+            Some(room) => room.clone(),
+            None => {
+                let mut counts =
+                    vec![0u32; (topology.sockets as usize).saturating_mul(domains as usize)];
+                for p in &places {
+                    let d = p.socket as usize * domains as usize + p.domain as usize;
+                    if let Some(c) = counts.get_mut(d) {
+                        *c += 1;
+                    }
+                }
+                counts
+            }
         };
+        let root_domain = places
+            .get(root_thread as usize)
+            .map(|p| p.socket as usize * domains as usize + p.domain as usize);
+        let spread = Threads {
+            count: threads,
+            sockets: sockets_used,
+            span,
+            shared_cores,
+            per_domain,
+            root_domain,
+        };
+        let bound_of = |bound| lower_bound(bound, self.kind, self.machine, &spread);
         let (t_min_lower_bound, t_max_lower_bound) = (bound_of(Bound::Min), bound_of(Bound::Max));
         let mut space = PricedTreeSpace {
             threads,

@@ -496,6 +496,80 @@ fn the_certified_lower_bound_is_never_above_the_optimum() {
     }
 }
 
+/// The E5-2660's numbers on two sockets of `cores` cores, no hyperthreads.
+fn two_sockets_of(cores: u32) -> Machine {
+    let text = include_str!("../../../machines/sandy-bridge-e5-2660.toml")
+        .replace(
+            "cores_per_socket = 8",
+            &format!("cores_per_socket = {cores}"),
+        )
+        .replace("threads_per_core = 2", "threads_per_core = 1")
+        .replace("max_threads = 32", &format!("max_threads = {}", 2 * cores));
+    let mut m = machine::from_text("two-sockets.toml", &text).unwrap();
+    attach(&mut m).unwrap();
+    m
+}
+
+#[test]
+fn counting_the_threads_of_each_socket_keeps_both_bounds_below_the_optimum() {
+    // The bounds count how many threads each socket holds (model::level_bound, "Counting the
+    // threads"): on sockets of 4 cores, 5–7 threads by id are 4 + 1 … 4 + 3, the splits
+    // where that count binds hardest (a node has one to three children across at most). Both
+    // bounds of every program stay below the least T_min and T_max over every labeled tree.
+    // (The broadcast on this machine is the closed form, searched by the socket DP.)
+    let m = two_sockets_of(4);
+    for collective in [Collective::Barrier, Collective::Reduce] {
+        let algorithms = m.algorithms_for(collective);
+        let algorithm = &*algorithms[0];
+        for n in [5u32, 6, 7] {
+            let request = Request::new(collective, n).unwrap();
+            let (bound, bound_max, sockets) = bounds_of(algorithm, &request);
+            assert_eq!(sockets.iter().filter(|&&s| s == 1).count(), n as usize - 4);
+            let (mut best, mut best_max) = (f64::INFINITY, f64::INFINITY);
+            for p in every_labeled_tree(n as usize, &sockets) {
+                let c = algorithm.cost(&request, &p).unwrap();
+                best = best.min(c.min_ns);
+                best_max = best_max.min(c.max_ns);
+            }
+            let what = format!("{collective:?} n = {n}");
+            let (bound, bound_max) = (bound.unwrap(), bound_max.unwrap());
+            assert!(
+                bound <= best + 1e-9,
+                "{what}: bound {bound}, optimum {best}"
+            );
+            assert!(
+                bound_max <= best_max + 1e-9,
+                "{what}: T_max bound {bound_max}, optimum {best_max}"
+            );
+        }
+    }
+}
+
+#[test]
+fn counted_the_barrier_bound_is_the_flat_tree_over_both_sockets() {
+    // Sockets of 3 cores, 6 threads by id (3 + 3), the barrier under T_min: the flat tree is
+    // optimal (exhaustive search). By hand (R_R 35, R_Q 94, R_I 70): threads 1 and 2 add to
+    // the root's line of socket 0, the first from memory (R_I) and the second from 1 (R_R),
+    // the root reads it (R_R): 140; threads 3, 4, 5 add to its line of socket 1, R_I + 2·R_R,
+    // and the root reads that line across (R_Q): 234; the root writes its fresh go flag (R_I)
+    // and the threads of socket 1 read it across (R_Q): 234 + 70 + 94 = 398 ns. The bound
+    // counts the threads: three of the root's five children are across (its socket holds
+    // two more), a line across of three writers, R_I + 2·R_R + R_Q = 234, then the release
+    // across, R_I + R_Q: 398, the optimum. Counting only lines it let two go across (a line
+    // R_I + R_R + R_Q = 199 beside three at home, 175): 199 + 164 = 363.
+    let m = small_two_socket();
+    let request = Request::new(Collective::Barrier, 6).unwrap();
+    let algorithms = m.algorithms_for(Collective::Barrier);
+    let algorithm = &*algorithms[0];
+    let flat = price(&m, Collective::Barrier, "0(1,2,3,4,5)", &[0, 0, 0, 1, 1, 1]);
+    assert_eq!((flat.0 * 1e6).round() / 1e6, 398.0);
+    let (bound, _, _) = bounds_of(algorithm, &request);
+    assert_eq!(bound.map(|b| (b * 1e6).round() / 1e6), Some(398.0));
+    let ranked = rank(algorithm, &request, &SearchOptions::new(Objective::Min, 1)).unwrap();
+    assert!(ranked.exact());
+    assert_eq!((ranked.best[0].score * 1e6).round() / 1e6, 398.0);
+}
+
 #[test]
 fn the_bound_of_a_flat_barrier_on_one_socket_is_its_cost() {
     // 4 threads on one socket of the E5-2660: the flat barrier, 2·R_I + (k + 1)·R_R = 2·70 +
