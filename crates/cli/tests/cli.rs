@@ -1864,17 +1864,18 @@ fn under_max_a_graph_priced_answer_is_measured_against_the_t_max_bound() {
 
 #[test]
 fn a_graph_priced_search_refused_up_front_names_the_size_that_starts_it() {
-    // A barrier over 8 threads placed freely on chiplet-2s-4x8-domain-lines: the exhaustive
+    // A barrier over 9 threads placed freely on chiplet-2s-4x8-domain-lines: the exhaustive
     // pass over every tree and placement is over the default budget, so the answer is the local
     // search's, within milliseconds. It used to say "the work budget was used up" (needed 0),
     // which it was not; it now names the pass's size, the very number `--search exhaustive`
-    // refuses with, and the budget that starts it.
+    // refuses with, and the budget that starts it. (At 8 threads, the request this test
+    // used before, the bound proves the answer's score since 2026-11-29: test below.)
     let args = [
         "barrier",
         "-m",
         "chiplet-2s-4x8-domain-lines",
         "-n",
-        "8",
+        "9",
         "--placement",
         "optimal",
         "--algorithm",
@@ -1912,6 +1913,43 @@ fn a_graph_priced_search_refused_up_front_names_the_size_that_starts_it() {
         text.contains(&format!("--budget {size} or more starts the exact search")),
         "{text}"
     );
+}
+
+#[test]
+fn a_child_in_another_domain_released_across_proves_a_free_barriers_score() {
+    // 8 threads placed freely on chiplet-2s-4x8-domain-lines (8 cores a domain, R_I 122,
+    // R_R 35, R_D 164.5): the flat tree in one domain, 2·R_I + (k + 1)·R_R = 2·122 + 8·35 =
+    // 524 ns, over the work budget of the exhaustive pass. Before, the bound let the root put
+    // three of its seven children on lines of other domains, a line of one each (R_I + R_D =
+    // 286.5, against 297 for the five on its own line, 122 + 5·35): gathered at 286.5,
+    // released (R_I + R_R = 157) at 443.5, gap 18.2 %. A child in another domain also reads
+    // the go flag across, R_D − R_R = 129.5 more (the path form, 2026-11-29), so any split
+    // costs at least 286.5 + 129.5 + 157 = 573, and one line of seven, 122 + 6·35 + 35 = 367,
+    // then the release, is the least: 524. The score is proven, the tie-break among equal
+    // scores not.
+    let args = [
+        "barrier",
+        "-m",
+        "chiplet-2s-4x8-domain-lines",
+        "-n",
+        "8",
+        "--placement",
+        "optimal",
+        "--algorithm",
+        "cla-tree",
+    ];
+    let out = modelopt()
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["t_min_ns"], 524.0, "{v}");
+    assert_eq!(v["exact"], false, "{v}");
+    assert_eq!(v["gap_percent"], 0.0, "{v}");
+    let text = stdout_of(&args);
+    assert!(text.contains("score optimal"), "{text}");
 }
 
 #[test]
