@@ -1862,6 +1862,21 @@ fn under_max_a_graph_priced_answer_is_measured_against_the_t_max_bound() {
     assert_eq!(v["gap_percent"].as_f64(), Some(0.0), "{v}");
 }
 
+/// A barrier over `threads` threads placed freely on chiplet-2s-4x8-domain-lines, graph-priced.
+fn free_barrier_on_domain_lines(threads: &str) -> [&str; 9] {
+    [
+        "barrier",
+        "-m",
+        "chiplet-2s-4x8-domain-lines",
+        "-n",
+        threads,
+        "--placement",
+        "optimal",
+        "--algorithm",
+        "cla-tree",
+    ]
+}
+
 #[test]
 fn a_graph_priced_search_refused_up_front_names_the_size_that_starts_it() {
     // A barrier over 9 threads placed freely on chiplet-2s-4x8-domain-lines: the exhaustive
@@ -1870,17 +1885,7 @@ fn a_graph_priced_search_refused_up_front_names_the_size_that_starts_it() {
     // which it was not; it now names the pass's size, the very number `--search exhaustive`
     // refuses with, and the budget that starts it. (At 8 threads, the request this test
     // used before, the bound proves the answer's score since 2026-11-29: test below.)
-    let args = [
-        "barrier",
-        "-m",
-        "chiplet-2s-4x8-domain-lines",
-        "-n",
-        "9",
-        "--placement",
-        "optimal",
-        "--algorithm",
-        "cla-tree",
-    ];
+    let args = free_barrier_on_domain_lines("9");
     let refused = modelopt()
         .args(args)
         .args(["--search", "exhaustive"])
@@ -1927,17 +1932,7 @@ fn a_child_in_another_domain_released_across_proves_a_free_barriers_score() {
     // costs at least 286.5 + 129.5 + 157 = 573, and one line of seven, 122 + 6·35 + 35 = 367,
     // then the release, is the least: 524. The score is proven, the tie-break among equal
     // scores not.
-    let args = [
-        "barrier",
-        "-m",
-        "chiplet-2s-4x8-domain-lines",
-        "-n",
-        "8",
-        "--placement",
-        "optimal",
-        "--algorithm",
-        "cla-tree",
-    ];
+    let args = free_barrier_on_domain_lines("8");
     let out = modelopt()
         .args(args)
         .args(["--format", "json"])

@@ -284,33 +284,44 @@ fn least_busiest(caps: &[usize], n: usize) -> Vec<usize> {
     out
 }
 
+/// The least over x ∈ [lo, hi] of max(rising(x), falling(x)), `rising` nondecreasing and
+/// `falling` nonincreasing in x: the smallest x where rising catches up with falling, or the one
+/// before it, found by bisection in O(log(hi − lo)) calls. `lo > hi` gives infinity.
+pub fn least_dearer(
+    lo: usize,
+    hi: usize,
+    rising: impl Fn(usize) -> f64,
+    falling: impl Fn(usize) -> f64,
+) -> f64 {
+    if lo > hi {
+        return f64::INFINITY;
+    }
+    let dearer = |x: usize| rising(x).max(falling(x));
+    let (start, mut lo, mut hi) = (lo, lo, hi);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if rising(mid) >= falling(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    if lo > start {
+        dearer(lo).min(dearer(lo - 1))
+    } else {
+        dearer(lo)
+    }
+}
+
 /// For each subtree size M = 0..=n: the least over d ∈ [0, M − 2] of the dearer of `first(d)`
 /// and `second(M − 1 − d)`, M − 1 descendants split between two sides of which the second
 /// holds one at least (infinite below 2 nodes). Both sides are nondecreasing in what they
-/// hold, so the least is where they cross, found by bisection: O(n log n).
+/// hold, so the least is where they cross ([`least_dearer`]): O(n log n).
 fn least_dearer_split(first: &[f64], second: &[f64], n: usize) -> Vec<f64> {
     (0..=n)
-        .map(|size| {
-            let below = size.saturating_sub(1);
-            if below == 0 {
-                return f64::INFINITY;
-            }
-            let dearer = |d: usize| first[d].max(second[below - d]);
-            let (mut lo, mut hi) = (0usize, below - 1);
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                if first[mid] >= second[below - mid] {
-                    hi = mid;
-                } else {
-                    lo = mid + 1;
-                }
-            }
-            let at = dearer(lo);
-            if lo > 0 {
-                at.min(dearer(lo - 1))
-            } else {
-                at
-            }
+        .map(|size| match size.saturating_sub(1) {
+            0 => f64::INFINITY,
+            below => least_dearer(0, below - 1, |d| first[d], |d| second[below - d]),
         })
         .collect()
 }
@@ -705,6 +716,20 @@ mod tests {
         };
         assert_eq!(rounded(bound(&counted, 2, 2)), Some(14.0));
         assert_eq!(rounded(counted.lower_bound(2, 2)), Some(19.0));
+    }
+
+    #[test]
+    fn the_least_dearer_is_where_the_rising_side_catches_up() {
+        // x against 10 − x on [0, 10]: they meet at 5. 0 against 10 − x on [0, 3]: the falling
+        // side is the dearer throughout, least at 3: 7. An empty range: infinity.
+        assert_eq!(least_dearer(0, 10, |x| x as f64, |x| 10.0 - x as f64), 5.0);
+        assert_eq!(least_dearer(0, 3, |_| 0.0, |x| 10.0 - x as f64), 7.0);
+        // Between two integers the better neighbour: 2x against 9 − x meet at 3 (6 against 6).
+        assert_eq!(
+            least_dearer(1, 8, |x| 2.0 * x as f64, |x| 9.0 - x as f64),
+            6.0
+        );
+        assert_eq!(least_dearer(4, 3, |_| 0.0, |_| 0.0), f64::INFINITY);
     }
 
     #[test]

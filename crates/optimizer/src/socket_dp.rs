@@ -3180,27 +3180,8 @@ pub fn lower_bound(costs: &LineClasses, n: u32, sockets: u32) -> f64 {
     for m in 2..=n {
         let slowest = |k: usize| lb[(m - 1).div_ceil(k)];
         let group = |k: usize| (k.div_ceil(s) - 1) as f64 * costs.socket;
-        // The smallest k in [1, m − 1] with group(k) ≥ slowest(k), if any.
-        let (mut lo, mut hi) = (1usize, m - 1);
-        let best = if group(hi) < slowest(hi) {
-            slowest(hi)
-        } else {
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                if group(mid) >= slowest(mid) {
-                    hi = mid;
-                } else {
-                    lo = mid + 1;
-                }
-            }
-            let at = group(lo);
-            if lo > 1 {
-                at.min(slowest(lo - 1))
-            } else {
-                at
-            }
-        };
-        lb[m] = c0 + best;
+        // Where group(k) catches up with slowest(k), k in [1, m − 1].
+        lb[m] = c0 + modelopt_model::level_bound::least_dearer(1, m - 1, group, slowest);
     }
     costs.offset() + lb[n]
 }
