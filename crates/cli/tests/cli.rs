@@ -1600,11 +1600,11 @@ fn a_graph_priced_local_search_stops_within_its_time_limit() {
 #[test]
 fn the_look_ahead_of_a_long_sweep_is_bounded_too() {
     // 1,023 graph-priced points up to 1,024 threads: building each space computes its
-    // certified bound in O(n²) (40–60 ms at 1,024 threads), so looking at every point before
-    // the sweep took 72 s, past a 1 s time limit. The look-ahead now stops after PREFLIGHT_WORK
-    // units (Σ n² over the points it built) and says how far it looked: the first points, 2 to
-    // 182 threads (Σ_{n=2}^{182} n² = 182·183·365/6 − 1 = 2,026,114 > 2·10⁶, the unit counted
-    // after each build), are the 181 looked at.
+    // certified bounds in O(n²) per height (0.15–0.7 s at 1,024 threads), so looking at every
+    // point before the sweep took 72 s, past a 1 s time limit. The look-ahead now stops after
+    // PREFLIGHT_WORK = 5·10⁵ units (Σ n² over the points it built) and says how far it looked:
+    // the first points, 2 to 114 threads (Σ_{n=2}^{114} n² = 114·115·229/6 − 1 = 500,364 >
+    // 5·10⁵, the unit counted after each build; to 113 it is 487,368), are the 113 looked at.
     let t0 = std::time::Instant::now();
     let out = modelopt()
         .args([
@@ -1625,7 +1625,7 @@ fn the_look_ahead_of_a_long_sweep_is_bounded_too() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
-        stderr.contains("of its 1023 points (of the first 181 looked at)"),
+        stderr.contains("of its 1023 points (of the first 113 looked at)"),
         "{stderr}"
     );
     assert!(took < std::time::Duration::from_secs(6), "{took:?}");

@@ -313,6 +313,24 @@ pub fn least_dearer(
     }
 }
 
+/// The least over j ∈ [1, min(most, d)] writers of `table[⌈d/j⌉] + cost(j)`: some writer
+/// holds ⌈d/j⌉ of the d descendants. `table` and `cost` are nondecreasing, so within a run of j
+/// with the same ⌈d/j⌉ the first is the least, and there are O(√d) runs (the next run starts
+/// at ⌈d/(q − 1)⌉ after one of q). Infinite for d = 0.
+fn least_over_writers(d: usize, most: usize, table: &[f64], cost: impl Fn(usize) -> f64) -> f64 {
+    let mut best = f64::INFINITY;
+    let mut j = 1;
+    while j <= most.min(d) {
+        let q = d.div_ceil(j);
+        best = best.min(table[q] + cost(j));
+        if q == 1 {
+            break;
+        }
+        j = d.div_ceil(q - 1);
+    }
+    best
+}
+
 /// For each subtree size M = 0..=n: the least over d ∈ [0, M − 2] of the dearer of `first(d)`
 /// and `second(M − 1 − d)`, M − 1 descendants split between two sides of which the second
 /// holds one at least (infinite below 2 nodes). Both sides are nondecreasing in what they
@@ -497,22 +515,18 @@ fn bound(t: &LevelBound, n: usize, s: usize) -> Option<f64> {
                     let own_side: Vec<f64> = (0..n)
                         .map(|d| match d {
                             0 => 0.0,
-                            _ => (1..=class.own.min(d))
-                                .map(|j| own_line[d.div_ceil(j)] + t.edge + line_cost(j))
-                                .fold(f64::INFINITY, f64::min),
+                            _ => least_over_writers(d, class.own, own_line, |j| {
+                                t.edge + line_cost(j)
+                            }),
                         })
                         .collect();
                     let tail = across - t.leaf;
                     let across_side: Vec<f64> = (0..n)
                         .map(|rest| {
                             let line = rest.div_ceil(class.lines_across);
-                            (1..=class.most_across.min(line))
-                                .map(|j| {
-                                    across_line[line.div_ceil(j)]
-                                        + tail
-                                        + (j - 1) as f64 * t.across_per_child
-                                })
-                                .fold(f64::INFINITY, f64::min)
+                            least_over_writers(line, class.most_across, &across_line, |j| {
+                                tail + (j - 1) as f64 * t.across_per_child
+                            })
                         })
                         .collect();
                     least_dearer_split(&own_side, &across_side, n)
@@ -716,6 +730,26 @@ mod tests {
         };
         assert_eq!(rounded(bound(&counted, 2, 2)), Some(14.0));
         assert_eq!(rounded(counted.lower_bound(2, 2)), Some(19.0));
+    }
+
+    #[test]
+    fn the_least_over_writers_visits_one_j_per_run_and_equals_every_j() {
+        // Against trying every j, on a table and costs with ties and steps.
+        let table: Vec<f64> = (0..40).map(|q| (q * q / 7) as f64).collect();
+        for d in 1..40usize {
+            for most in 1..45usize {
+                let cost = |j: usize| 3.0 * (j / 2) as f64;
+                let every = (1..=most.min(d))
+                    .map(|j| table[d.div_ceil(j)] + cost(j))
+                    .fold(f64::INFINITY, f64::min);
+                assert_eq!(
+                    least_over_writers(d, most, &table, cost),
+                    every,
+                    "d {d} most {most}"
+                );
+            }
+        }
+        assert_eq!(least_over_writers(0, 5, &table, |_| 0.0), f64::INFINITY);
     }
 
     #[test]

@@ -452,10 +452,11 @@ impl<'m> Sweep<'m> {
 /// The most points [`Sweep::points_over_budget`] looks at.
 pub const PREFLIGHT_POINTS: u64 = 10_000;
 
-/// The most work units [`Sweep::points_over_budget`] spends building spaces: 2·10⁶, about a
-/// tenth of a second (a graph-priced space of 1,024 threads, 1,048,576 units, takes 40–60 ms to
-/// build), spent before the sweep's time limit starts.
-pub const PREFLIGHT_WORK: u64 = 2_000_000;
+/// The most work units [`Sweep::points_over_budget`] spends building spaces: 5·10⁵, at most a
+/// few tenths of a second, spent before the sweep's time limit starts (a graph-priced space of
+/// 1,024 threads, 1,048,576 units, takes 0.15–0.7 s to build since its bounds count the
+/// threads of each socket, docs/perf.md; 2·10⁶ before, when it took 40–60 ms).
+pub const PREFLIGHT_WORK: u64 = 500_000;
 
 /// The points of a sweep over the work budget, as far as [`Sweep::points_over_budget`] looked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
