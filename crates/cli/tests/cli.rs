@@ -1926,7 +1926,7 @@ fn a_child_in_another_domain_released_across_proves_a_free_barriers_score() {
     // R_R 35, R_D 164.5): the flat tree in one domain, 2·R_I + (k + 1)·R_R = 2·122 + 8·35 =
     // 524 ns, over the work budget of the exhaustive pass. Before, the bound let the root put
     // three of its seven children on lines of other domains, a line of one each (R_I + R_D =
-    // 286.5, against 297 for the five on its own line, 122 + 5·35): gathered at 286.5,
+    // 286.5), the four left on its own line (122 + 3·35 + 35 = 262): gathered at 286.5,
     // released (R_I + R_R = 157) at 443.5, gap 18.2 %. A child in another domain also reads
     // the go flag across, R_D − R_R = 129.5 more (the path form, 2026-11-29), so any split
     // costs at least 286.5 + 129.5 + 157 = 573, and one line of seven, 122 + 6·35 + 35 = 367,

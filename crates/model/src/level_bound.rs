@@ -70,8 +70,9 @@
 //!
 //! O(n²) work per height tried and per class of group; nothing above [`MAX_NODES`] nodes.
 //! Measured (criterion group `lower-bound` in `crates/graph/benches/priced_trees.rs`,
-//! docs/perf.md, 2026-11-29, counted): 1.5–5.0 ms at 128 nodes, 77–433 ms at 1,024; a one-off
-//! timing at 4,096 before the counting took 1.0–1.6 s, too much for every request of a sweep.
+//! docs/perf.md, 2026-11-29, counted on two classes): 1.6–4.0 ms at 128 nodes, 114–339 ms at
+//! 1,024; a one-off timing at 4,096 before the counting took 1.0–1.6 s, too much for every
+//! request of a sweep.
 
 /// Largest tree the bound is computed for (module docs: the work is O(n²) per height).
 pub const MAX_NODES: u32 = 1024;
