@@ -515,32 +515,46 @@ fn counting_the_threads_of_each_socket_keeps_both_bounds_below_the_optimum() {
     // The bounds count how many threads each socket holds (model::level_bound, "Counting the
     // threads"): on sockets of 4 cores, 5–7 threads by id are 4 + 1 … 4 + 3, the splits
     // where that count binds hardest (a node has one to three children across at most). Both
-    // bounds of every program stay below the least T_min and T_max over every labeled tree.
+    // bounds of every program stay below the least T_min and T_max over every labeled tree,
+    // with the root on the full socket (thread 0) and on the other one (the last thread, whose
+    // own line can hold only n − 5 children). Threads of one socket are interchangeable, so
+    // the trees rooted at the last thread are those rooted at node 0 with its socket.
     // (The broadcast on this machine is the closed form, searched by the socket DP.)
     let m = two_sockets_of(4);
     for collective in [Collective::Barrier, Collective::Reduce] {
         let algorithms = m.algorithms_for(collective);
         let algorithm = &*algorithms[0];
         for n in [5u32, 6, 7] {
-            let request = Request::new(collective, n).unwrap();
-            let (bound, bound_max, sockets) = bounds_of(algorithm, &request);
-            assert_eq!(sockets.iter().filter(|&&s| s == 1).count(), n as usize - 4);
-            let (mut best, mut best_max) = (f64::INFINITY, f64::INFINITY);
-            for p in every_labeled_tree(n as usize, &sockets) {
-                let c = algorithm.cost(&request, &p).unwrap();
-                best = best.min(c.min_ns);
-                best_max = best_max.min(c.max_ns);
+            for root in [0, n - 1] {
+                let request = Request::new(collective, n).unwrap();
+                let options = SpaceOptions {
+                    root: Some(root),
+                    ..SpaceOptions::default()
+                };
+                let Space::PricedTrees(space) = algorithm.space(&request, &options).unwrap() else {
+                    panic!("not a graph-priced space");
+                };
+                let mut sockets = space.thread_sockets.clone();
+                assert_eq!(sockets.iter().filter(|&&s| s == 1).count(), n as usize - 4);
+                sockets.swap(0, root as usize);
+                let (mut best, mut best_max) = (f64::INFINITY, f64::INFINITY);
+                for p in every_labeled_tree(n as usize, &sockets) {
+                    let c = algorithm.cost(&request, &p).unwrap();
+                    best = best.min(c.min_ns);
+                    best_max = best_max.min(c.max_ns);
+                }
+                let what = format!("{collective:?} n = {n}, root {root}");
+                let bound = space.t_min_lower_bound.unwrap();
+                let bound_max = space.t_max_lower_bound.unwrap();
+                assert!(
+                    bound <= best + 1e-9,
+                    "{what}: bound {bound}, optimum {best}"
+                );
+                assert!(
+                    bound_max <= best_max + 1e-9,
+                    "{what}: T_max bound {bound_max}, optimum {best_max}"
+                );
             }
-            let what = format!("{collective:?} n = {n}");
-            let (bound, bound_max) = (bound.unwrap(), bound_max.unwrap());
-            assert!(
-                bound <= best + 1e-9,
-                "{what}: bound {bound}, optimum {best}"
-            );
-            assert!(
-                bound_max <= best_max + 1e-9,
-                "{what}: T_max bound {bound_max}, optimum {best_max}"
-            );
         }
     }
 }
