@@ -1309,8 +1309,9 @@ fn free_split(
                 // blend:0.5 were within 1.05 % under any time limit and 0.84 % without, and
                 // four sockets of 12 at a budget of 10⁷ were exact under one at 28 threads
                 // (1.86 % without) and 1.52 % at 36 (1.30 % without); building them without a
-                // limit too would cost every free split they are built for (docs/cla.md §13).
-                // Test `a_time_limit_that_does_not_fire_changes_no_answer`.
+                // limit too would cost every admitted free split a stopgap tree a split
+                // (docs/perf.md, "A time limit that does not fire"). Test
+                // `a_time_limit_that_does_not_fire_changes_no_answer`.
                 let incumbent =
                     split_incumbent(space, &splits, &box_counts, root_socket, objective, ctl)?;
                 let (table, filled) = socket_dp::SocketTable::build_splits(
