@@ -456,7 +456,8 @@ fn the_preflight_agrees_with_the_search() {
 /// build (docs/perf.md). The default budget's answer is now
 /// built first within the same limit, so the stopped search's tree scores at most the
 /// refusal's and its bound is at least the refusal's. The limit leaves the refusal's own work
-/// (about 1.5 s in a debug build) time.
+/// time (about 1.5 s in a debug build when this was written; about 22 s on 2026-11-29, when
+/// the test took 82 s with its 60 s wait).
 #[test]
 fn a_raised_budget_never_ranks_a_worse_tree_than_the_default_budget() {
     use modelopt_model::algorithm::ThreadPlacement;
