@@ -1278,8 +1278,9 @@ fn free_split(
             let within = admitted.is_ok();
             // Under a time limit, the stopped search's answer is built before the DP, as in
             // `socket_optimum`: after a stop it answers at once, and as well as the refusal.
-            // The trees are the table's incumbent; the bound is left to the covering pass when
-            // the search starts with one (a share of 0 computes none).
+            // The trees are that answer only, not the table's incumbent (below); the bound is
+            // left to the covering pass when the search starts with one (a share of 0 computes
+            // none).
             let share = if search_covers(space, &box_counts, objective, ctl.limits) {
                 0
             } else {
