@@ -53,7 +53,8 @@ fn space(counts: &[u32], root_socket: u32) -> RootedTreeSpace {
 /// last clip pass of a refusal was fitted to its share (`growing_passes`, 2026-11-27, fourth
 /// session), and since then about 26 s for 4 × 20 under 256 MiB and 15.5 s for 48 domain-line
 /// threads under the blend (0.8 s in a release build), so 15 s no longer left it room: the
-/// binary takes about 150 s with two CPUs.
+/// binary took about 150 s with two CPUs, about 100 s since the free split's stop has a limit of
+/// its own ([`FREE_LIMIT`], 2026-11-29).
 const LAW_LIMIT: Duration = Duration::from_secs(60);
 
 /// The time limit of the law test's free split, which the search by the bounds of its splits
