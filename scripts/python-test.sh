@@ -26,9 +26,21 @@ if [ ! -x "$VENV/bin/python" ]; then
     fi
 fi
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check 'maturin>=1.5,<2' pytest
-# The CLI the tests compare against, and the module itself (maturin builds into target/ too).
-cargo build --quiet -p modelopt-cli
-export MODELOPT_BIN="$PWD/target/debug/modelopt"
+# The CLI the tests compare against: MODELOPT_BIN when the caller gives one (.ci/run passes the
+# binary `cargo test --workspace` has just built and tested: `cargo build -p modelopt-cli`
+# resolves features for that package alone and would compile serde and our crates again, about
+# 50 s on a cold target); otherwise built here. Then the module itself (maturin builds into
+# target/ too).
+if [ -n "${MODELOPT_BIN:-}" ]; then
+    if [ ! -x "$MODELOPT_BIN" ]; then
+        echo "python-test: MODELOPT_BIN=$MODELOPT_BIN is not an executable file" >&2
+        exit 2
+    fi
+else
+    cargo build --quiet -p modelopt-cli
+    MODELOPT_BIN="$PWD/target/debug/modelopt"
+fi
+export MODELOPT_BIN
 VIRTUAL_ENV="$PWD/$VENV" PATH="$PWD/$VENV/bin:$PATH" \
     "$VENV/bin/maturin" develop --quiet --manifest-path crates/python/Cargo.toml
 "$VENV/bin/python" -m pytest -q crates/python/tests "$@"
