@@ -911,6 +911,17 @@ pub fn optimal(
 /// stopped, a certified lower bound and the gap (module docs, "Stopped searches"). One deadline
 /// covers the whole call; a socket DP stopped by it answers with a certificate at least as
 /// strong as the one the refusal at the default budget gives.
+///
+/// **More budget never loses an exact answer to a time limit.** Under a time limit, with a
+/// work budget raised past [`DEFAULT_WORK_BUDGET`] that admits an exact search (not
+/// [`runs_to_budget`] under the raised limits; any method but `exhaustive`, which finishes or
+/// is refused), the request is first searched at the default budget, within the same limit: the
+/// raised budget can admit a larger exact search (a free split's one table) that the limit then
+/// stops, where the default budget's own search (the bounds of the splits) proves the optimum
+/// in a fraction of it. When that first answer is exact it is the answer; otherwise the raised
+/// search runs in what is left of the limit, and the better of the two trees is the answer
+/// (ties: the raised search's) with the larger of their certified bounds. The ranking
+/// ([`rank_rooted_trees_until`]) applies the same rule to its improved trees.
 pub fn optimal_with(
     space: &RootedTreeSpace,
     method: TreeSearch,
@@ -918,7 +929,14 @@ pub fn optimal_with(
     limits: &Limits,
     progress: &Progress,
 ) -> Result<TreeOptimum, TreeSearchError> {
-    optimal_in(space, method, objective, &Control::new(limits, progress))
+    optimal_until(
+        space,
+        method,
+        objective,
+        limits,
+        limits.deadline(),
+        progress,
+    )
 }
 
 /// [`optimal_with`] against a deadline that started earlier (a sweep's, shared by its points).
@@ -935,7 +953,84 @@ pub fn optimal_until(
         deadline,
         progress,
     };
-    optimal_in(space, method, objective, &ctl)
+    if !default_budget_first(space, method, objective, limits) {
+        return optimal_in(space, method, objective, &ctl);
+    }
+    let default_limits = Limits {
+        work_budget: DEFAULT_WORK_BUDGET,
+        ..*limits
+    };
+    let at_default = optimal_in(
+        space,
+        method,
+        objective,
+        &Control {
+            limits: &default_limits,
+            deadline,
+            progress,
+        },
+    )?;
+    if at_default.exact() {
+        return Ok(at_default);
+    }
+    let searched = optimal_in(space, method, objective, &ctl)?;
+    Ok(better_optimum(searched, at_default, objective))
+}
+
+/// Whether a search under `limits` is first run at the default budget (see [`optimal_with`]):
+/// under a time limit, with a budget raised past the default, by a method that can stop short
+/// of its budget (not the exhaustive enumeration, which finishes or is refused), on a request
+/// the default budget does not answer by running to it ([`runs_to_budget`]; those the raised
+/// search only continues).
+fn default_budget_first(
+    space: &RootedTreeSpace,
+    method: TreeSearch,
+    objective: &Objective,
+    limits: &Limits,
+) -> bool {
+    limits.time_limit.is_some()
+        && limits.work_budget > DEFAULT_WORK_BUDGET
+        && method != TreeSearch::Exhaustive
+        && !runs_to_budget(space, method, objective, limits)
+}
+
+/// The answer of a search stopped past the default budget (`searched`) or the default budget's
+/// own (`at_default`), whichever tree ranks first under the objective (ties: `searched`),
+/// certified by the larger bound; an exact `searched` as it is.
+fn better_optimum(
+    searched: TreeOptimum,
+    at_default: TreeOptimum,
+    objective: &Objective,
+) -> TreeOptimum {
+    let (
+        Exactness::Bounded {
+            stopped,
+            lower_bound: searched_bound,
+            ..
+        },
+        Exactness::Bounded {
+            lower_bound: default_bound,
+            ..
+        },
+    ) = (&searched.exactness, &at_default.exactness)
+    else {
+        return searched;
+    };
+    let (stopped, searched_bound, default_bound) = (*stopped, *searched_bound, *default_bound);
+    let key = |t: &TreeOptimum| cost_key(objective, t.cost.min_ns, t.cost.max_ns);
+    let trees = searched.trees.saturating_add(at_default.trees);
+    let mut best = if key(&at_default) < key(&searched) {
+        at_default
+    } else {
+        searched
+    };
+    let bound = match (searched_bound, default_bound) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, y) => x.or(y),
+    };
+    best.trees = trees;
+    best.exactness = Exactness::bounded(stopped, score(objective, &best.cost), bound);
+    best
 }
 
 fn optimal_in(
@@ -3955,11 +4050,7 @@ pub fn rank_rooted_trees_until(
         work_budget: DEFAULT_WORK_BUDGET,
         ..*limits
     };
-    let default_first = limits.time_limit.is_some()
-        && limits.work_budget > DEFAULT_WORK_BUDGET
-        && options.tree_search != TreeSearch::Exhaustive
-        && !runs_to_budget(space, options.tree_search, &options.objective, limits);
-    if !default_first {
+    if !default_budget_first(space, options.tree_search, &options.objective, limits) {
         return rank_once(
             algorithm, request, options, space, limits, deadline, progress,
         );
@@ -4041,13 +4132,17 @@ fn rank_once(
     deadline: Deadline,
     progress: &Progress,
 ) -> Result<Ranked, TreeSearchError> {
-    let found = optimal_until(
+    // The search itself, without `optimal_until`'s default-budget-first rule: the caller
+    // applies it to the improved trees.
+    let found = optimal_in(
         space,
         options.tree_search,
         &options.objective,
-        limits,
-        deadline,
-        progress,
+        &Control {
+            limits,
+            deadline,
+            progress,
+        },
     )?;
     let tree = found.tree()?;
     let params = space.assign_threads(&tree, &found.sockets)?;

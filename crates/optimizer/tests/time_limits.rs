@@ -686,3 +686,30 @@ fn a_time_limit_that_does_not_fire_leaves_a_stopped_tables_incumbent_alone() {
     s.capacity = Some(vec![12; 4]);
     same_with_a_limit_that_does_not_fire(&s, &Objective::Blend(0.5), 7_000_000);
 }
+
+/// More budget never loses an exact answer to a time limit (`rooted_trees::optimal_with`, the
+/// library's own search, not only the ranking): a free split of 24 threads over four sockets
+/// of 12 under min with 8 MiB of memory. At the default budget the one table over the box 12⁴
+/// is refused and the search by the bounds of the splits proves the optimum (about 1.4 s in a
+/// debug build, 0.04 s in release); a budget of 2⁴⁰ admits the table (1.1 s in release, more
+/// than 10 s in debug). Until 2026-11-29 a limit of 10 s stopped it in a debug build, with a
+/// gap, where the default budget was exact. The default budget's search now runs first within
+/// the limit, and its exact answer is the answer as it is: the same tree and the same count of
+/// work (which a finished table, as in a release build before, would not have).
+#[test]
+fn a_raised_budget_under_a_time_limit_keeps_the_default_budgets_exact_answer() {
+    let mut s = space(&[12, 12, 0, 0], 0);
+    s.capacity = Some(vec![12; 4]);
+    let objective = Objective::Min;
+    let memory = 8 << 20;
+    let at_default = run_within(&s, &objective, None, DEFAULT_WORK_BUDGET, memory);
+    assert!(at_default.exact(), "{:?}", at_default.exactness);
+    let limit = Duration::from_secs(10);
+    let t0 = Instant::now();
+    let raised = run_within(&s, &objective, Some(limit), 1 << 40, memory);
+    assert!(t0.elapsed() < limit, "{:?}", t0.elapsed());
+    assert!(raised.exact(), "{:?}", raised.exactness);
+    assert_eq!(raised.levels, at_default.levels);
+    assert_eq!(raised.sockets, at_default.sockets);
+    assert_eq!(raised.trees, at_default.trees);
+}
