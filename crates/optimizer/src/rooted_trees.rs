@@ -1002,31 +1002,17 @@ fn better_optimum(
     at_default: TreeOptimum,
     objective: &Objective,
 ) -> TreeOptimum {
-    let (
-        Exactness::Bounded {
-            stopped,
-            lower_bound: searched_bound,
-            ..
-        },
-        Exactness::Bounded {
-            lower_bound: default_bound,
-            ..
-        },
-    ) = (&searched.exactness, &at_default.exactness)
+    let Some((stopped, bound)) =
+        stopped_and_larger_bound(&searched.exactness, &at_default.exactness)
     else {
         return searched;
     };
-    let (stopped, searched_bound, default_bound) = (*stopped, *searched_bound, *default_bound);
     let key = |t: &TreeOptimum| cost_key(objective, t.cost.min_ns, t.cost.max_ns);
     let trees = searched.trees.saturating_add(at_default.trees);
     let mut best = if key(&at_default) < key(&searched) {
         at_default
     } else {
         searched
-    };
-    let bound = match (searched_bound, default_bound) {
-        (Some(x), Some(y)) => Some(x.max(y)),
-        (x, y) => x.or(y),
     };
     best.trees = trees;
     best.exactness = Exactness::bounded(stopped, score(objective, &best.cost), bound);
@@ -4073,10 +4059,12 @@ pub fn rank_rooted_trees_until(
     Ok(better_of(searched, refused, &options.objective))
 }
 
-/// The answer of a search stopped past the default budget (`searched`) or the default budget's
-/// own (`refused`), whichever tree ranks first (ties: `searched`), certified by the larger
-/// bound; an exact `searched` as it is.
-fn better_of(searched: Ranked, refused: Ranked, objective: &Objective) -> Ranked {
+/// Why `searched` stopped and the larger of the two certified bounds, when both answers are
+/// bounded (either bound certifies the same optimum); `None` when either is exact.
+fn stopped_and_larger_bound(
+    searched: &Exactness,
+    other: &Exactness,
+) -> Option<(StopReason, Option<f64>)> {
     let (
         Exactness::Bounded {
             stopped,
@@ -4084,10 +4072,25 @@ fn better_of(searched: Ranked, refused: Ranked, objective: &Objective) -> Ranked
             ..
         },
         Exactness::Bounded {
-            lower_bound: refused_bound,
+            lower_bound: other_bound,
             ..
         },
-    ) = (&searched.exactness, &refused.exactness)
+    ) = (searched, other)
+    else {
+        return None;
+    };
+    let bound = match (searched_bound, other_bound) {
+        (Some(x), Some(y)) => Some(x.max(*y)),
+        (x, y) => x.or(*y),
+    };
+    Some((*stopped, bound))
+}
+
+/// The answer of a search stopped past the default budget (`searched`) or the default budget's
+/// own (`refused`), whichever tree ranks first (ties: `searched`), certified by the larger
+/// bound; an exact `searched` as it is.
+fn better_of(searched: Ranked, refused: Ranked, objective: &Objective) -> Ranked {
+    let Some((stopped, bound)) = stopped_and_larger_bound(&searched.exactness, &refused.exactness)
     else {
         return searched;
     };
@@ -4098,10 +4101,6 @@ fn better_of(searched: Ranked, refused: Ranked, objective: &Objective) -> Ranked
         b.clone()
     } else {
         a.clone()
-    };
-    let bound = match (searched_bound, refused_bound) {
-        (Some(x), Some(y)) => Some(x.max(*y)),
-        (x, y) => x.or(*y),
     };
     let stats = SearchStats {
         evaluated: searched
@@ -4114,7 +4113,7 @@ fn better_of(searched: Ranked, refused: Ranked, objective: &Objective) -> Ranked
             .saturating_add(refused.stats.infeasible),
         pruned: searched.stats.pruned.saturating_add(refused.stats.pruned),
     };
-    let exactness = Exactness::bounded(*stopped, best.score, bound);
+    let exactness = Exactness::bounded(stopped, best.score, bound);
     Ranked {
         best: vec![best],
         stats,
