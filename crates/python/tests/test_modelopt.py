@@ -1,7 +1,7 @@
 """The modelopt Python module against the modelopt CLI: same values, same error messages.
 
-Run by scripts/python-test.sh (which builds the CLI and the wheel into a virtualenv and sets
-MODELOPT_BIN to the CLI binary).
+Run by scripts/python-test.sh (which builds the wheel into a virtualenv and sets MODELOPT_BIN to
+the CLI binary: the one given, or one it builds).
 """
 
 import json
