@@ -658,14 +658,16 @@ fn same_with_a_limit_that_does_not_fire(s: &RootedTreeSpace, objective: &Objecti
 
 /// A time limit that does not fire changes no answer: free splits over the four-socket machine,
 /// every objective, work budgets small enough that the one table over the box is refused (the
-/// answer is built from the bounds of the splits) and large enough that it completes.
+/// answer is built from the bounds of the splits) and large enough that it completes; and a
+/// budget raised past the default (10⁹), where a time limit first runs the default budget's
+/// search, exact here, and answers with it, and no limit runs the raised one: the same tree.
 #[test]
 fn a_time_limit_that_does_not_fire_changes_no_answer() {
     for (n, per) in [(10u32, 4u32), (14, 8)] {
         let mut s = space(&[n.min(per), n - n.min(per), 0, 0], 0);
         s.capacity = Some(vec![per; 4]);
         for objective in [Objective::Min, Objective::Max, Objective::Blend(0.5)] {
-            for budget in [10_000u64, 100_000, 10_000_000] {
+            for budget in [10_000u64, 100_000, 10_000_000, 1_000_000_000] {
                 same_with_a_limit_that_does_not_fire(&s, &objective, budget);
             }
         }
