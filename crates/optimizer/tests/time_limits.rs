@@ -96,6 +96,14 @@ fn run_within(
     .unwrap()
 }
 
+/// The `cla-tree` broadcast of a bundled machine.
+fn cla_bcast(m: &modelopt_model::machine::Machine) -> Box<dyn modelopt_model::Algorithm + '_> {
+    m.algorithms_for(modelopt_model::Collective::Bcast)
+        .into_iter()
+        .find(|a| a.name() == "cla-tree")
+        .unwrap()
+}
+
 /// (why it stopped, lower bound, gap %) of a bounded answer.
 fn certificate(t: &TreeOptimum) -> (StopReason, f64, f64) {
     match t.exactness {
@@ -365,8 +373,7 @@ fn a_rooted_tree_search_against_a_passed_deadline_answers_at_once() {
     use modelopt_model::{machine, Collective, Request};
     use modelopt_optimizer::search::{rank_until, SearchOptions};
     let m = machine::load("xeon-e5-4650-4s").unwrap();
-    let algorithms = m.algorithms_for(Collective::Bcast);
-    let cla = algorithms.iter().find(|a| a.name() == "cla-tree").unwrap();
+    let cla = cla_bcast(&m);
     let request = Request::new(Collective::Bcast, 64).unwrap();
     let mut options = SearchOptions::new(Objective::Min, 1);
     options.limits.time_limit = Some(Duration::from_secs(1));
@@ -416,8 +423,7 @@ fn the_preflight_agrees_with_the_search() {
     ];
     for (name, n, placement, want) in cases {
         let m = machine::load(name).unwrap();
-        let algorithms = m.algorithms_for(Collective::Bcast);
-        let cla = algorithms.iter().find(|a| a.name() == "cla-tree").unwrap();
+        let cla = cla_bcast(&m);
         let request = Request::new(Collective::Bcast, n).unwrap();
         let mut options = SearchOptions::new(Objective::Min, 1);
         options.space.placement = placement;
@@ -465,8 +471,7 @@ fn a_raised_budget_never_ranks_a_worse_tree_than_the_default_budget() {
     use modelopt_model::{machine, Collective, Request};
     use modelopt_optimizer::search::{rank, SearchOptions};
     let m = machine::load("chiplet-2s-4x8-domain-lines").unwrap();
-    let algorithms = m.algorithms_for(Collective::Bcast);
-    let cla = algorithms.iter().find(|a| a.name() == "cla-tree").unwrap();
+    let cla = cla_bcast(&m);
     let request = Request::new(Collective::Bcast, 48).unwrap();
     let mut options = SearchOptions::new(Objective::Blend(0.5), 1);
     options.space.placement = ThreadPlacement::ByThreadId;
@@ -733,8 +738,7 @@ fn a_raised_budget_never_ranks_a_worse_tree_than_the_default_budget_on_a_free_sp
     use modelopt_model::{machine, Collective, Request};
     use modelopt_optimizer::search::{rank, SearchOptions};
     let m = machine::load("chiplet-2s-4x8-domain-lines").unwrap();
-    let algorithms = m.algorithms_for(Collective::Bcast);
-    let cla = algorithms.iter().find(|a| a.name() == "cla-tree").unwrap();
+    let cla = cla_bcast(&m);
     let request = Request::new(Collective::Bcast, 40).unwrap();
     let mut options = SearchOptions::new(Objective::Max, 1);
     options.space.placement = ThreadPlacement::Optimal;
