@@ -5,7 +5,18 @@
 # Needs python3 >= 3.8 with the venv module, and PyPI for maturin and pytest. When Python or
 # venv is missing, prints why and exits 0 (the Rust tests do not depend on it).
 set -euo pipefail
+# A CLI given to compare against (a path from where the script was called) must exist before
+# anything is installed.
+case "${MODELOPT_BIN:-}" in
+    "" | /*) ;;
+    *) MODELOPT_BIN="$PWD/$MODELOPT_BIN" ;;
+esac
 cd "$(dirname "$0")/.."
+
+if [ -n "${MODELOPT_BIN:-}" ] && [ ! -x "$MODELOPT_BIN" ]; then
+    echo "python-test: MODELOPT_BIN=$MODELOPT_BIN is not an executable file" >&2
+    exit 2
+fi
 
 PY=${PYTHON:-python3}
 if ! command -v "$PY" >/dev/null 2>&1; then
@@ -31,12 +42,7 @@ fi
 # resolves features for that package alone and would compile serde and our crates again, about
 # 50 s on a cold target); otherwise built here. Then the module itself (maturin builds into
 # target/ too).
-if [ -n "${MODELOPT_BIN:-}" ]; then
-    if [ ! -x "$MODELOPT_BIN" ]; then
-        echo "python-test: MODELOPT_BIN=$MODELOPT_BIN is not an executable file" >&2
-        exit 2
-    fi
-else
+if [ -z "${MODELOPT_BIN:-}" ]; then
     cargo build --quiet -p modelopt-cli
     MODELOPT_BIN="$PWD/target/debug/modelopt"
 fi
