@@ -96,8 +96,8 @@ pub struct SearchFlags {
     #[arg(long, value_parser = parse_seconds, allow_negative_numbers = true)]
     pub time_limit: Option<std::time::Duration>,
     /// Largest search (candidates or DP states) started without asking; larger ones are
-    /// refused up front with their estimated size.
-    #[arg(long, allow_negative_numbers = true)]
+    /// refused up front with their estimated size. A whole number: 100000000 or 1e8.
+    #[arg(long, value_parser = parse_budget, allow_negative_numbers = true)]
     pub budget: Option<u64>,
     /// Most memory a search's tables and kept points may take, e.g. 8G or 512M (binary
     /// units; default 2G; at least 1M, at most the machine's or container's memory). A search
@@ -310,6 +310,50 @@ pub fn parse_memory(s: &str) -> Result<u64, String> {
         .and_then(modelopt_host::memory::check_limit)
 }
 
+/// A work budget: a whole number of units, in digits (`100000000`) or in the exponent form the
+/// docs write (`1e10`, `2.5e9`), which must name a whole number no larger than 2⁶⁴ − 1. Worked
+/// in integers (digits × 10^(exponent − decimals)), never through a float, so `1e19` is exactly
+/// 10¹⁹ and `1.5e0` is refused rather than rounded.
+pub fn parse_budget(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let shown = crate::job::clip(s);
+    let bad =
+        || format!("`{shown}` is not a work budget: give a whole number, e.g. 100000000 or 1e8");
+    let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
+    if digits(t) {
+        return t
+            .parse::<u64>()
+            .map_err(|_| format!("`{shown}` is past the largest work budget, {}", u64::MAX));
+    }
+    let (mantissa, exponent) = t.split_once(['e', 'E']).ok_or_else(bad)?;
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let exponent = exponent.strip_prefix('+').unwrap_or(exponent);
+    if !(digits(whole) && (fraction.is_empty() || digits(fraction)) && digits(exponent)) {
+        return Err(bad());
+    }
+    let fraction = fraction.trim_end_matches('0');
+    let significant = format!("{whole}{fraction}");
+    let significant = significant.trim_start_matches('0');
+    if significant.is_empty() {
+        return Ok(0);
+    }
+    let too_large = || format!("`{shown}` is past the largest work budget, {}", u64::MAX);
+    // More than 20 significant digits, or a power past 10¹⁹, is past 2⁶⁴ − 1 (or a fraction).
+    let exponent: usize = exponent.parse().map_err(|_| too_large())?;
+    let Some(zeros) = exponent.checked_sub(fraction.len()) else {
+        return Err(format!("`{shown}` is not a whole number of work units"));
+    };
+    if significant.len() + zeros > 20 {
+        return Err(too_large());
+    }
+    let value = significant
+        .parse::<u128>()
+        .ok()
+        .and_then(|v| v.checked_mul(10u128.checked_pow(zeros as u32)?))
+        .ok_or_else(too_large)?;
+    u64::try_from(value).map_err(|_| too_large())
+}
+
 /// Seconds as a positive decimal number, at most a week.
 pub fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
     let v: f64 = s
@@ -345,6 +389,60 @@ mod tests {
         assert_eq!(parse_range("7"), Ok((7, 7)));
         assert!(parse_range("9..=3").is_err());
         assert!(parse_range("a..=3").is_err());
+    }
+
+    #[test]
+    fn budgets() {
+        // Digits, and the exponent form worked by hand: 2.5 · 10⁹ = 25 · 10⁸.
+        assert_eq!(parse_budget("100000000"), Ok(100_000_000));
+        assert_eq!(parse_budget("1e10"), Ok(10_000_000_000));
+        assert_eq!(parse_budget("1E3"), Ok(1_000));
+        assert_eq!(parse_budget("2.5e9"), Ok(2_500_000_000));
+        assert_eq!(parse_budget("1.50e1"), Ok(15));
+        assert_eq!(parse_budget("1e+2"), Ok(100));
+        assert_eq!(parse_budget("0e99"), Ok(0));
+        assert_eq!(parse_budget("0"), Ok(0));
+        // 2⁶⁴ − 1 = 18,446,744,073,709,551,615 both ways; 10¹⁹ fits, 10²⁰ and 2⁶⁴ do not.
+        assert_eq!(parse_budget("18446744073709551615"), Ok(u64::MAX));
+        assert_eq!(parse_budget("1.8446744073709551615e19"), Ok(u64::MAX));
+        assert_eq!(parse_budget("1e19"), Ok(10_000_000_000_000_000_000));
+        for past in [
+            "18446744073709551616",
+            "1.8446744073709551616e19",
+            "1e20",
+            "2e19",
+            "1e400",
+        ] {
+            assert!(
+                parse_budget(past).unwrap_err().contains("past the largest"),
+                "{past}"
+            );
+        }
+        for fraction in ["1.5e0", "1e-3", "1.25e1"] {
+            assert!(parse_budget(fraction).is_err(), "{fraction}");
+        }
+        for bad in [
+            "", "-5", "e5", "1e", ".e3", "1.5", "1e3.0", "1x", "inf", "NaN", " 1 e3",
+        ] {
+            assert!(parse_budget(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Any text is parsed or refused, never a panic; digits and `MeE` mean what they say
+        /// (the value worked in u128 here, M · 10^E, and refused past 2⁶⁴ − 1).
+        #[test]
+        fn budgets_parse_any_text_and_mean_what_they_say(
+            text in "\\PC{0,40}",
+            v in proptest::prelude::any::<u64>(),
+            m in proptest::prelude::any::<u32>(),
+            e in 0u32..=30,
+        ) {
+            let _ = parse_budget(&text);
+            proptest::prop_assert_eq!(parse_budget(&v.to_string()), Ok(v));
+            let want = u128::from(m).checked_mul(10u128.pow(e)).and_then(|x| u64::try_from(x).ok());
+            proptest::prop_assert_eq!(parse_budget(&format!("{m}e{e}")).ok(), want);
+        }
     }
 
     #[test]

@@ -247,7 +247,7 @@ pub struct HostFlags {
     pub time_limit: Option<Duration>,
     /// Largest search the optimizer starts for the `optimal` candidate without asking (as
     /// the collective commands' --budget).
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, value_parser = crate::args::parse_budget, allow_negative_numbers = true)]
     pub budget: Option<u64>,
     /// Most memory the optimizer's searches for the `optimal` candidate may keep (as the
     /// collective commands' --memory-limit).
