@@ -13,7 +13,7 @@ case "${MODELOPT_BIN:-}" in
 esac
 cd "$(dirname "$0")/.."
 
-if [ -n "${MODELOPT_BIN:-}" ] && [ ! -x "$MODELOPT_BIN" ]; then
+if [ -n "${MODELOPT_BIN:-}" ] && { [ ! -f "$MODELOPT_BIN" ] || [ ! -x "$MODELOPT_BIN" ]; }; then
     echo "python-test: MODELOPT_BIN=$MODELOPT_BIN is not an executable file" >&2
     exit 2
 fi
@@ -44,7 +44,7 @@ fi
 # target/ too).
 if [ -z "${MODELOPT_BIN:-}" ]; then
     cargo build --quiet -p modelopt-cli
-    MODELOPT_BIN="$PWD/target/debug/modelopt"
+    MODELOPT_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/modelopt"
 fi
 export MODELOPT_BIN
 VIRTUAL_ENV="$PWD/$VENV" PATH="$PWD/$VENV/bin:$PATH" \
