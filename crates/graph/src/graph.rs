@@ -554,12 +554,17 @@ impl ClaGraph {
         let dag = EdgeFiltered::from_fn(&graph, |e| {
             matches!(e.weight(), EdgeKind::E1 | EdgeKind::E2)
         });
-        // Each (wait, write) pair costs up to two searches of the graph: count them first.
+        // Each (wait, write) pair that is not one of the wait's E2 sources costs up to two
+        // searches of the graph: count them first (a program whose every write to a polled
+        // line is a source of its waits, the dissemination barrier, needs none).
         let pairs: usize = wait_sources
             .iter()
-            .map(|(wait, line, _)| {
+            .map(|(wait, line, sources)| {
                 let p = graph[*wait].thread;
-                log[*line].iter().filter(|(_, t, _)| *t != p).count()
+                log[*line]
+                    .iter()
+                    .filter(|(w, t, _)| *t != p && sources.binary_search(w).is_err())
+                    .count()
             })
             .sum();
         let size = (graph.node_count() + graph.edge_count()) as u64;
