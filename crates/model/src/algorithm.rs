@@ -333,6 +333,16 @@ pub trait Algorithm: Send + Sync {
     fn level_pricer(&self, _request: &Request) -> Option<Box<dyn LevelPricer + '_>> {
         None
     }
+    /// A lower bound on the cost of one configuration of an enumerated space (dissemination
+    /// degrees, grids, value lists), computed without pricing it, for pruning: the enumeration
+    /// skips a configuration whose bound scores worse than every configuration it keeps.
+    ///
+    /// Contract: `min_ns` is at most the configuration's T_min and `max_ns` at most its T_max,
+    /// so that under every objective (min, max, a blend of the two) the bound's score is at most
+    /// the configuration's. `None` (the default): the configuration is priced.
+    fn configuration_bound(&self, _request: &Request, _params: &Params) -> Option<Cost> {
+        None
+    }
     /// The cost broken into the model's terms, for explanations. Empty when not available.
     fn breakdown(&self, _request: &Request, _params: &Params) -> Result<Vec<Term>, ModelError> {
         Ok(Vec::new())

@@ -343,6 +343,19 @@ impl<'a> Run<'a> {
         self.stopped.is_some()
     }
 
+    /// Account one configuration of an enumerated space and look at the clock: its pricing may
+    /// be a whole CLa graph (milliseconds, `cla-dissemination`), so the deadline is read after
+    /// every configuration rather than every [`CHECK_EVERY`] (a clock read, about 25 ns, only
+    /// when a time limit is set). True when the search must stop.
+    fn tick_and_look(&mut self) -> bool {
+        self.progress.advance(self.unreported + 1);
+        self.unreported = 0;
+        if self.deadline.passed() {
+            self.stopped = Some(self.deadline.reason());
+        }
+        self.stopped.is_some()
+    }
+
     /// Work units done: configurations priced plus bounds computed.
     fn work(&self) -> u64 {
         self.stats.evaluated.saturating_add(self.bounds)
@@ -563,10 +576,19 @@ pub fn rank_until(
             let mut run = Run::new(deadline, None, progress);
             let mut top = TopK::new(options.keep(), &options.objective);
             for params in list {
-                if let Some(s) = run.price(algorithm, request, options, params) {
+                // A configuration whose bound scores worse than every kept one cannot enter
+                // (ties still can: only a strictly larger key is skipped).
+                let cut = options.matches_fixed(&params)
+                    && algorithm
+                        .configuration_bound(request, &params)
+                        .and_then(|bound| options.objective.score(&bound, request.metric()))
+                        .is_some_and(|bound| score_key(bound) > top.threshold());
+                if cut {
+                    run.stats.pruned += 1;
+                } else if let Some(s) = run.price(algorithm, request, options, params) {
                     top.offer(s);
                 }
-                if run.tick() {
+                if run.tick_and_look() {
                     break;
                 }
             }
