@@ -952,12 +952,27 @@ fn the_four_socket_machine_prices_by_hand_and_says_its_estimates() {
 fn barrier_and_reduce_on_a_ccnuma_machine() {
     // One socket, 4 threads: the flat barrier costs 2·R_I + (k + 1)·R_R = 2·70 + 4·35 = 280 ns
     // (crates/graph/tests/collectives.rs derives it); every tree and placement was priced.
-    let text = stdout_of(&["barrier", "-m", "sandy-bridge-e5-2660", "-n", "4"]);
+    let text = stdout_of(&[
+        "barrier",
+        "-m",
+        "sandy-bridge-e5-2660",
+        "-n",
+        "4",
+        "--algorithm",
+        "cla-tree",
+    ]);
     assert!(
         text.contains("best: cla-tree tree=0(1,2,3) sockets=0,0,0,0"),
         "{text}"
     );
     assert!(text.contains("280.0"), "{text}");
+    assert!(text.contains("search      exact"), "{text}");
+    // Beside it, the dissemination barrier of degree 1 wins: two rounds of one add (R_I) and
+    // one read (R_R), 2·(70 + 35) = 210 ns (crates/graph/tests/dissemination.rs), every degree
+    // priced.
+    let text = stdout_of(&["barrier", "-m", "sandy-bridge-e5-2660", "-n", "4"]);
+    assert!(text.contains("best: cla-dissemination m=1 r=2"), "{text}");
+    assert!(text.contains("210.0"), "{text}");
     assert!(text.contains("search      exact"), "{text}");
     insta::assert_snapshot!("barrier_sandy_4_text", text);
     // 16 threads: 15 rooted trees on 16 nodes times C(15, 7) labelings is far over the
@@ -2072,13 +2087,23 @@ fn sweep_rows_say_whether_each_best_is_proven_and_its_gap() {
     ]);
     let mut lines = csv.lines();
     assert!(lines.next().unwrap().ends_with(",winner,exact,gap_percent"));
+    let mut trees = 0;
     for (line, row) in lines.zip(
         rows.iter()
             .filter(|r| r["threads"] == 16 || r["threads"] == 17),
     ) {
-        let gap = row["gap_percent"].as_f64().unwrap();
-        assert!(line.ends_with(&format!(",false,{gap}")), "{line} vs {row}");
+        // The tree barrier is not proven there; the dissemination barrier's degrees are all
+        // priced (exact, no gap).
+        if row["algorithm"] == "cla-tree" {
+            let gap = row["gap_percent"].as_f64().unwrap();
+            assert!(line.ends_with(&format!(",false,{gap}")), "{line} vs {row}");
+            trees += 1;
+        } else {
+            assert_eq!(row["algorithm"], "cla-dissemination", "{row}");
+            assert!(line.ends_with(",true,"), "{line} vs {row}");
+        }
     }
+    assert_eq!(trees, 2, "{csv}");
     let text = stdout_of(&[
         "sweep",
         "-m",

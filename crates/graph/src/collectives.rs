@@ -111,7 +111,7 @@ impl AlgorithmSource for ClaCollectives {
                 summary: "one-line broadcast over any rooted tree placed on the sockets (seed 001, Fig. 1; models/one-line-bcast.cla), priced by its CLa graph with one class per level of the hierarchy",
             }));
         }
-        all.extend::<[Box<dyn Algorithm + 'm>; 2]>([
+        all.extend::<[Box<dyn Algorithm + 'm>; 3]>([
             Box::new(ProgramTree {
                 machine,
                 program: &self.barrier,
@@ -126,6 +126,7 @@ impl AlgorithmSource for ClaCollectives {
                 collective: Collective::Reduce,
                 summary: "reduction of one item up any rooted tree placed on the sockets (models/small-reduce.cla, seed 000 §4.3), priced by its CLa graph (seed 001 §3)",
             }),
+            Box::new(crate::dissemination::DisseminationBarrier { machine }),
         ]);
         all
     }

@@ -12,6 +12,8 @@
 //! - [`instance`]: a program instantiated for a tree and a thread placement;
 //! - [`graph`]: the CLa graph (petgraph), costs and the two analyses;
 //! - [`report`]: text, JSON and Graphviz DOT output.
+//! - [`collectives`]: the bundled `.cla` tree programs as algorithms of ccNUMA machines;
+//! - [`dissemination`]: the dissemination barrier, generated per degree and priced the same way.
 //!
 //! Every reading of the paper's rules is documented in `docs/cla.md`.
 //!
@@ -35,6 +37,7 @@
 
 pub mod bounds;
 pub mod collectives;
+pub mod dissemination;
 pub mod error;
 pub mod graph;
 pub mod input;

@@ -74,11 +74,17 @@ def test_barrier_dissemination_degree():
 def test_ccnuma_barrier_and_reduce_are_offered():
     m = modelopt.Machine.bundled("sandy-bridge-e5-2660")
     assert {"bcast", "barrier", "reduce"} <= set(m.collectives)
-    best = modelopt.tune(m, "barrier", threads=4)
+    tree = modelopt.tune(m, "barrier", threads=4, algorithm="cla-tree")
     # The flat tree of 3 children on socket 0: T_min = 2 R_I + (k + 1) R_R = 2*70 + 4*35 = 280 ns
     # (seed 001 §2.1 values; crates/graph/tests/collectives.rs derives the formula).
-    assert best.params["tree"] == "0(1,2,3)"
-    assert best.t_min_ns == 280.0
+    assert tree.params["tree"] == "0(1,2,3)"
+    assert tree.t_min_ns == 280.0
+    # The dissemination barrier of degree 1 wins: two rounds of an add (R_I) and a read (R_R),
+    # 2 * (70 + 35) = 210 ns (crates/graph/tests/dissemination.rs).
+    best = modelopt.tune(m, "barrier", threads=4)
+    assert best.algorithm == "cla-dissemination"
+    assert best.params == {"degree": 1, "rounds": 2}
+    assert best.t_min_ns == 210.0
 
 
 @pytest.mark.parametrize("name", modelopt.bundled_machines())
