@@ -2,10 +2,11 @@
 //! its costs by hand, its graph's structure, and its search (every degree m, exact).
 
 use modelopt_graph::collectives::attach;
-use modelopt_graph::dissemination::{Schedule, NAME};
+use modelopt_graph::dissemination::{self, NAME};
 use modelopt_graph::{analyze, default_places, EdgeKind};
 use modelopt_model::algorithm::{SpaceOptions, ThreadPlacement};
 use modelopt_model::ccnuma::Ccnuma;
+use modelopt_model::dissemination::Schedule;
 use modelopt_model::machine::{self, Machine};
 use modelopt_model::tree::RootedTree;
 use modelopt_model::{Algorithm, Collective, Params, Request};
@@ -126,7 +127,7 @@ fn every_wait_depends_on_exactly_the_adds_it_counts_and_no_line_is_stolen() {
     for n in 2..=20u32 {
         for degree in 1..n {
             let schedule = Schedule::new(n, degree).unwrap();
-            let program = schedule.program().unwrap();
+            let program = dissemination::program(&schedule).unwrap();
             let parents: Vec<Option<u32>> = (0..n).map(|t| (t > 0).then_some(0)).collect();
             let tree = RootedTree::from_parents(&parents).unwrap();
             let (graph, _, _) = analyze(&program, &tree, sandy, &default_places(sandy, n)).unwrap();
@@ -229,9 +230,8 @@ fn one_socket(cores: u32, per_core: u32) -> Machine {
 
 fn chain_bound(m: &Machine, threads: u32, degree: u32) -> f64 {
     let ccnuma: &Ccnuma = m.model().unwrap();
-    Schedule::new(threads, degree)
-        .unwrap()
-        .chain_bound(ccnuma, &default_places(ccnuma, threads))
+    let schedule = Schedule::new(threads, degree).unwrap();
+    dissemination::chain_bound(&schedule, ccnuma, &default_places(ccnuma, threads))
 }
 
 #[test]

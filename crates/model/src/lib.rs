@@ -35,6 +35,7 @@ pub mod algorithm;
 pub mod cache_coherent;
 pub mod ccnuma;
 pub mod cell;
+pub mod dissemination;
 pub mod error;
 pub mod ksr1;
 pub mod level_bound;
