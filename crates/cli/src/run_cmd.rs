@@ -5,7 +5,8 @@
 //! one-line broadcast; for the reduction the reduction of `models/small-reduce.cla` where the
 //! machine models it as `cla-tree` (the ccNUMA files), else seed 000's small reduction; for the
 //! barrier the tree barrier of `models/barrier.cla` where the machine models the barrier as
-//! `cla-tree`, else the dissemination barrier. Candidates are trees (`--tree`: broadcast, reduction, tree
+//! `cla-tree` (with `--degree` there, the counting dissemination barrier it also models as
+//! `cla-dissemination`), else seed 000's dissemination barrier. Candidates are trees (`--tree`: broadcast, reduction, tree
 //! barrier) or degrees (`--degree`: dissemination barrier); naming the other kind is a one-line
 //! error that names the right flag. `optimal` is what the optimizer finds for the machine file. Each candidate is run
 //! `--iterations` times by [`modelopt_collectives::runner`] (every iteration started on a
@@ -29,6 +30,7 @@ use anyhow::{anyhow, bail, Context};
 use clap::{Args, ValueEnum};
 use modelopt_collectives::barrier::DisseminationBarrier;
 use modelopt_collectives::bcast::OneLineBroadcast;
+use modelopt_collectives::cla_dissemination::ClaDisseminationBarrier;
 use modelopt_collectives::cla_reduce::ClaTreeReduce;
 use modelopt_collectives::coherence::{self, InitialState, LineState, Method};
 use modelopt_collectives::placement::{pin_by_socket, Package, PlacementError};
@@ -40,6 +42,7 @@ use modelopt_collectives::{shapes, Job, Shape, Summary};
 use modelopt_host::topology::{self as host_topology, Topology as HostTopology};
 use modelopt_model::ccnuma::tree::RootedTree;
 use modelopt_model::ccnuma::Ccnuma;
+use modelopt_model::dissemination::Schedule;
 use modelopt_model::{Collective, Machine, Params, Request, SpaceOptions};
 use modelopt_optimizer::limits::{Deadline, Limits};
 use modelopt_optimizer::tuner::tune_until;
@@ -126,6 +129,9 @@ pub enum Implementation {
     /// [`ClaTreeReduce`] of `models/small-reduce.cla` over a tree (`--tree`): machines whose
     /// reduction model is `cla-tree` (the ccNUMA files).
     ClaTreeReduce,
+    /// [`ClaDisseminationBarrier`] of degree m (`--degree`) on the ccNUMA files, whose model
+    /// is `cla-dissemination`: what `run barrier --degree` executes there.
+    ClaDisseminationBarrier,
 }
 
 impl Implementation {
@@ -146,7 +152,22 @@ impl Implementation {
 
     /// Whether its candidates are trees (`--tree`) rather than degrees (`--degree`).
     fn takes_trees(self) -> bool {
-        self != Implementation::DisseminationBarrier
+        !matches!(
+            self,
+            Implementation::DisseminationBarrier | Implementation::ClaDisseminationBarrier
+        )
+    }
+
+    /// The model algorithm that prices it on `machine`, if the machine has one.
+    fn model_algorithm(self, collective: RunCollective, machine: &Machine) -> Option<&'static str> {
+        match self {
+            Implementation::ClaDisseminationBarrier => machine
+                .algorithms_for(Collective::Barrier)
+                .iter()
+                .any(|a| a.name() == "cla-dissemination")
+                .then_some("cla-dissemination"),
+            _ => collective.model_algorithm(machine),
+        }
     }
 
     /// Whether it keeps one many-to-one line per (node, socket holding children), laid out for
@@ -169,6 +190,7 @@ impl Implementation {
             Implementation::TreeBarrier => TreeBarrier::initial_states(),
             Implementation::SmallTreeReduce => SmallTreeReduce::initial_states(),
             Implementation::ClaTreeReduce => ClaTreeReduce::initial_states(),
+            Implementation::ClaDisseminationBarrier => ClaDisseminationBarrier::initial_states(),
         }
     }
 
@@ -265,7 +287,7 @@ impl HostFlags {
 /// Run `modelopt run` and return its output.
 pub fn run(args: &RunArgs) -> anyhow::Result<String> {
     let machine = load_machine(&args.machine.machine)?;
-    let setup = Setup::new(
+    let mut setup = Setup::new(
         &machine,
         args.collective,
         args.host.cpus.as_deref(),
@@ -603,14 +625,29 @@ impl<'m> Setup<'m> {
 
     /// The candidates `--tree` and `--degree` name (`None`: the flag was not given), for what
     /// runs on this machine: trees for the broadcast, the reduction and the tree barrier,
-    /// degrees for the dissemination barrier. The flag of the other kind is refused in one line
-    /// naming the right one.
+    /// degrees for the dissemination barriers. On a ccNUMA file, `run barrier --degree` runs
+    /// the dissemination barrier the file also models (`cla-dissemination`) instead of the
+    /// tree barrier. A flag of the kind nothing here runs is refused in one line naming the
+    /// right one.
     pub fn candidate_specs(
-        &self,
+        &mut self,
         trees: Option<&str>,
         degrees: Option<&str>,
     ) -> anyhow::Result<CandidateSpecs> {
         let name = &self.machine.name;
+        if self.implementation == Implementation::TreeBarrier && degrees.is_some() {
+            if trees.is_some() {
+                bail!(
+                    "--tree and --degree: {name} models two barriers, the tree barrier (`cla-tree`, --tree) and the dissemination barrier (`cla-dissemination`, --degree); `run barrier` runs one of them: name one flag"
+                );
+            }
+            if Implementation::ClaDisseminationBarrier
+                .model_algorithm(self.collective, self.machine)
+                .is_some()
+            {
+                self.implementation = Implementation::ClaDisseminationBarrier;
+            }
+        }
         match (self.implementation, trees, degrees) {
             (Implementation::TreeBarrier, _, Some(_)) => bail!(
                 "--degree: {name} models the barrier as a tree (`cla-tree`, models/barrier.cla), so `run barrier` executes the tree barrier: name trees with --tree"
@@ -642,8 +679,8 @@ impl<'m> Setup<'m> {
             CandidateSpecs::Degrees(degrees) => degrees.contains(&DegreeSpec::Optimal),
         };
         let Some(name) = self
-            .collective
-            .model_algorithm(self.machine)
+            .implementation
+            .model_algorithm(self.collective, self.machine)
             .filter(|_| asks)
         else {
             return 0;
@@ -670,7 +707,7 @@ impl<'m> Setup<'m> {
     }
 
     pub fn measure(&self, threads: u32, specs: &CandidateSpecs) -> anyhow::Result<RunReport> {
-        let model = Model::new(self.machine, self.collective, threads)?;
+        let model = Model::new(self.machine, self.collective, self.implementation, threads)?;
         let (assigned, sockets) = self.place(threads, &model)?;
         let search = Search {
             limits: self.limits,
@@ -802,7 +839,7 @@ impl CandidateSpecs {
         degrees: &str,
     ) -> anyhow::Result<Self> {
         Ok(match implementation {
-            Implementation::DisseminationBarrier => {
+            Implementation::DisseminationBarrier | Implementation::ClaDisseminationBarrier => {
                 let mut out = Vec::new();
                 for part in degrees.split(',').map(str::trim).filter(|p| !p.is_empty()) {
                     out.push(match part {
@@ -851,9 +888,14 @@ pub(crate) struct Model<'m> {
 }
 
 impl<'m> Model<'m> {
-    fn new(machine: &'m Machine, collective: RunCollective, threads: u32) -> anyhow::Result<Self> {
+    fn new(
+        machine: &'m Machine,
+        collective: RunCollective,
+        implementation: Implementation,
+        threads: u32,
+    ) -> anyhow::Result<Self> {
         let request = Request::new(collective.collective(), threads)?;
-        let algorithm = collective.model_algorithm(machine);
+        let algorithm = implementation.model_algorithm(collective, machine);
         let sockets = machine
             .model::<Ccnuma>()
             .map(|m| m.topology.sockets_of(threads));
@@ -1027,6 +1069,13 @@ fn resolve(
                         Params::Dissemination { degree, .. } => vec![("optimal".into(), degree)],
                         other => bail!("the optimizer answered `{other}`, not a degree"),
                     },
+                    // The counting barrier takes every m of 1..n−1 (its rounds follow);
+                    // seed 000's, the degrees its rounds rule allows.
+                    DegreeSpec::All
+                        if implementation == Implementation::ClaDisseminationBarrier =>
+                    {
+                        (1..threads).map(|m| (format!("m={m}"), m)).collect()
+                    }
                     DegreeSpec::All => paper_degrees(threads)
                         .into_iter()
                         .map(|m| (format!("m={m}"), m))
@@ -1040,16 +1089,19 @@ fn resolve(
                             threads - 1
                         );
                     }
-                    let rounds = DisseminationBarrier::paper_rounds(threads, m);
+                    let (rounds, job) = if implementation == Implementation::ClaDisseminationBarrier
+                    {
+                        let schedule =
+                            Schedule::new(threads, m).with_context(|| format!("--degree {m}"))?;
+                        (schedule.round_count(), Job::ClaDissemination { degree: m })
+                    } else {
+                        let rounds = DisseminationBarrier::paper_rounds(threads, m);
+                        (rounds, Job::Barrier { degree: m, rounds })
+                    };
                     let params = model
                         .algorithm
                         .map(|_| Params::Dissemination { degree: m, rounds });
-                    push(
-                        label,
-                        Job::Barrier { degree: m, rounds },
-                        format!("m={m} r={rounds}"),
-                        params,
-                    );
+                    push(label, job, format!("m={m} r={rounds}"), params);
                 }
             }
         }
@@ -1182,6 +1234,9 @@ fn render_text(report: &RunReport) -> String {
     let what = match report.implementation {
         Implementation::TreeBarrier => "barrier (the tree barrier of models/barrier.cla)",
         Implementation::ClaTreeReduce => "reduce (the reduction of models/small-reduce.cla)",
+        Implementation::ClaDisseminationBarrier => {
+            "barrier (the dissemination barrier that counts notifications, cla-dissemination)"
+        }
         _ => report.collective.name(),
     };
     let _ = writeln!(

@@ -93,7 +93,7 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<String> {
         .as_deref()
         .map(ImageFormat::from_path)
         .transpose()?;
-    let setup = Setup::new(
+    let mut setup = Setup::new(
         &machine,
         args.collective,
         args.host.cpus.as_deref(),

@@ -301,6 +301,72 @@ fn run_reduce_on_a_ccnuma_machine_runs_the_reduction_it_recommends() {
 }
 
 #[test]
+fn run_barrier_with_degrees_on_a_ccnuma_machine_runs_the_counting_dissemination_barrier() {
+    // The E5-2660 also models the barrier as `cla-dissemination` (docs/cla.md §12), which
+    // `modelopt barrier` recommends on one socket; `--degree` runs that program. On 2 threads
+    // m = 1, one round: the add fetches the owner's fresh counter (R_I = 70), the owner reads it
+    // back (R_R = 35): T_min = 105 ns; T_max: the owner polled first (R_I), the add steals the
+    // line (R_R), the owner re-reads it (R_R): 140 ns (crates/graph/tests/dissemination.rs).
+    let mut args = vec![
+        "run",
+        "barrier",
+        "--machine",
+        "sandy-bridge-e5-2660",
+        "--degree",
+        "optimal,all",
+        "--iterations",
+        "50",
+        "--format",
+        "json",
+    ];
+    args.extend(two_threads());
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(&args)).unwrap();
+    assert_eq!(v["implementation"], "cla-dissemination-barrier", "{v}");
+    assert_eq!(v["algorithm"], "cla-dissemination", "{v}");
+    let candidates = v["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 1, "optimal = m=1: one job, {v}");
+    assert_eq!(candidates[0]["label"], "optimal = m=1", "{v}");
+    assert_eq!(candidates[0]["structure"], "m=1 r=1", "{v}");
+    assert_eq!(candidates[0]["predicted_min_ns"].as_f64(), Some(105.0));
+    assert_eq!(candidates[0]["predicted_max_ns"].as_f64(), Some(140.0));
+    // Four threads sharing the CPUs, every degree: 1..=3, with the rounds the program needs
+    // (⌈log_2 4⌉ = 2, ⌈log_3 4⌉ = 2, ⌈log_4 4⌉ = 1), each checked every iteration; m = 1 costs
+    // two rounds of R_I + R_R (210 ns), m = 2 and m = 3 both 3·R_I + 3·R_R (315 ns).
+    let text = stdout_of(&[
+        "run",
+        "barrier",
+        "--machine",
+        "sandy-bridge-e5-2660",
+        "--threads",
+        "4",
+        "--oversubscribe",
+        "--degree",
+        "all",
+        "--iterations",
+        "30",
+    ]);
+    assert!(
+        text.starts_with(
+            "run barrier (the dissemination barrier that counts notifications, cla-dissemination) on this host:"
+        ),
+        "{text}"
+    );
+    for row in [
+        "m=1        m=1 r=2    210.0  280.0",
+        "m=2        m=2 r=2    315.0  420.0",
+        "m=3        m=3 r=1    315.0  420.0",
+    ] {
+        assert!(text.contains(row), "{row}\n{text}");
+    }
+    if cfg!(target_arch = "x86_64") {
+        assert!(
+            text.contains("round counter of every (thread, round): I (in no cache)"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
 fn run_barrier_on_a_ccnuma_machine_runs_the_tree_barrier_it_recommends() {
     // The E5-2660 models the barrier as models/barrier.cla (`cla-tree`), so `run barrier`
     // executes that tree barrier over the default trees. On 2 threads every tree is 0(1), the
@@ -511,9 +577,9 @@ fn bad_run_and_validate_inputs_are_one_line_errors() {
         &["run", "barrier", "-m", "ksr1", "-n", "2", "--oversubscribe"],
         "ksr1 has no model of the barrier this command runs, so `optimal` has no meaning",
     );
-    // The flag naming the other kind of candidate is refused, naming the right one: degrees on
-    // a machine that models the barrier as a tree, trees where it is the dissemination barrier
-    // (and for the broadcast, which only runs trees).
+    // The flag naming the other kind of candidate is refused, naming the right one: trees
+    // where the barrier is the dissemination barrier (and degrees for the broadcast, which only
+    // runs trees). A ccNUMA file models both barriers: one flag picks one, both are refused.
     fails_with(
         &[
             "run",
@@ -524,9 +590,11 @@ fn bad_run_and_validate_inputs_are_one_line_errors() {
             "2",
             "--oversubscribe",
             "--degree",
-            "2",
+            "1",
+            "--tree",
+            "flat",
         ],
-        "--degree: sandy-bridge-e5-2660 models the barrier as a tree (`cla-tree`, models/barrier.cla), so `run barrier` executes the tree barrier: name trees with --tree",
+        "--tree and --degree: sandy-bridge-e5-2660 models two barriers, the tree barrier (`cla-tree`, --tree) and the dissemination barrier (`cla-dissemination`, --degree); `run barrier` runs one of them: name one flag",
     );
     fails_with(
         &[
@@ -558,8 +626,25 @@ fn bad_run_and_validate_inputs_are_one_line_errors() {
             "--oversubscribe",
             "--degree",
             "1",
+            "--tree",
+            "flat",
         ],
-        "name trees with --tree",
+        "name one flag",
+    );
+    // The counting barrier's degrees are 1..n−1 too.
+    fails_with(
+        &[
+            "run",
+            "barrier",
+            "-m",
+            "sandy-bridge-e5-2660",
+            "-n",
+            "2",
+            "--oversubscribe",
+            "--degree",
+            "2",
+        ],
+        "--degree 2: a barrier of 2 threads takes m between 1 and 1",
     );
     fails_with(
         &[

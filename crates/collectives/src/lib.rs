@@ -8,6 +8,9 @@
 //!   children) when given a placement ([`bcast::OneLineBroadcast::with_sockets`]);
 //! - [`barrier::DisseminationBarrier`]: the dissemination barrier of degree m (seed 000 §4.2,
 //!   Fig. 4.3, Eq. 4.11);
+//! - [`cla_dissemination::ClaDisseminationBarrier`]: the dissemination barrier that counts
+//!   notifications on one line per thread and round, what modelopt prices as
+//!   `cla-dissemination` on ccNUMA machines;
 //! - [`tree_barrier::TreeBarrier`]: the tree barrier of `models/barrier.cla` over any rooted
 //!   tree (arrival up on one many-to-one line per (node, child socket), release down on go
 //!   flags), the barrier modelopt prices and recommends on ccNUMA machines;
@@ -45,6 +48,7 @@
 
 pub mod barrier;
 pub mod bcast;
+pub mod cla_dissemination;
 pub mod cla_reduce;
 pub mod coherence;
 mod many_to_one;

@@ -29,6 +29,7 @@
 
 use crate::barrier::{BarrierError, DisseminationBarrier};
 use crate::bcast::{OneLineBroadcast, Payload, PAYLOAD_WORDS};
+use crate::cla_dissemination::ClaDisseminationBarrier;
 use crate::cla_reduce::ClaTreeReduce;
 use crate::coherence::InitialState;
 use crate::reduce::SmallTreeReduce;
@@ -67,6 +68,12 @@ pub enum Job {
     /// The reduction (sum, wrapping) of `models/small-reduce.cla` over a rooted tree, with the
     /// many-to-one lines laid out for [`RunOptions::sockets`].
     ClaTreeReduce(RootedTree),
+    /// The dissemination barrier that counts notifications, one line per thread and round, of
+    /// degree m (`cla-dissemination`; the rounds follow).
+    ClaDissemination {
+        /// m.
+        degree: u32,
+    },
 }
 
 /// A participant told to stall (never to enter the collective) in one iteration: a fault
@@ -327,6 +334,7 @@ enum Shared {
     Reduce(SmallTreeReduce),
     TreeBarrier(TreeBarrier),
     ClaTreeReduce(ClaTreeReduce),
+    ClaDissemination(ClaDisseminationBarrier),
 }
 
 impl Shared {
@@ -337,6 +345,7 @@ impl Shared {
             Shared::Reduce(_) => SmallTreeReduce::initial_states(),
             Shared::TreeBarrier(_) => TreeBarrier::initial_states(),
             Shared::ClaTreeReduce(_) => ClaTreeReduce::initial_states(),
+            Shared::ClaDissemination(_) => ClaDisseminationBarrier::initial_states(),
         }
     }
 
@@ -347,6 +356,7 @@ impl Shared {
             Shared::Reduce(r) => r.prepare(me),
             Shared::TreeBarrier(b) => b.prepare(me),
             Shared::ClaTreeReduce(r) => r.prepare(me),
+            Shared::ClaDissemination(b) => b.prepare(me),
         }
     }
 }
@@ -452,6 +462,9 @@ pub fn run(job: &Job, options: &RunOptions) -> Result<Measurement, RunError> {
         Job::ClaTreeReduce(tree) => {
             tree_fits(tree)?;
             Shared::ClaTreeReduce(ClaTreeReduce::with_sockets(tree, &sockets)?)
+        }
+        Job::ClaDissemination { degree } => {
+            Shared::ClaDissemination(ClaDisseminationBarrier::new(n, *degree)?)
         }
     };
     let cpus: Vec<usize> = (0..n as usize)
@@ -668,6 +681,11 @@ fn iteration(
             Outcome::Reduced(r.reduce(me, it, value, u64::wrapping_add, waiter)?)
         }
         Shared::TreeBarrier(b) => {
+            arrived.store(it, Ordering::Release);
+            b.wait(me, it, waiter)?;
+            Outcome::Left
+        }
+        Shared::ClaDissemination(b) => {
             arrived.store(it, Ordering::Release);
             b.wait(me, it, waiter)?;
             Outcome::Left

@@ -113,6 +113,11 @@ fn every_run_reports_the_initial_states_it_forced() {
     for s in &m.initial_states {
         assert_eq!(s.matches_model(), coherence::can_flush());
     }
+    // The dissemination barrier of cla-dissemination: its counters `memory` (I).
+    let m = runner::run(&Job::ClaDissemination { degree: 1 }, &options(2, 20)).unwrap();
+    let models: Vec<LineState> = m.initial_states.iter().map(|s| s.model).collect();
+    assert_eq!(models, vec![LineState::Invalid]);
+    assert_eq!(m.initial_states[0].matches_model(), coherence::can_flush());
     // The reduction of models/small-reduce.cla: ready, slot and ack lines `memory` (I), the
     // value line `cache thread=t` (in its thread's cache by construction, M).
     let m = runner::run(&Job::ClaTreeReduce(tree("0(1)")), &options(2, 20)).unwrap();
@@ -205,6 +210,26 @@ fn tree_barrier_two_threads_thousands_of_iterations_with_staggered_arrivals() {
 #[test]
 fn tree_barriers_of_four_to_six_threads_are_correct_when_sharing_cpus() {
     four_to_six_threads_sharing_cpus(Job::TreeBarrier);
+}
+
+#[test]
+fn cla_dissemination_barriers_are_correct_with_staggered_arrivals_and_shared_cpus() {
+    // Two threads, thousands of iterations; then every degree on 3 to 6 threads sharing the
+    // CPUs (partial last rounds: n = 5, m = 2; n = 6, m = 3), arrivals staggered by up to
+    // 20 µs: the runner's arrival check catches a thread let out early.
+    let mut o = options(2, 2000);
+    o.arrival_jitter = Duration::from_micros(20);
+    let m = runner::run(&Job::ClaDissemination { degree: 1 }, &o).unwrap();
+    assert_eq!(m.samples_ns.len(), 2000);
+    for n in 3..=6u32 {
+        for degree in 1..n {
+            let mut o = options(n, 50);
+            o.arrival_jitter = Duration::from_micros(20);
+            runner::run(&Job::ClaDissemination { degree }, &o).unwrap();
+        }
+    }
+    // A degree outside 1..=n−1 is refused before any thread starts.
+    assert!(runner::run(&Job::ClaDissemination { degree: 2 }, &options(2, 1)).is_err());
 }
 
 #[test]
