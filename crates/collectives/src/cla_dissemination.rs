@@ -148,37 +148,14 @@ mod tests {
         }
     }
 
-    /// `epochs` calls on unpinned threads, each arrival counted on a shared counter just before
-    /// entering and staggered by a per-thread, per-epoch number of yields; after leaving epoch
-    /// e a thread must see all n·e arrivals of epochs 1..=e.
     fn barrier_property_holds(threads: u32, degree: u32, epochs: u64) {
         let b = ClaDisseminationBarrier::new(threads, degree).unwrap();
-        let n = u64::from(threads);
-        let arrivals = AtomicU64::new(0);
-        let abort = AtomicBool::new(false);
-        std::thread::scope(|s| {
-            for me in 0..threads {
-                let (b, arrivals, abort) = (&b, &arrivals, &abort);
-                s.spawn(move || {
-                    let w = Waiter::new(me, Duration::from_secs(20), abort)
-                        .with_yield_after(Duration::ZERO);
-                    for epoch in 1..=epochs {
-                        for _ in 0..(epoch * 7 + u64::from(me) * 3) % 5 {
-                            std::thread::yield_now();
-                        }
-                        arrivals.fetch_add(1, Ordering::AcqRel);
-                        b.wait(me, epoch, &w).unwrap();
-                        let seen = arrivals.load(Ordering::Acquire);
-                        assert!(
-                            seen >= n * epoch,
-                            "n = {threads}, m = {degree}: thread {me} left epoch {epoch} having seen {seen} arrivals, not {}",
-                            n * epoch
-                        );
-                    }
-                });
-            }
-        });
-        assert_eq!(arrivals.load(Ordering::Relaxed), n * epochs);
+        crate::test_support::barrier_property_holds(
+            &format!("n = {threads}, m = {degree}"),
+            threads,
+            epochs,
+            |me, epoch, w| b.wait(me, epoch, w),
+        );
     }
 
     #[test]

@@ -57,6 +57,8 @@ pub mod reduce;
 pub mod runner;
 pub mod shapes;
 pub mod stats;
+#[cfg(test)]
+mod test_support;
 pub mod tree_barrier;
 pub mod wait;
 
