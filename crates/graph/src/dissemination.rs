@@ -195,6 +195,19 @@ impl Algorithm for DisseminationBarrier<'_> {
                 reason: "a barrier needs at least 2 threads".into(),
             });
         }
+        // One thread per hardware thread: past them (`--extrapolate`) no degree can be priced,
+        // said once here rather than by every degree's graph.
+        let hardware = self.machine.topology.hardware_threads();
+        if threads > hardware {
+            return Err(ModelError::Parameter {
+                name: "threads".into(),
+                value: threads.to_string(),
+                reason: format!(
+                    "the dissemination barrier runs one thread per hardware thread, and {} has {hardware}",
+                    self.machine.name
+                ),
+            });
+        }
         // The program's rounds are the ones its correctness needs, whatever `--rounds` says
         // (that rule is seed 000's formula's, Eq. 4.11).
         Ok(Space::Dissemination {

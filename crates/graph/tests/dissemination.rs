@@ -178,6 +178,18 @@ fn a_free_placement_and_wrong_rounds_are_refused_in_words() {
     };
     let e = algorithm.space(&request, &free).unwrap_err().to_string();
     assert!(e.contains("rank order"), "{e}");
+    // Past the hardware threads (32 on the E5-2660), refused once, in words.
+    let e = algorithm
+        .space(
+            &Request::new(Collective::Barrier, 40).unwrap(),
+            &SpaceOptions::default(),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("one thread per hardware thread, and sandy-bridge-e5-2660 has 32"),
+        "{e}"
+    );
     // 8 threads of degree 2 need ⌈log_3 8⌉ = 2 rounds, not 3.
     let e = algorithm
         .cost(
