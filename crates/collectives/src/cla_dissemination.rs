@@ -127,18 +127,8 @@ mod tests {
         // calls every thread's round-0 counter holds 3·2 = 6 and its round-1 counter 3·1 = 3.
         let b = ClaDisseminationBarrier::new(5, 2).unwrap();
         assert_eq!((b.threads(), b.degree(), b.rounds()), (5, 2, 2));
-        let abort = AtomicBool::new(false);
-        std::thread::scope(|s| {
-            for t in 0..5 {
-                let (b, abort) = (&b, &abort);
-                s.spawn(move || {
-                    let w = Waiter::new(t, Duration::from_secs(10), abort)
-                        .with_yield_after(Duration::ZERO);
-                    for epoch in 1..=3 {
-                        b.wait(t, epoch, &w).unwrap();
-                    }
-                });
-            }
+        crate::test_support::barrier_property_holds("n = 5, m = 2", 5, 3, |me, epoch, w| {
+            b.wait(me, epoch, w)
         });
         for t in 0..5 {
             assert_eq!(b.counter(t, 0).load(Ordering::Relaxed), 6);

@@ -191,18 +191,8 @@ mod tests {
         // receives 2 adds per call (threads 1, 3) → 3·2 = 6, its socket-1 line 1 per call → 3;
         // go[0] holds the last epoch, 3; leaves never write their go lines (0).
         let b = TreeBarrier::with_sockets(&tree("0(1,2,3)"), &[0, 0, 1, 0]).unwrap();
-        let abort = AtomicBool::new(false);
-        std::thread::scope(|s| {
-            for t in 0..4 {
-                let (b, abort) = (&b, &abort);
-                s.spawn(move || {
-                    let w = Waiter::new(t, Duration::from_secs(10), abort)
-                        .with_yield_after(Duration::ZERO);
-                    for epoch in 1..=3 {
-                        b.wait(t, epoch, &w).unwrap();
-                    }
-                });
-            }
+        crate::test_support::barrier_property_holds("0(1,2,3)", 4, 3, |me, epoch, w| {
+            b.wait(me, epoch, w)
         });
         assert_eq!(b.placed.acks.counts(), vec![6, 3]);
         let go: Vec<u64> = b.go.iter().map(|g| g.load(Ordering::Relaxed)).collect();
